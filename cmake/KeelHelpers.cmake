@@ -1,0 +1,30 @@
+# keel_add_library(name SOURCES...): a static library of Keel code that links
+# the shared libLLVM. Headers live in <dir>/include.
+function(keel_add_library name)
+  add_library(${name} STATIC ${ARGN})
+  target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PUBLIC LLVM fmt::fmt)
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-deprecated-declarations)
+endfunction()
+
+# keel_add_tool(name SOURCES... LIBS libs...): a command-line tool in bin/.
+function(keel_add_tool name)
+  cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${T_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} LLVM fmt::fmt)
+  target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-deprecated-declarations)
+  set_property(GLOBAL APPEND PROPERTY KEEL_TOOLS ${name})
+endfunction()
+
+# keel_add_unittest(name SOURCES... LIBS libs...): a GoogleTest binary that
+# ctest and the check target run.
+function(keel_add_unittest name)
+  cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${T_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} LLVM fmt::fmt GTest::gtest GTest::gtest_main)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unittests)
+  target_compile_definitions(${name} PRIVATE KEEL_TEST_INPUTS="${CMAKE_SOURCE_DIR}/test/Inputs")
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST)
+  set_property(GLOBAL APPEND PROPERTY KEEL_UNITTESTS ${name})
+endfunction()

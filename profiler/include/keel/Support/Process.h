@@ -1,0 +1,52 @@
+//===- keel/Support/Process.h - spawn commands by argv ----------*- C++ -*-===//
+//
+// Commands are always run with an argv vector (llvm::sys::ExecuteAndWait /
+// ExecuteNoWait), never through a shell string built from user input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SUPPORT_PROCESS_H
+#define KEEL_SUPPORT_PROCESS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/Program.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+
+struct RunOptions {
+  /// Full environment ("K=V"); std::nullopt inherits the parent's.
+  std::optional<std::vector<std::string>> Env;
+  /// Redirections; std::nullopt keeps the parent's stream, "" is /dev/null.
+  std::optional<std::string> Stdin, Stdout, Stderr;
+  unsigned TimeoutSeconds = 0; ///< 0: no limit
+};
+
+struct RunResult {
+  int ExitCode = 0;     ///< exit status; -2 when killed by a signal/timeout
+  bool Crashed = false; ///< ended by a signal (or timed out)
+  std::string Message;  ///< what ExecuteAndWait said about a crash/timeout
+};
+
+/// Find \p Name on PATH, then in LLVM's tool directory (for llvm-bolt etc.),
+/// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
+llvm::Expected<std::string> findProgram(llvm::StringRef Name);
+
+/// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
+/// Failing to start the program is an error; a non-zero exit is not.
+llvm::Expected<RunResult> runProgram(llvm::ArrayRef<std::string> Argv,
+                                     const RunOptions &Opts = {});
+
+/// Split a command template into argv words without any shell: words are
+/// separated by blanks; single and double quotes group; no expansion of any
+/// kind ($, `, ;, |, globs are ordinary characters). Used for user templates
+/// such as --relink and --executor.
+llvm::Expected<std::vector<std::string>> splitCommandTemplate(llvm::StringRef T);
+
+} // namespace keel
+
+#endif

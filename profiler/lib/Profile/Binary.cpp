@@ -1,0 +1,360 @@
+//===- Binary.cpp - an ELF binary seen through LLVM Object and MC ---------===//
+#include "keel/Profile/Binary.h"
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCDisassembler/MCDisassembler.h"
+#include "llvm/MC/MCInst.h"
+#include "llvm/MC/MCInstrAnalysis.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/BuildID.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace keel {
+
+Binary::~Binary() = default;
+
+Expected<std::unique_ptr<Binary>> Binary::open(StringRef Path) {
+  auto OB = ObjectFile::createObjectFile(Path);
+  if (!OB)
+    return handleErrors(OB.takeError(), [&](const ErrorInfoBase &E) {
+      return inputError(Path, 0, "cannot open binary: {0}", E.message());
+    });
+  std::unique_ptr<Binary> B(new Binary());
+  B->Path = Path.str();
+  B->Owner = std::move(*OB);
+  B->Obj = B->Owner.getBinary();
+  if (!isa<ELF64LEObjectFile>(B->Obj))
+    return inputError(Path, 0, "not a 64-bit little-endian ELF file");
+  if (Error E = B->index())
+    return std::move(E);
+  if (Error E = B->initDisassembler())
+    return std::move(E);
+  return std::move(B);
+}
+
+Error Binary::index() {
+  auto *ELFObj = cast<ELF64LEObjectFile>(Obj);
+  const auto &ELF = ELFObj->getELFFile();
+  IsPIE = ELF.getHeader().e_type == ELF::ET_DYN;
+  BuildID = toHex(getBuildID(Obj), /*LowerCase=*/true);
+
+  auto Phdrs = ELF.program_headers();
+  if (!Phdrs)
+    return inputError(Path, 0, "bad program headers: {0}",
+                      toString(Phdrs.takeError()));
+  BaseAddr = UINT64_MAX;
+  for (const auto &P : *Phdrs)
+    if (P.p_type == ELF::PT_LOAD) {
+      Segments.push_back({P.p_vaddr, P.p_memsz, P.p_offset});
+      BaseAddr = std::min<uint64_t>(BaseAddr, P.p_vaddr);
+    }
+  if (BaseAddr == UINT64_MAX)
+    BaseAddr = 0;
+
+  for (ELFSectionRef S : ELFObj->sections()) {
+    SectionInfo SI;
+    if (auto N = S.getName())
+      SI.Name = N->str();
+    else
+      consumeError(N.takeError());
+    SI.Addr = S.getAddress();
+    SI.Size = S.getSize();
+    SI.FileOffset = S.getOffset();
+    SI.IsAlloc = S.getFlags() & ELF::SHF_ALLOC;
+    SI.IsExec = S.getFlags() & ELF::SHF_EXECINSTR;
+    SI.IsWrite = S.getFlags() & ELF::SHF_WRITE;
+    SI.IsBSS = S.getType() == ELF::SHT_NOBITS;
+    Sections.push_back(std::move(SI));
+  }
+
+  // Walk .symtab (else .dynsym) in order: STT_FILE names the file of the
+  // local symbols that follow it.
+  auto Syms = ELFObj->symbols();
+  bool HaveSymtab = Syms.begin() != Syms.end();
+  std::string CurFile;
+  std::map<std::string, unsigned> LocalCounts;
+  auto Visit = [&](const ELFSymbolRef &Sym) {
+    uint8_t Type = Sym.getELFType();
+    if (Type == ELF::STT_FILE) {
+      auto N = Sym.getName();
+      CurFile = N ? N->str() : "";
+      if (!N)
+        consumeError(N.takeError());
+      return;
+    }
+    if (Type != ELF::STT_FUNC && Type != ELF::STT_OBJECT &&
+        Type != ELF::STT_GNU_IFUNC)
+      return;
+    auto Name = Sym.getName();
+    auto Addr = Sym.getAddress();
+    auto Sec = Sym.getSection();
+    if (!Name || !Addr || !Sec || *Sec == Obj->section_end() || Name->empty()) {
+      if (!Name) consumeError(Name.takeError());
+      if (!Addr) consumeError(Addr.takeError());
+      if (!Sec) consumeError(Sec.takeError());
+      return;
+    }
+    SymbolInfo SI;
+    SI.Name = Name->str();
+    SI.Addr = *Addr;
+    SI.Size = Sym.getSize();
+    SI.IsLocal = Sym.getBinding() == ELF::STB_LOCAL;
+    SI.IsFunction = Type != ELF::STT_OBJECT;
+    if (SI.IsLocal) {
+      SI.FileName = CurFile;
+      SI.BoltName = SI.Name + "/" + std::to_string(++LocalCounts[SI.Name]);
+    } else {
+      SI.BoltName = SI.Name;
+    }
+    if (auto SN = (*Sec)->getName())
+      SI.Section = SN->str();
+    else
+      consumeError(SN.takeError());
+    (SI.IsFunction ? Functions : DataSymbols).push_back(std::move(SI));
+  };
+  if (HaveSymtab)
+    for (const ELFSymbolRef &Sym : Syms)
+      Visit(Sym);
+  else
+    for (const ELFSymbolRef &Sym : ELFObj->getDynamicSymbolIterators())
+      Visit(Sym);
+
+  // Sort by address; among aliases keep globals before locals, then by name,
+  // so the choice is deterministic. Drop exact aliases of functions.
+  auto Order = [](const SymbolInfo &A, const SymbolInfo &B) {
+    return std::tie(A.Addr, A.IsLocal, A.Name) <
+           std::tie(B.Addr, B.IsLocal, B.Name);
+  };
+  llvm::stable_sort(Functions, Order);
+  llvm::stable_sort(DataSymbols, Order);
+  Functions.erase(std::unique(Functions.begin(), Functions.end(),
+                              [](const SymbolInfo &A, const SymbolInfo &B) {
+                                return A.Addr == B.Addr;
+                              }),
+                  Functions.end());
+  for (size_t I = 0; I < Functions.size(); ++I) {
+    FunctionByName.try_emplace(Functions[I].Name, I);
+    FunctionByBoltName.try_emplace(Functions[I].BoltName, I);
+  }
+  return Error::success();
+}
+
+Error Binary::initDisassembler() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    InitializeAllTargetInfos();
+    InitializeAllTargetMCs();
+    InitializeAllDisassemblers();
+  });
+  Triple TT = Obj->makeTriple();
+  std::string Err;
+  const Target *T = TargetRegistry::lookupTarget(TT, Err);
+  if (!T)
+    return inputError(Path, 0, "no disassembler for {0}: {1}", TT.str(), Err);
+  MRI.reset(T->createMCRegInfo(TT));
+  MCTargetOptions MCOpts;
+  MAI.reset(T->createMCAsmInfo(*MRI, TT, MCOpts));
+  STI.reset(T->createMCSubtargetInfo(TT, "", ""));
+  MII.reset(T->createMCInstrInfo());
+  if (!MRI || !MAI || !STI || !MII)
+    return inputError(Path, 0, "cannot set up LLVM MC for {0}", TT.str());
+  Ctx = std::make_unique<MCContext>(TT, MAI.get(), MRI.get(), STI.get());
+  DisAsm.reset(T->createMCDisassembler(*STI, *Ctx));
+  MIA.reset(T->createMCInstrAnalysis(MII.get()));
+  if (!DisAsm || !MIA)
+    return inputError(Path, 0, "cannot create a disassembler for {0}",
+                      TT.str());
+  return Error::success();
+}
+
+uint64_t Binary::loadBias(uint64_t MapStart, uint64_t PgOff) const {
+  for (const LoadSegment &S : Segments)
+    if (PgOff >= S.Offset && PgOff < S.Offset + std::max<uint64_t>(S.MemSize, 1))
+      return MapStart - (S.VAddr + (PgOff - S.Offset));
+  return MapStart - BaseAddr;
+}
+
+template <typename Vec>
+static const SymbolInfo *lookupSymbol(const Vec &Syms, uint64_t Addr) {
+  auto It = llvm::upper_bound(
+      Syms, Addr, [](uint64_t A, const SymbolInfo &S) { return A < S.Addr; });
+  if (It == Syms.begin())
+    return nullptr;
+  const SymbolInfo &S = *std::prev(It);
+  if (S.Size ? Addr < S.Addr + S.Size
+             : (It == Syms.end() || Addr < It->Addr))
+    return &S;
+  return nullptr;
+}
+
+const SymbolInfo *Binary::functionAt(uint64_t Addr) const {
+  const SymbolInfo *S = lookupSymbol(Functions, Addr);
+  if (S && !S->Size && !isExecutableAddress(Addr))
+    return nullptr;
+  return S;
+}
+
+const SymbolInfo *Binary::dataAt(uint64_t Addr) const {
+  return lookupSymbol(DataSymbols, Addr);
+}
+
+const SymbolInfo *Binary::functionByBoltName(StringRef Name) const {
+  auto It = FunctionByBoltName.find(Name.str());
+  if (It != FunctionByBoltName.end())
+    return &Functions[It->second];
+  return functionNamed(Name);
+}
+
+const SymbolInfo *Binary::functionNamed(StringRef Name) const {
+  auto It = FunctionByName.find(Name.str());
+  if (It != FunctionByName.end())
+    return &Functions[It->second];
+  // BOLT's "name/N" and our "file:name" spellings for locals.
+  auto [Base, Suffix] = Name.rsplit('/');
+  if (!Suffix.empty() && llvm::all_of(Suffix, isDigit))
+    if ((It = FunctionByName.find(Base.str())) != FunctionByName.end())
+      return &Functions[It->second];
+  auto [File, Local] = Name.split(':');
+  if (!Local.empty())
+    for (const SymbolInfo &S : Functions)
+      if (S.Name == Local && S.FileName == File)
+        return &S;
+  return nullptr;
+}
+
+const SectionInfo *Binary::sectionAt(uint64_t Addr) const {
+  for (const SectionInfo &S : Sections)
+    if (S.IsAlloc && Addr >= S.Addr && Addr < S.Addr + S.Size)
+      return &S;
+  return nullptr;
+}
+
+bool Binary::isExecutableAddress(uint64_t Addr) const {
+  const SectionInfo *S = sectionAt(Addr);
+  return S && S->IsExec;
+}
+
+Expected<ArrayRef<uint8_t>> Binary::bytesAt(uint64_t Addr,
+                                            uint64_t Size) const {
+  const SectionInfo *S = sectionAt(Addr);
+  if (!S || S->IsBSS)
+    return inputError(Path, 0, "address {0:x} is not in a file-backed section",
+                      Addr);
+  uint64_t Avail = S->Addr + S->Size - Addr;
+  Size = std::min(Size, Avail);
+  StringRef Data = Obj->getData();
+  uint64_t Off = S->FileOffset + (Addr - S->Addr);
+  if (Off + Size > Data.size())
+    return inputError(Path, 0, "section {0} extends past the end of the file",
+                      S->Name);
+  return ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(Data.data()) + Off, Size);
+}
+
+static InstInfo analyze(const MCInstrAnalysis &MIA, const MCInstrInfo &MII,
+                        const MCInst &Inst, uint64_t Addr, uint64_t Size) {
+  InstInfo I;
+  I.Addr = Addr;
+  I.Size = Size;
+  I.IsCall = MIA.isCall(Inst);
+  I.IsReturn = MIA.isReturn(Inst);
+  I.IsBranch = MIA.isBranch(Inst);
+  I.IsConditional = MIA.isConditionalBranch(Inst);
+  I.IsIndirect = MIA.isIndirectBranch(Inst) ||
+                 (I.IsCall && !MII.get(Inst.getOpcode()).operands().empty() &&
+                  !Inst.getOperand(0).isImm());
+  uint64_t Target;
+  if ((I.IsBranch || I.IsCall) && MIA.evaluateBranch(Inst, Addr, Size, Target))
+    I.Target = Target;
+  return I;
+}
+
+Expected<InstInfo> Binary::instructionAt(uint64_t Addr) const {
+  auto It = InstCache.find(Addr);
+  if (It != InstCache.end())
+    return It->second;
+  if (!isExecutableAddress(Addr))
+    return inputError(Path, 0, "address {0:x} is not in executable code",
+                      Addr);
+  auto Bytes = bytesAt(Addr, 16);
+  if (!Bytes)
+    return Bytes.takeError();
+  MCInst Inst;
+  uint64_t Size = 0;
+  if (DisAsm->getInstruction(Inst, Size, *Bytes, Addr, nulls()) !=
+          MCDisassembler::Success ||
+      Size == 0)
+    return inputError(Path, 0, "cannot decode an instruction at {0:x}", Addr);
+  InstInfo I = analyze(*MIA, *MII, Inst, Addr, Size);
+  InstCache.emplace(Addr, I);
+  return I;
+}
+
+Expected<uint64_t> Binary::nextInstruction(uint64_t Addr) const {
+  auto I = instructionAt(Addr);
+  if (!I)
+    return I.takeError();
+  return Addr + I->Size;
+}
+
+Error Binary::forEachInstruction(
+    uint64_t Start, uint64_t End,
+    function_ref<void(const InstInfo &, const MCInst &)> Fn) const {
+  if (End < Start)
+    return inputError(Path, 0, "empty range {0:x}..{1:x}", Start, End);
+  if (!isExecutableAddress(Start))
+    return inputError(Path, 0, "address {0:x} is not in executable code",
+                      Start);
+  auto Bytes = bytesAt(Start, End - Start);
+  if (!Bytes)
+    return Bytes.takeError();
+  uint64_t Off = 0;
+  while (Off < Bytes->size()) {
+    MCInst Inst;
+    uint64_t Size = 0;
+    if (DisAsm->getInstruction(Inst, Size, Bytes->slice(Off), Start + Off,
+                               nulls()) != MCDisassembler::Success ||
+        Size == 0)
+      return inputError(Path, 0, "cannot decode an instruction at {0:x}",
+                        Start + Off);
+    Fn(analyze(*MIA, *MII, Inst, Start + Off, Size), Inst);
+    Off += Size;
+  }
+  return Error::success();
+}
+
+Expected<uint64_t> Binary::countInstructions(uint64_t Start,
+                                             uint64_t Last) const {
+  if (Last < Start)
+    return inputError(Path, 0, "range {0:x}..{1:x} runs backwards", Start,
+                      Last);
+  uint64_t N = 0, Addr = Start;
+  while (Addr <= Last) {
+    auto I = instructionAt(Addr);
+    if (!I)
+      return I.takeError();
+    ++N;
+    if (Addr == Last)
+      return N;
+    Addr += I->Size;
+  }
+  return inputError(Path, 0,
+                    "range {0:x}..{1:x} does not end on an instruction boundary",
+                    Start, Last);
+}
+
+} // namespace keel

@@ -1,0 +1,60 @@
+//===- OutputFile.cpp - atomic outputs and private temporaries ------------===//
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/ADT/SmallString.h"
+
+using namespace llvm;
+
+namespace keel {
+
+Error writeOutput(StringRef Path, function_ref<Error(raw_ostream &)> Write) {
+  // Render into memory first: llvm::writeToOutput discards its temporary
+  // when the callback fails but then flushes into the closed descriptor
+  // (fatal "IO failure"), so the callback there must not fail. The copy
+  // goes to "<Path>.temp-stream-XXXXXX" and is renamed into place.
+  SmallString<0> Buffer;
+  raw_svector_ostream BufOS(Buffer);
+  if (Error E = Write(BufOS))
+    return E;
+  Error E = llvm::writeToOutput(Path, [&](raw_ostream &OS) {
+    OS << Buffer;
+    return Error::success();
+  });
+  if (!E)
+    return Error::success();
+  // Keep our own error kinds (InputError, ...) and name the file otherwise.
+  return handleErrors(std::move(E), [&](std::unique_ptr<ECError> EC) -> Error {
+    return inputError(Path, 0, "cannot write: {0}", EC->message());
+  });
+}
+
+Expected<std::string> makePrivateTempDir(StringRef Prefix) {
+  SmallString<256> Dir;
+  if (std::error_code EC = sys::fs::createUniqueDirectory(Prefix, Dir))
+    return makeError("cannot create a temporary directory: {0}", EC.message());
+  sys::fs::setPermissions(Dir, sys::fs::owner_all);
+  return std::string(Dir);
+}
+
+Error prepareOutputDir(StringRef Dir) {
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return inputError(Dir, 0, "cannot create output directory: {0}",
+                      EC.message());
+  if (sys::fs::access(Dir, sys::fs::AccessMode::Write))
+    return inputError(Dir, 0, "output directory is not writable");
+  return Error::success();
+}
+
+Expected<std::string> readWholeFile(StringRef Path) {
+  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!MB)
+    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+  return (*MB)->getBuffer().str();
+}
+
+} // namespace keel

@@ -1,0 +1,48 @@
+# lit configuration for Keel: tools, the pass plugin and end-to-end flows.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "Keel"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".ll", ".c", ".s", ".yaml"]
+config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.keel_obj_root, "test")
+
+# Keel's tools first, then LLVM 22's (FileCheck, not, split-file, llvm-mc, ...).
+config.environment["PATH"] = os.pathsep.join(
+    [config.keel_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+for var in ["HOME", "TMPDIR", "LANG"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+plugin = os.path.join(config.keel_lib_dir, "LayoutOpt.so")
+config.substitutions.append(("%layoutopt", plugin))
+config.substitutions.append(("%clang", os.path.join(config.llvm_tools_dir, "clang")))
+config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt")))
+config.substitutions.append(("%lld", os.path.join(config.llvm_tools_dir, "ld.lld")))
+config.substitutions.append(("%keel_src", config.keel_src_root))
+config.substitutions.append(("%keel_lib", config.keel_lib_dir))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+
+# Optional machine features, so tests that need them skip themselves elsewhere.
+def _works(argv):
+    try:
+        return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
+    config.available_features.add("bolt")
+if shutil.which("ld.bfd"):
+    config.available_features.add("ld.bfd")
+if shutil.which("perf") and _works(["perf", "stat", "-e", "cycles", "true"]):
+    config.available_features.add("pmu")
+if shutil.which("chromium"):
+    config.available_features.add("chromium")

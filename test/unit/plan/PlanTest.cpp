@@ -1,0 +1,53 @@
+#include "keel/Plan/Plan.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace keel;
+using namespace llvm;
+
+TEST(Plan, RoundTrip) {
+  Plan P;
+  P.Binary = "./app";
+  P.BuildID = "abcd";
+  P.Functions.push_back({"loop", "", Temperature::Hot, 0, 100, 0});
+  P.Functions.push_back({"helper", "util.c", Temperature::Hot, 1, 50, 32});
+  P.Functions.push_back({"init", "", Temperature::Cold, 0, 0, 0});
+  P.Globals.push_back({"table", "", DataKind::ROData, 0, 10, false});
+  P.FalseSharing.push_back({"counters", "", 64, "two writers"});
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writePlan(P, OS);
+  auto Q = parsePlan(Text, "p.yaml");
+  ASSERT_TRUE(bool(Q)) << toString(Q.takeError());
+  ASSERT_EQ(Q->Functions.size(), 3u);
+  EXPECT_EQ(Q->Functions[1].File, "util.c");
+  EXPECT_EQ(Q->Functions[1].Align, 32u);
+  EXPECT_EQ(Q->Functions[2].Class, Temperature::Cold);
+  EXPECT_EQ(Q->Globals[0].Kind, DataKind::ROData);
+  EXPECT_EQ(Q->FalseSharing[0].Name, "counters");
+  std::string Again;
+  raw_string_ostream OS2(Again);
+  writePlan(*Q, OS2);
+  EXPECT_EQ(Text, Again);
+}
+
+TEST(Plan, ErrorsNameFileLine) {
+  auto Q = parsePlan("keel-plan: 1\nfunctions:\n  - { name: f, class: tepid }\n",
+                     "bad.yaml");
+  ASSERT_FALSE(bool(Q));
+  std::string Msg = toString(Q.takeError());
+  EXPECT_NE(Msg.find("bad.yaml:3:"), std::string::npos) << Msg;
+}
+
+TEST(Plan, WrongVersion) {
+  auto Q = parsePlan("keel-plan: 7\n", "v.yaml");
+  ASSERT_FALSE(bool(Q));
+  EXPECT_NE(toString(Q.takeError()).find("version 7"), std::string::npos);
+}
+
+TEST(Plan, UnknownKey) {
+  auto Q = parsePlan("keel-plan: 1\nfunctoins: []\n", "k.yaml");
+  ASSERT_FALSE(bool(Q));
+  EXPECT_NE(toString(Q.takeError()).find("k.yaml:2:"), std::string::npos);
+}
