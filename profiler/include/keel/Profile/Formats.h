@@ -1,0 +1,63 @@
+//===- keel/Profile/Formats.h - profile readers and writers -----*- C++ -*-===//
+//
+// The profile formats Keel reads and writes. Each reader documents the
+// format it parses in a comment at its implementation. Readers return
+// InputError naming file:line for malformed input; data-quality problems
+// (addresses outside the binary, ...) are counted in the QualityReport.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_PROFILE_FORMATS_H
+#define KEEL_PROFILE_FORMATS_H
+
+#include "keel/Profile/BranchProfile.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace keel {
+
+class Binary;
+
+/// Options for reading `perf script -F ip,brstack` (and richer) text.
+struct PerfScriptOptions {
+  /// Keep every RawSample (for the time analyses); otherwise only aggregate.
+  bool KeepSamples = false;
+  /// Only samples of this pid (0: all).
+  uint32_t Pid = 0;
+};
+
+/// perf script brstack text -> address profile (taken branches with counts
+/// and mispredicts, fall-through ranges between consecutive entries, raw
+/// samples with per-entry cycles). \p Bin, when given, is used to check
+/// build-id prefixes and to drop ranges that leave the binary.
+llvm::Expected<AddressProfile>
+readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
+               const Binary *Bin, QualityReport &Quality,
+               const PerfScriptOptions &Opts = {});
+
+/// BOLT fdata -> symbolic profile.
+llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,
+                                        llvm::StringRef FileName);
+/// Symbolic profile -> BOLT fdata that `llvm-bolt -data=` accepts.
+void writeFdata(const BranchProfile &P, llvm::raw_ostream &OS);
+
+/// BOLT pre-aggregated text (perf2bolt --pa) -> address profile.
+llvm::Expected<AddressProfile> readPreAggregated(llvm::StringRef Text,
+                                                 llvm::StringRef FileName,
+                                                 const Binary *Bin,
+                                                 QualityReport &Quality);
+/// Address profile -> BOLT pre-aggregated text.
+void writePreAggregated(const AddressProfile &P, llvm::raw_ostream &OS);
+
+/// callgrind output (--collect-jumps=yes --dump-instr=yes) -> address
+/// profile with exact taken-branch counts and fall-through ranges rebuilt
+/// by disassembling \p Bin.
+llvm::Expected<AddressProfile> readCallgrind(llvm::StringRef Text,
+                                             llvm::StringRef FileName,
+                                             const Binary &Bin,
+                                             QualityReport &Quality);
+
+} // namespace keel
+
+#endif
