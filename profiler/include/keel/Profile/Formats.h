@@ -25,6 +25,10 @@ struct PerfScriptOptions {
   bool KeepSamples = false;
   /// Only samples of this pid (0: all).
   uint32_t Pid = 0;
+  /// A single number before the entries is the pid (`perf script -F
+  /// pid,brstack`, perf2bolt's form) rather than the leading IP (`-F
+  /// ip,brstack`, llvm-profgen's form). Two numbers are always pid then IP.
+  bool FirstFieldIsPid = false;
 };
 
 /// perf script brstack text -> address profile (taken branches with counts
