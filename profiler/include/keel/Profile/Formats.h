@@ -56,6 +56,14 @@ void writeFdata(const BranchProfile &P, llvm::raw_ostream &OS);
 BranchProfile symbolizeForFdata(const AddressProfile &AP, const Binary &Bin,
                                 QualityReport &Quality);
 
+/// Executed instructions per function (by BOLT name) that an fdata
+/// profile implies, as BOLT sees it: each basic block's count is the sum of
+/// the records entering it at its start (branches, fall-through edges,
+/// entries into the function), times its instruction count.
+std::map<std::string, uint64_t>
+fdataExecutedInstructions(const BranchProfile &P, const Binary &Bin,
+                          QualityReport &Quality);
+
 /// BOLT pre-aggregated text (perf2bolt --pa) -> address profile.
 llvm::Expected<AddressProfile> readPreAggregated(llvm::StringRef Text,
                                                  llvm::StringRef FileName,
