@@ -344,6 +344,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
   I.LBR = branchFilterName(G->BranchFilter);
   Result.ExitCode = WIFEXITED(Status) ? WEXITSTATUS(Status)
                                       : 128 + WTERMSIG(Status);
+  Result.Signal = WIFSIGNALED(Status) ? WTERMSIG(Status) : 0;
   return Result;
 }
 

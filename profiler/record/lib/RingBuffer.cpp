@@ -418,7 +418,7 @@ void RecordParser::addSample(
   Out.Samples.push_back(std::move(S));
 }
 
-Recording RecordParser::take() {
+PerfRecording RecordParser::take() {
   llvm::stable_sort(Out.Samples,
                     [](const RecordedSample &A, const RecordedSample &B) {
                       return A.Sample.Time < B.Sample.Time;
@@ -427,7 +427,7 @@ Recording RecordParser::take() {
   return std::move(Out);
 }
 
-const Mapping *Recording::mappingAt(uint32_t Pid, uint64_t Addr,
+const Mapping *PerfRecording::mappingAt(uint32_t Pid, uint64_t Addr,
                                     uint64_t Time) const {
   // A forked child inherits its parent's mappings without MMAP records, so
   // look in the ancestors too (a few levels; fork loops cannot occur).

@@ -79,7 +79,7 @@ std::string orDash(StringRef S) { return S.empty() ? "-" : S.str(); }
 class Reader {
 public:
   Reader(StringRef FileName) : FileName(FileName) {}
-  Expected<Recording> read(StringRef Text);
+  Expected<PerfRecording> read(StringRef Text);
 
 private:
   template <typename... Ts> Error fail(const char *Fmt, Ts &&...Vals) {
@@ -102,7 +102,7 @@ private:
     return Error::success();
   }
   Error branch(StringRef S, LBREntry &E);
-  Error line(ArrayRef<StringRef> F, Recording &R);
+  Error line(ArrayRef<StringRef> F, PerfRecording &R);
 
   StringRef FileName;
   unsigned Line = 0;
@@ -132,7 +132,7 @@ Error Reader::branch(StringRef S, LBREntry &E) {
   return Error::success();
 }
 
-Error Reader::line(ArrayRef<StringRef> F, Recording &R) {
+Error Reader::line(ArrayRef<StringRef> F, PerfRecording &R) {
   StringRef Kind = F[0];
   RecordInfo &I = R.Info;
   if (Kind == "sample") {
@@ -249,8 +249,8 @@ Error Reader::line(ArrayRef<StringRef> F, Recording &R) {
   return fail("unknown record '{0}'", Kind);
 }
 
-Expected<Recording> Reader::read(StringRef Text) {
-  Recording R;
+Expected<PerfRecording> Reader::read(StringRef Text) {
+  PerfRecording R;
   bool First = true;
   while (!Text.empty()) {
     StringRef L;
@@ -283,7 +283,7 @@ Expected<Recording> Reader::read(StringRef Text) {
 
 } // namespace
 
-void writeSampleFile(const Recording &R, raw_ostream &OS) {
+void writeSampleFile(const PerfRecording &R, raw_ostream &OS) {
   const RecordInfo &I = R.Info;
   OS << SampleFileMagic << '\n';
   OS << "# written by layout-record; format: docs/formats/keel-samples.md\n";
@@ -331,11 +331,11 @@ void writeSampleFile(const Recording &R, raw_ostream &OS) {
   }
 }
 
-Expected<Recording> readSampleFile(StringRef Text, StringRef FileName) {
+Expected<PerfRecording> readSampleFile(StringRef Text, StringRef FileName) {
   return Reader(FileName).read(Text);
 }
 
-void exportPerfScript(const Recording &R, raw_ostream &OS) {
+void exportPerfScript(const PerfRecording &R, raw_ostream &OS) {
   for (const RecordedSample &RS : R.Samples) {
     const RawSample &X = RS.Sample;
     OS << format("%7u/%-7u %5llu.%09llu: %16llx", X.Pid, X.Tid,
@@ -350,7 +350,7 @@ void exportPerfScript(const Recording &R, raw_ostream &OS) {
   }
 }
 
-AddressProfile toAddressProfile(const Recording &R, const Binary &Bin,
+AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
                                 QualityReport &Quality) {
   // Which mappings are Bin's, and their load bias.
   std::string BinReal;

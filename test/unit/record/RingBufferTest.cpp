@@ -52,7 +52,7 @@ RecordWriter &sampleId(RecordWriter &W, uint32_t Pid, uint64_t Time) {
   return W.u32(Pid).u32(Pid).u64(Time).u32(0).u32(0);
 }
 
-Recording parse(const std::vector<uint8_t> &Bytes, RecordLayout L = layout()) {
+PerfRecording parse(const std::vector<uint8_t> &Bytes, RecordLayout L = layout()) {
   RecordParser P(std::move(L));
   EXPECT_EQ(errText(P.parse(Bytes)), "");
   return P.take();
@@ -66,7 +66,7 @@ TEST(RingBuffer, SampleWithBranchStackAndGroupRead) {
        {0x4010f0, 0x401120,
         RecordWriter::flags(true, false, 3, PERF_BR_COND, /*InTx=*/true,
                             /*Abort=*/true)}});
-  Recording R = parse(Bytes);
+  PerfRecording R = parse(Bytes);
   ASSERT_EQ(R.Samples.size(), 1u);
   const RecordedSample &S = R.Samples[0];
   EXPECT_EQ(S.Sample.IP, 0x401136u);
@@ -102,7 +102,7 @@ TEST(RingBuffer, MaximalCycleFieldAndHardwareIndex) {
                       {{0x20, 0x30, RecordWriter::flags(false, false, 0xffff,
                                                         PERF_BR_RET)}},
                       /*HwIdx=*/true);
-  Recording R = parse(Bytes, layout(PERF_SAMPLE_BRANCH_ANY |
+  PerfRecording R = parse(Bytes, layout(PERF_SAMPLE_BRANCH_ANY |
                                     PERF_SAMPLE_BRANCH_HW_INDEX));
   ASSERT_EQ(R.Samples.size(), 1u);
   ASSERT_EQ(R.Samples[0].Sample.Stack.size(), 1u);
@@ -125,7 +125,7 @@ TEST(RingBuffer, CPIDeltasPerThreadAndGroup) {
   RecordLayout L = layout();
   L.Roles[20] = CounterRole::Cycles;
   L.Roles[21] = CounterRole::Instructions;
-  Recording R = parse(Bytes, L);
+  PerfRecording R = parse(Bytes, L);
   ASSERT_EQ(R.Samples.size(), 5u);
   auto Deltas = [&](size_t I) {
     return std::make_pair(R.Samples[I].Sample.Cycles,
@@ -142,7 +142,7 @@ TEST(RingBuffer, SamplesComeOutInTimeOrder) {
   std::vector<uint8_t> Bytes;
   test::append(Bytes, sample(101, 30, 0x3, 1, 1, {}));
   test::append(Bytes, sample(102, 10, 0x1, 1, 1, {}));
-  Recording R = parse(Bytes);
+  PerfRecording R = parse(Bytes);
   ASSERT_EQ(R.Samples.size(), 2u);
   EXPECT_EQ(R.Samples[0].Sample.IP, 0x1u);
   EXPECT_EQ(R.Samples[1].Sample.IP, 0x3u);
@@ -180,7 +180,7 @@ TEST(RingBuffer, Mmap2CommForkExit) {
   sampleId(W, 200, 30);
   test::append(Bytes, W.record(PERF_RECORD_EXIT));
 
-  Recording R = parse(Bytes);
+  PerfRecording R = parse(Bytes);
   ASSERT_EQ(R.Mappings.size(), 2u);
   const Mapping &M = R.Mappings[0];
   EXPECT_EQ(M.Pid, 100u);
@@ -231,7 +231,7 @@ TEST(RingBuffer, LostAndThrottleAreCounted) {
   W.u64(0);
   sampleId(W, 100, 5);
   test::append(Bytes, W.record(PERF_RECORD_SWITCH + 100)); // unknown type
-  Recording R = parse(Bytes);
+  PerfRecording R = parse(Bytes);
   EXPECT_EQ(R.Stats.LostRecords, 2u);
   EXPECT_EQ(R.Stats.LostEvents, 7u);
   EXPECT_EQ(R.Stats.LostSamples, 9u);
@@ -264,7 +264,7 @@ TEST(RingBuffer, RecordWrappedAroundTheEnd) {
   RecordParser P(layout());
   ASSERT_EQ(errText(P.parseRing(Ring, Tail, Head)), "");
   ASSERT_EQ(errText(P.parseRing(Ring, Head, Head)), "");
-  Recording R = P.take();
+  PerfRecording R = P.take();
   EXPECT_EQ(R.Stats.LostRecords, 1u);
   ASSERT_EQ(R.Samples.size(), 1u);
   const RawSample &S = R.Samples[0].Sample;

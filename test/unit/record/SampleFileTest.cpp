@@ -9,8 +9,8 @@ using keel::test::errText;
 
 namespace {
 
-Recording sampleRecording() {
-  Recording R;
+PerfRecording sampleRecording() {
+  PerfRecording R;
   R.Info.Command = {"./a.out", "with space", "tab\there"};
   R.Info.Event = "cycles";
   R.Info.CyclesEvent = "cycles";
@@ -72,7 +72,7 @@ Recording sampleRecording() {
   return R;
 }
 
-std::string render(const Recording &R) {
+std::string render(const PerfRecording &R) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   writeSampleFile(R, OS);
@@ -97,9 +97,9 @@ TEST(SampleFile, WritesTheDocumentedLines) {
 }
 
 TEST(SampleFile, RoundTrips) {
-  Recording R = sampleRecording();
+  PerfRecording R = sampleRecording();
   std::string Text = render(R);
-  llvm::Expected<Recording> Back = readSampleFile(Text, "x.keelprof");
+  llvm::Expected<PerfRecording> Back = readSampleFile(Text, "x.keelprof");
   ASSERT_EQ(errText(Back), "");
   EXPECT_EQ(render(*Back), Text);
   EXPECT_EQ(Back->Info.Command, R.Info.Command);

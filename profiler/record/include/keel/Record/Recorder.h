@@ -26,8 +26,9 @@
 namespace keel {
 
 struct RecordResult {
-  Recording Rec;
+  PerfRecording Rec;
   int ExitCode = 0;     ///< the program's exit status (128+N for signal N)
+  int Signal = 0;       ///< the signal that killed it, 0 if it exited
 };
 
 /// Run \p Argv (Argv[0] is looked up on PATH) under the events of \p Opts.

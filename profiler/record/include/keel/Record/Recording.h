@@ -66,7 +66,7 @@ struct RecordInfo {
   std::string LBR;                ///< branch filter, e.g. "any,user"
 };
 
-struct Recording {
+struct PerfRecording {
   RecordInfo Info;
   std::vector<RecordedSample> Samples; ///< in time order
   std::vector<Mapping> Mappings;       ///< in arrival order

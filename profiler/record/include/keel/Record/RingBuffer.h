@@ -42,7 +42,7 @@ struct RecordLayout {
   static RecordLayout fromGroup(const EventGroup &G);
 };
 
-/// Parses records and accumulates them into a Recording.
+/// Parses records and accumulates them into a PerfRecording.
 class RecordParser {
 public:
   explicit RecordParser(RecordLayout Layout) : Layout(std::move(Layout)) {}
@@ -60,7 +60,7 @@ public:
   llvm::Error parseRecord(llvm::ArrayRef<uint8_t> Record);
 
   /// Hand over the result: samples sorted by time (stable), deltas computed.
-  Recording take();
+  PerfRecording take();
 
 private:
   llvm::Error parseSample(llvm::ArrayRef<uint8_t> Body, uint16_t Misc);
@@ -68,7 +68,7 @@ private:
                                        GroupValues);
 
   RecordLayout Layout;
-  Recording Out;
+  PerfRecording Out;
   /// (thread, group leader id) -> last cycles / instructions totals.
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> Last;
 };
