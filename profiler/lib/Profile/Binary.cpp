@@ -203,8 +203,13 @@ static const SymbolInfo *lookupSymbol(const Vec &Syms, uint64_t Addr) {
 
 const SymbolInfo *Binary::functionAt(uint64_t Addr) const {
   const SymbolInfo *S = lookupSymbol(Functions, Addr);
-  if (S && !S->Size && !isExecutableAddress(Addr))
-    return nullptr;
+  // A size-0 symbol (_init, hand-written asm) covers at most the rest of
+  // its own section: not the .plt that follows .init.
+  if (S && !S->Size) {
+    const SectionInfo *Sec = sectionAt(Addr);
+    if (!Sec || !Sec->IsExec || Sec->Name != S->Section)
+      return nullptr;
+  }
   return S;
 }
 

@@ -25,6 +25,10 @@ struct PerfScriptOptions {
   bool KeepSamples = false;
   /// Only samples of this pid (0: all).
   uint32_t Pid = 0;
+  /// A single number before the entries is the pid (`perf script -F
+  /// pid,brstack`, perf2bolt's form) rather than the leading IP (`-F
+  /// ip,brstack`, llvm-profgen's form). Two numbers are always pid then IP.
+  bool FirstFieldIsPid = false;
 };
 
 /// perf script brstack text -> address profile (taken branches with counts
@@ -40,7 +44,25 @@ readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
 llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,
                                         llvm::StringRef FileName);
 /// Symbolic profile -> BOLT fdata that `llvm-bolt -data=` accepts.
+/// fdata has no range record: P.FallThroughs (ranges) is NOT written; use
+/// symbolizeForFdata to turn ranges into BOLT's block-to-block edges first.
 void writeFdata(const BranchProfile &P, llvm::raw_ostream &OS);
+
+/// Symbolize \p AP for fdata as perf2bolt does: taken branches as in
+/// symbolize(), and every fall-through range expanded into edges from the
+/// last instruction of each basic block it crosses to the next block
+/// (blocks found by disassembling \p Bin), added to Branches with 0
+/// mispredicts. FallThroughs of the result is empty.
+BranchProfile symbolizeForFdata(const AddressProfile &AP, const Binary &Bin,
+                                QualityReport &Quality);
+
+/// Executed instructions per function (by BOLT name) that an fdata
+/// profile implies, as BOLT sees it: each basic block's count is the sum of
+/// the records entering it at its start (branches, fall-through edges,
+/// entries into the function), times its instruction count.
+std::map<std::string, uint64_t>
+fdataExecutedInstructions(const BranchProfile &P, const Binary &Bin,
+                          QualityReport &Quality);
 
 /// BOLT pre-aggregated text (perf2bolt --pa) -> address profile.
 llvm::Expected<AddressProfile> readPreAggregated(llvm::StringRef Text,
