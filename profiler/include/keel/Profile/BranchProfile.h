@@ -81,6 +81,9 @@ struct Location {
   bool IsSymbol = true;
   std::string Name;   ///< symbol name; BOLT spells locals "name/N" or "file/name"
   uint64_t Offset = 0;
+  /// fdata spelled the kind as 2 (legacy "local symbol"); kept only so that
+  /// fdata round-trips byte for byte. Not part of the key.
+  bool LocalKind = false;
 
   auto key() const { return std::tie(IsSymbol, Name, Offset); }
   bool operator<(const Location &O) const { return key() < O.key(); }

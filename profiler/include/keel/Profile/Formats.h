@@ -40,7 +40,17 @@ readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
 llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,
                                         llvm::StringRef FileName);
 /// Symbolic profile -> BOLT fdata that `llvm-bolt -data=` accepts.
+/// fdata has no range record: P.FallThroughs (ranges) is NOT written; use
+/// symbolizeForFdata to turn ranges into BOLT's block-to-block edges first.
 void writeFdata(const BranchProfile &P, llvm::raw_ostream &OS);
+
+/// Symbolize \p AP for fdata as perf2bolt does: taken branches as in
+/// symbolize(), and every fall-through range expanded into edges from the
+/// last instruction of each basic block it crosses to the next block
+/// (blocks found by disassembling \p Bin), added to Branches with 0
+/// mispredicts. FallThroughs of the result is empty.
+BranchProfile symbolizeForFdata(const AddressProfile &AP, const Binary &Bin,
+                                QualityReport &Quality);
 
 /// BOLT pre-aggregated text (perf2bolt --pa) -> address profile.
 llvm::Expected<AddressProfile> readPreAggregated(llvm::StringRef Text,

@@ -1,0 +1,637 @@
+//===- Callgrind.cpp - callgrind output -> exact address profile ----------===//
+//
+// Reads the output of
+//   valgrind --tool=callgrind --collect-jumps=yes --dump-instr=yes
+// (with or without --compress-strings / --compress-pos) and turns it into an
+// AddressProfile of one binary: exact taken-branch counts and fall-through
+// ranges rebuilt from the per-instruction execution counts and LLVM MC
+// disassembly of that binary.
+//
+// The format (valgrind 3.19, callgrind/dump.c and docs/cl-format.xml) is a
+// sequence of lines:
+//
+//   # comment                       ignored, as are blank lines
+//   version: 1                      header lines "key: value": version,
+//   creator: callgrind-3.19.0         creator, pid, cmd, part, thread, desc,
+//   positions: instr line             positions, events, event, summary,
+//   events: Ir Dr ...                 totals. "part:" starts a new dump of the
+//                                     same run (more parts or threads are
+//                                     summed). "positions:" must name "instr";
+//                                     "events:" must name "Ir".
+//   ob=(5) /path/to/prog            object (ELF file) of the following fn=
+//   fl= fi= fe=                     source file (fi/fe: inlined code)
+//   fn=(12) work                    function of the following cost lines
+//   0x401140 3 1                    cost line: one field per "positions:"
+//   +2 * 1                            entry, then one per event (trailing
+//                                     zeros may be left out)
+//   cob= cfi= cfl= cfn=             object/file/function of the next call
+//   calls=500 0x401190 0            call: count, target position; the next
+//   * 0 9500                          line is the call site and the callee's
+//                                     inclusive cost (not executed here)
+//   jfi= jfn=                       file/function of the next jump target
+//   jump=71 +10 0                   unconditional jump taken 71 times to
+//   * 0                               target; the next line is its source
+//   jcnd=143/500 +45 0              conditional jump: taken 143 of 500
+//   * 0                               executions; next line is its source
+//
+// Name compression: "(id) name" defines an id, a later "(id)" reuses it;
+// objects, files and functions have separate id spaces. Position
+// compression: "+N"/"-N" are relative to the previous cost line's position,
+// "*" repeats it; jump/call targets and sources do not move that reference
+// (dump.c updates it only in fprint_fcost). Numbers are hex (0x) or decimal.
+//
+// Addresses are object-relative: callgrind prints runtime address minus
+// the object's load bias (dump.c get_debug_pos: addr - obj->offset), so a
+// PIE's instructions appear at their link-time addresses. We check this
+// instead of trusting it: a function named in fn= must start at its ELF
+// symbol; a constant non-zero difference is taken as a bias and removed.
+//
+// With --skip-plt=yes (valgrind's default) the instructions of PLT stubs
+// are charged to the call site as an extra cost line at the call's address
+// right after its calls= lines; we recognise that and do not count it as
+// an execution of the call (layout-record runs with --skip-plt=no).
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Profile/Binary.h"
+#include "keel/Profile/Formats.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace keel {
+namespace {
+
+/// A jump= or jcnd= line: Taken transfers from Src to Dst.
+struct RawJump {
+  uint64_t Src = 0, Dst = 0, Taken = 0;
+};
+
+/// A calls= line: Count calls from Src to Dst in object DstObj.
+struct RawCall {
+  uint64_t Src = 0, Dst = 0, Count = 0;
+  std::string DstObj;
+};
+
+/// Everything the file says about one object (ELF file), in the addresses
+/// callgrind printed.
+struct ObjectData {
+  std::map<uint64_t, uint64_t> Executed; ///< instruction -> executions (Ir)
+  std::vector<RawJump> Jumps;
+  std::vector<RawCall> Calls;
+  std::map<std::string, uint64_t> FnLowest; ///< fn= name -> lowest address
+  uint64_t SkippedIr = 0; ///< cost of skipped code charged to call sites
+};
+
+/// The line-level parser: fills one ObjectData per object name.
+class Parser {
+public:
+  Parser(StringRef FileName) : FileName(FileName) {}
+  Error parse(StringRef Text);
+  std::map<std::string, ObjectData> Objects;
+
+private:
+  Error line(StringRef L, StringRef NextLine);
+  Error header(StringRef Key, StringRef Value);
+  Error spec(StringRef Key, StringRef Value);
+  Error costLine(StringRef L, StringRef NextLine);
+  Error name(StringRef Value, std::map<uint64_t, std::string> &Ids,
+             std::string &Out);
+  Error positions(SmallVectorImpl<StringRef> &Toks, size_t &I,
+                  uint64_t &Instr, std::vector<uint64_t> *Pos = nullptr);
+  Error number(StringRef Tok, uint64_t &N);
+  Error needPositions();
+  template <typename... Ts> Error bad(const char *Fmt, Ts &&...Vals) {
+    return inputError(FileName, LineNo, Fmt, std::forward<Ts>(Vals)...);
+  }
+  ObjectData &cur() { return Objects[CurObj]; }
+
+  StringRef FileName;
+  unsigned LineNo = 0;
+  // Header state.
+  unsigned NumPos = 1;   ///< fields in a position ("positions: line" default)
+  int InstrPos = -1;     ///< index of "instr" among them
+  int IrEvent = -1;      ///< index of "Ir" among the events
+  bool HaveEvents = false;
+  // Name compression tables.
+  std::map<uint64_t, std::string> ObjIds, FileIds, FnIds;
+  // Current context.
+  std::string CurObj = "???", CurFn, CallObj;
+  bool HaveCallObj = false;
+  std::vector<uint64_t> Last = {0}; ///< previous cost line's position
+  // What the previous line announced for this one.
+  enum { Cost, CallCost, JumpSource } Expect = Cost;
+  RawJump PendingJump;
+  RawCall PendingCall;
+  /// Call site of the latest call cost line, for the skipped-cost rule.
+  std::optional<uint64_t> LastCallSite;
+};
+
+Error Parser::parse(StringRef Text) {
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    LineNo = I + 1;
+    StringRef L = Lines[I].rtrim("\r");
+    StringRef Next;
+    for (size_t J = I + 1; J < Lines.size(); ++J)
+      if (!Lines[J].trim().empty()) {
+        Next = Lines[J].trim();
+        break;
+      }
+    if (Error E = line(L, Next))
+      return E;
+  }
+  if (Expect != Cost)
+    return bad("file ends after a calls=/jump= line without its source line");
+  return Error::success();
+}
+
+Error Parser::line(StringRef L, StringRef NextLine) {
+  StringRef T = L.trim();
+  if (T.empty() || T.starts_with("#"))
+    return Error::success();
+  if (Expect != Cost || isDigit(T[0]) || T[0] == '+' || T[0] == '-' ||
+      T[0] == '*')
+    return costLine(T, NextLine);
+  size_t Eq = T.find('='), Colon = T.find(':');
+  if (Eq != StringRef::npos && (Colon == StringRef::npos || Eq < Colon))
+    return spec(T.take_front(Eq), T.drop_front(Eq + 1).trim());
+  if (Colon != StringRef::npos)
+    return header(T.take_front(Colon).trim(), T.drop_front(Colon + 1).trim());
+  return bad("unrecognised line '{0}'", T);
+}
+
+Error Parser::header(StringRef Key, StringRef Value) {
+  if (Key == "positions") {
+    SmallVector<StringRef, 4> Names;
+    Value.split(Names, ' ', -1, false);
+    NumPos = Names.size();
+    InstrPos = -1;
+    for (size_t I = 0; I < Names.size(); ++I) {
+      if (Names[I] == "instr")
+        InstrPos = I;
+      else if (Names[I] != "line")
+        return bad("unsupported position kind '{0}'", Names[I]);
+    }
+    Last.assign(NumPos, 0);
+    return Error::success();
+  }
+  if (Key == "events") {
+    SmallVector<StringRef, 8> Names;
+    Value.split(Names, ' ', -1, false);
+    IrEvent = -1;
+    for (size_t I = 0; I < Names.size(); ++I)
+      if (Names[I] == "Ir")
+        IrEvent = I;
+    if (IrEvent < 0)
+      return bad("no Ir event in 'events: {0}'", Value);
+    HaveEvents = true;
+    return Error::success();
+  }
+  if (Key == "part" || Key == "thread") {
+    // A new dump: positions start afresh; names and objects carry over.
+    Last.assign(NumPos, 0);
+    return Error::success();
+  }
+  if (is_contained({"version", "creator", "pid", "cmd", "desc", "event",
+                    "summary", "totals"},
+                   Key))
+    return Error::success();
+  return bad("unknown header line '{0}:'", Key);
+}
+
+Error Parser::name(StringRef Value, std::map<uint64_t, std::string> &Ids,
+                   std::string &Out) {
+  if (!Value.consume_front("(")) {
+    Out = Value.str();
+    return Error::success();
+  }
+  size_t Close = Value.find(')');
+  uint64_t Id;
+  if (Close == StringRef::npos || Value.take_front(Close).getAsInteger(10, Id))
+    return bad("bad compressed name '({0}'", Value);
+  StringRef Rest = Value.drop_front(Close + 1).trim();
+  if (!Rest.empty()) {
+    Ids[Id] = Rest.str();
+    Out = Rest.str();
+    return Error::success();
+  }
+  auto It = Ids.find(Id);
+  if (It == Ids.end())
+    return bad("name id ({0}) is used before it is defined", Id);
+  Out = It->second;
+  return Error::success();
+}
+
+Error Parser::needPositions() {
+  if (InstrPos < 0)
+    return bad("no instruction positions ('positions: instr'); record with "
+               "--dump-instr=yes");
+  if (!HaveEvents)
+    return bad("cost data before the 'events:' line");
+  return Error::success();
+}
+
+Error Parser::spec(StringRef Key, StringRef Value) {
+  std::string Ignored;
+  if (Key == "ob") {
+    HaveCallObj = false;
+    return name(Value, ObjIds, CurObj);
+  }
+  if (Key == "fn") {
+    if (Error E = name(Value, FnIds, CurFn))
+      return E;
+    LastCallSite.reset();
+    return Error::success();
+  }
+  if (Key == "fl" || Key == "fi" || Key == "fe" || Key == "cfi" ||
+      Key == "cfl" || Key == "jfi")
+    return name(Value, FileIds, Ignored);
+  if (Key == "jfn" || Key == "cfn")
+    return name(Value, FnIds, Ignored);
+  if (Key == "cob") {
+    HaveCallObj = true;
+    return name(Value, ObjIds, CallObj);
+  }
+  if (Key == "calls" || Key == "jump" || Key == "jcnd") {
+    if (Error E = needPositions())
+      return E;
+    SmallVector<StringRef, 8> Toks;
+    Value.split(Toks, ' ', -1, false);
+    if (Toks.empty())
+      return bad("{0}= without a count", Key);
+    uint64_t Count = 0, Exec = 0;
+    if (Key == "jcnd") {
+      auto [Taken, Execs] = Toks[0].split('/');
+      if (Execs.empty() || Taken.getAsInteger(10, Count) ||
+          Execs.getAsInteger(10, Exec))
+        return bad("bad jcnd count '{0}' (expected TAKEN/EXECUTED)", Toks[0]);
+      if (Count > Exec)
+        return bad("jcnd taken count {0} exceeds executions {1}", Count, Exec);
+    } else if (Toks[0].getAsInteger(10, Count)) {
+      return bad("bad {0} count '{1}'", Key, Toks[0]);
+    }
+    size_t I = 1;
+    uint64_t Target;
+    if (Error E = positions(Toks, I, Target))
+      return E;
+    if (I != Toks.size())
+      return bad("trailing fields after the {0}= target", Key);
+    if (Key == "calls") {
+      PendingCall = RawCall{0, Target, Count, HaveCallObj ? CallObj : CurObj};
+      HaveCallObj = false;
+      Expect = CallCost;
+    } else {
+      PendingJump = RawJump{0, Target, Count};
+      Expect = JumpSource;
+    }
+    return Error::success();
+  }
+  return bad("unknown specification '{0}='", Key);
+}
+
+Error Parser::number(StringRef Tok, uint64_t &N) {
+  bool Bad = Tok.starts_with_insensitive("0x")
+                 ? Tok.drop_front(2).getAsInteger(16, N)
+                 : Tok.getAsInteger(10, N);
+  if (Bad)
+    return bad("bad number '{0}'", Tok);
+  return Error::success();
+}
+
+/// Read NumPos position fields from Toks[I...], relative to Last (which is
+/// not updated), into \p Pos; return the instruction address in \p Instr.
+Error Parser::positions(SmallVectorImpl<StringRef> &Toks, size_t &I,
+                        uint64_t &Instr, std::vector<uint64_t> *Pos) {
+  if (Toks.size() < I + NumPos)
+    return bad("expected {0} position field(s)", NumPos);
+  for (unsigned P = 0; P < NumPos; ++P, ++I) {
+    StringRef Tok = Toks[I];
+    uint64_t V = 0;
+    if (Tok == "*") {
+      V = Last[P];
+    } else if (Tok[0] == '+' || Tok[0] == '-') {
+      uint64_t D;
+      if (Tok.drop_front().getAsInteger(10, D))
+        return bad("bad relative position '{0}'", Tok);
+      V = Tok[0] == '+' ? Last[P] + D : Last[P] - D;
+    } else if (Error E = number(Tok, V)) {
+      return E;
+    }
+    if ((int)P == InstrPos)
+      Instr = V;
+    if (Pos)
+      Pos->push_back(V);
+  }
+  return Error::success();
+}
+
+Error Parser::costLine(StringRef L, StringRef NextLine) {
+  if (Error E = needPositions())
+    return E;
+  SmallVector<StringRef, 8> Toks;
+  L.split(Toks, ' ', -1, false);
+  size_t I = 0;
+  uint64_t Addr = 0;
+  std::vector<uint64_t> Pos;
+  if (Error E = positions(Toks, I, Addr, &Pos))
+    return E;
+  uint64_t Ir = 0;
+  for (size_t E = 0; I < Toks.size(); ++I, ++E) {
+    uint64_t V;
+    if (Toks[I].getAsInteger(10, V))
+      return bad("bad cost '{0}'", Toks[I]);
+    if ((int)E == IrEvent)
+      Ir = V;
+  }
+
+  switch (Expect) {
+  case JumpSource:
+    if (I != NumPos)
+      return bad("a jump source line carries costs");
+    PendingJump.Src = Addr;
+    cur().Jumps.push_back(PendingJump);
+    Expect = Cost;
+    return Error::success();
+  case CallCost:
+    PendingCall.Src = Addr;
+    cur().Calls.push_back(PendingCall);
+    LastCallSite = Addr;
+    Expect = Cost;
+    return Error::success();
+  case Cost:
+    break;
+  }
+  ObjectData &O = cur();
+  bool NextIsCallOrJump = NextLine.starts_with("c") || NextLine.starts_with("j");
+  if (LastCallSite && *LastCallSite == Addr && !NextIsCallOrJump) {
+    // --skip-plt=yes: instructions of the skipped stub, charged here.
+    O.SkippedIr += Ir;
+  } else if (Ir) {
+    O.Executed[Addr] += Ir;
+    auto [It, New] = O.FnLowest.try_emplace(CurFn, Addr);
+    if (!New)
+      It->second = std::min(It->second, Addr);
+  }
+  LastCallSite.reset();
+  Last = Pos;
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// From callgrind's counts to an AddressProfile of the binary.
+//===----------------------------------------------------------------------===//
+
+/// Is object name \p Ob the binary? Exact path or same real path.
+bool samePath(StringRef Ob, StringRef BinPath) {
+  if (Ob == BinPath)
+    return true;
+  SmallString<256> A, B;
+  if (sys::fs::real_path(Ob, A) || sys::fs::real_path(BinPath, B))
+    return false;
+  return A == B;
+}
+
+Expected<const ObjectData *> selectObject(const Parser &P, const Binary &Bin,
+                                          StringRef FileName) {
+  const ObjectData *Found = nullptr;
+  for (const auto &[Name, D] : P.Objects)
+    if (samePath(Name, Bin.path()))
+      Found = &D;
+  if (!Found) // Recorded elsewhere: fall back to the file name alone.
+    for (const auto &[Name, D] : P.Objects)
+      if (Name != "???" &&
+          sys::path::filename(Name) == sys::path::filename(Bin.path())) {
+        if (Found)
+          return inputError(FileName, 0,
+                            "several objects are named like {0}", Bin.path());
+        Found = &D;
+      }
+  if (!Found) {
+    std::string Names;
+    for (const auto &[Name, D] : P.Objects)
+      if (!D.Executed.empty())
+        Names += (Names.empty() ? "" : ", ") + Name;
+    return inputError(FileName, 0,
+                      "no object in the profile is the binary {0} (objects: "
+                      "{1})",
+                      Bin.path(), Names);
+  }
+  return Found;
+}
+
+/// The difference between callgrind's addresses and link-time addresses:
+/// the most common (lowest address of a fn= block - its ELF symbol) over
+/// the functions callgrind named. 0 when nothing matches.
+uint64_t findBias(const ObjectData &D, const Binary &Bin) {
+  std::map<uint64_t, unsigned> Votes;
+  for (const auto &[Name, Lowest] : D.FnLowest)
+    if (const SymbolInfo *S = Bin.functionNamed(Name))
+      if (!S->IsLocal)
+        ++Votes[Lowest - S->Addr];
+  uint64_t Best = 0;
+  unsigned BestVotes = 0;
+  for (const auto &[Bias, N] : Votes)
+    if (N > BestVotes || (N == BestVotes && Bias == 0)) {
+      Best = Bias;
+      BestVotes = N;
+    }
+  return Best;
+}
+
+class ProfileBuilder {
+public:
+  ProfileBuilder(const ObjectData &D, StringRef MainName,
+                 const Binary &Bin, uint64_t Bias, QualityReport &Q)
+      : D(D), MainName(MainName), Bin(Bin), Bias(Bias), Q(Q) {}
+  AddressProfile build();
+
+private:
+  void countExecutions();
+  void addJumps();
+  void addCalls();
+  void addRanges();
+  uint64_t exits(uint64_t Addr, const InstInfo &I) const;
+  const InstInfo *inst(uint64_t Addr);
+
+  const ObjectData &D;
+  StringRef MainName;
+  const Binary &Bin;
+  uint64_t Bias;
+  QualityReport &Q;
+  AddressProfile AP;
+  std::map<uint64_t, uint64_t> Count;     ///< link-time address -> executions
+  std::map<uint64_t, uint64_t> JumpsFrom; ///< taken jump=/jcnd= per source
+  std::map<uint64_t, std::optional<InstInfo>> Decoded;
+};
+
+const InstInfo *ProfileBuilder::inst(uint64_t Addr) {
+  auto [It, New] = Decoded.try_emplace(Addr);
+  if (New) {
+    auto I = Bin.instructionAt(Addr);
+    if (I)
+      It->second = *I;
+    else
+      consumeError(I.takeError());
+  }
+  return It->second ? &*It->second : nullptr;
+}
+
+void ProfileBuilder::countExecutions() {
+  for (const auto &[A, N] : D.Executed) {
+    uint64_t Addr = A - Bias;
+    if (!inst(Addr)) {
+      Q.count("executed instructions are outside the binary's code", N);
+      continue;
+    }
+    Count[Addr] += N;
+  }
+}
+
+void ProfileBuilder::addJumps() {
+  for (const RawJump &J : D.Jumps) {
+    if (!J.Taken)
+      continue;
+    uint64_t Src = J.Src - Bias, Dst = J.Dst - Bias;
+    JumpsFrom[Src] += J.Taken;
+    const InstInfo *I = inst(Src);
+    // valgrind models rep-prefixed string instructions as a jump to
+    // themselves; they are not branches of the program.
+    if (!I || !I->IsBranch || !inst(Dst)) {
+      Q.count("jumps whose source is not a branch instruction", J.Taken);
+      continue;
+    }
+    AP.Branches[{Src, Dst}].Count += J.Taken;
+  }
+}
+
+void ProfileBuilder::addCalls() {
+  std::set<uint64_t> DirectDone;
+  for (const RawCall &C : D.Calls) {
+    uint64_t Src = C.Src - Bias;
+    const InstInfo *I = inst(Src);
+    if (!I || !Count.count(Src)) {
+      Q.count("calls from outside the binary's code", C.Count);
+      continue;
+    }
+    if (I->Target && !I->IsConditional) {
+      // A direct call (or tail jump) always lands on its static target,
+      // e.g. a PLT entry, whatever callgrind says the callee resolved to.
+      if (DirectDone.insert(Src).second)
+        AP.Branches[{Src, *I->Target}].Count += Count[Src];
+      continue;
+    }
+    if (C.DstObj == MainName && inst(C.Dst - Bias)) {
+      AP.Branches[{Src, C.Dst - Bias}].Count += C.Count;
+      continue;
+    }
+    Q.count("indirect calls into other objects (not kept)", C.Count);
+  }
+}
+
+/// How often control left \p Addr other than to the next instruction.
+uint64_t ProfileBuilder::exits(uint64_t Addr, const InstInfo &I) const {
+  auto C = Count.find(Addr);
+  uint64_t N = C == Count.end() ? 0 : C->second;
+  if (I.IsCall || I.IsReturn || (I.IsBranch && !I.IsConditional))
+    return N;
+  auto J = JumpsFrom.find(Addr);
+  return std::min(N, J == JumpsFrom.end() ? 0 : J->second);
+}
+
+/// Cover the executed instructions with straight-line runs: a run starts
+/// where control arrives other than by falling through (a branch target, a
+/// return point) and ends where it leaves (a taken branch, call, return).
+/// Runs with the same start share a count; where runs from different
+/// starts meet, they continue together and the oldest ends first.
+void ProfileBuilder::addRanges() {
+  struct Open {
+    uint64_t Start, N;
+  };
+  std::vector<Open> Active; // oldest first
+  uint64_t Flow = 0;        // executions arriving by fall-through
+  uint64_t Prev = 0;
+  auto endRuns = [&](uint64_t End, uint64_t N) {
+    while (N && !Active.empty()) {
+      Open &O = Active.front();
+      uint64_t K = std::min(N, O.N);
+      AP.FallThroughs[{O.Start, End}] += K;
+      O.N -= K;
+      N -= K;
+      if (!O.N)
+        Active.erase(Active.begin());
+    }
+  };
+  for (auto It = Count.begin(); It != Count.end(); ++It) {
+    auto [Addr, N] = *It;
+    const InstInfo &I = *inst(Addr);
+    if (Flow > N) { // fewer arrive than fell through: the program stopped
+      endRuns(Prev, Flow - N);
+      Flow = N;
+    }
+    if (N > Flow)
+      Active.push_back({Addr, N - Flow});
+    uint64_t Out = exits(Addr, I);
+    endRuns(Addr, Out);
+    Flow = N - Out;
+    auto Next = std::next(It);
+    bool Continues = Next != Count.end() && Next->first == Addr + I.Size &&
+                     Bin.functionAt(Next->first) == Bin.functionAt(Addr);
+    if (Flow && !Continues) {
+      if (Next != Count.end() && Next->first == Addr + I.Size)
+        Q.count("fall-throughs across a function boundary", Flow);
+      endRuns(Addr, Flow);
+      Flow = 0;
+    }
+    Prev = Addr;
+  }
+  endRuns(Prev, Flow);
+}
+
+AddressProfile ProfileBuilder::build() {
+  AP.BuildID = Bin.buildID().str();
+  countExecutions();
+  addJumps();
+  addCalls();
+  addRanges();
+  if (D.SkippedIr)
+    Q.count("instructions of skipped code (PLT stubs) charged to call sites",
+            D.SkippedIr);
+  return std::move(AP);
+}
+
+} // namespace
+
+Expected<AddressProfile> readCallgrind(StringRef Text, StringRef FileName,
+                                       const Binary &Bin,
+                                       QualityReport &Quality) {
+  Parser P(FileName);
+  if (Error E = P.parse(Text))
+    return std::move(E);
+  auto Obj = selectObject(P, Bin, FileName);
+  if (!Obj)
+    return Obj.takeError();
+  std::string MainName;
+  for (const auto &[Name, D] : P.Objects)
+    if (&D == *Obj)
+      MainName = Name;
+  const ObjectData &D = **Obj;
+  uint64_t Bias = findBias(D, Bin);
+  ProfileBuilder B(D, MainName, Bin, Bias, Quality);
+  AddressProfile AP = B.build();
+  if (!D.Executed.empty() && AP.FallThroughs.empty())
+    return inputError(FileName, 0,
+                      "none of the {0} executed instructions of {1} is in "
+                      "the binary's code (a profile of another build?)",
+                      D.Executed.size(), MainName);
+  return std::move(AP);
+}
+
+} // namespace keel
