@@ -30,6 +30,41 @@ void CallGraph::addArc(uint32_t Caller, uint32_t Callee, uint64_t Count) {
   Arcs.insert(It, CallArc{Caller, Callee, Count});
 }
 
+void inferFallThroughs(const Binary &Bin, AddressProfile &AP,
+                       QualityReport &Quality) {
+  if (!AP.FallThroughs.empty())
+    return;
+  // A basic block longer than this is implausible; stop rather than walk
+  // through data that happens to decode.
+  constexpr unsigned MaxBlockInstructions = 4096;
+  for (const auto &[K, C] : AP.Branches) {
+    uint64_t To = K.second;
+    const SymbolInfo *F = Bin.functionAt(To);
+    if (!F || !C.Count)
+      continue;
+    uint64_t End = F->Size ? F->Addr + F->Size : UINT64_MAX;
+    uint64_t Addr = To, Last = 0;
+    bool Found = false;
+    for (unsigned N = 0; N < MaxBlockInstructions && Addr < End; ++N) {
+      auto I = Bin.instructionAt(Addr);
+      if (!I) {
+        consumeError(I.takeError());
+        break;
+      }
+      Last = Addr;
+      Found = true;
+      if (I->IsBranch || I->IsCall || I->IsReturn)
+        break;
+      Addr += I->Size;
+    }
+    if (!Found) {
+      Quality.count("branch targets do not decode as instructions");
+      continue;
+    }
+    AP.FallThroughs[{To, Last}] += C.Count;
+  }
+}
+
 Expected<CallGraph> buildCallGraph(const Binary &Bin, const AddressProfile &AP,
                                    QualityReport &Quality) {
   CallGraph G;
@@ -62,7 +97,9 @@ Expected<CallGraph> buildCallGraph(const Binary &Bin, const AddressProfile &AP,
     if (It == ByAddr.end())
       continue;
     FunctionNode &N = G.Nodes[It->second];
-    N.Weight += HaveInstructions ? S.Instructions : S.Samples;
+    // A function seen only as a branch source (an entry point nothing
+    // branched into) still ran at least that many instructions.
+    N.Weight += HaveInstructions && S.Instructions ? S.Instructions : S.Samples;
     N.Calls += S.Calls;
   }
 

@@ -50,6 +50,14 @@ struct CallGraph {
   void addArc(uint32_t Caller, uint32_t Callee, uint64_t Count);
 };
 
+/// Profiles read from fdata have branch records only (perf2bolt writes
+/// fall-throughs as records to the next block too). When \p AP has no
+/// fall-through ranges, infer one per record: from its target to the first
+/// branch, call or return after it (within the target's function), so
+/// executed instructions can be counted and disassembled. No-op otherwise.
+void inferFallThroughs(const Binary &Bin, AddressProfile &AP,
+                       QualityReport &Quality);
+
 /// Build the graph of \p Bin's functions weighted by \p AP. Problems that do
 /// not stop planning are counted in \p Quality.
 llvm::Expected<CallGraph> buildCallGraph(const Binary &Bin,
