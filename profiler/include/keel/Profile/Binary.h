@@ -121,6 +121,9 @@ public:
   const llvm::object::ObjectFile &object() const { return *Obj; }
   const llvm::MCInstrInfo &instrInfo() const { return *MII; }
   const llvm::MCRegisterInfo &registerInfo() const { return *MRI; }
+  /// For operand-level questions (memory operand addresses, ...).
+  const llvm::MCInstrAnalysis &instrAnalysis() const { return *MIA; }
+  const llvm::MCSubtargetInfo &subtargetInfo() const { return *STI; }
 
 private:
   Binary() = default;

@@ -1,0 +1,44 @@
+//===- keel/Planner/Emit.h - order files, linker scripts, summary -*- C++ -*-===//
+//
+// Everything layout-order writes, rendered from a LayoutPlan:
+//  - order.txt      lld --symbol-ordering-file: hot functions in order.
+//  - layout.ld      ld.lld script (INSERT-style, keeps lld's default layout):
+//                   .plt/.plt.sec/.iplt, then .text.hot from the hot-text
+//                   boundary, .text.unlikely after .text, .rodata.hot and
+//                   .data.hot from the hot-data boundary.
+//  - layout.gnu.ld  the same for GNU ld (whose default script already puts
+//                   the PLT sections before .text).
+//  - callgraph.txt  lld --call-graph-ordering-file ("caller callee weight").
+//  - the --print-plan summary.
+// Padding knobs: --defsym=__keel_code_pad=N / __keel_data_pad=N move the hot
+// text / hot data by N bytes after their boundary (0 when undefined).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_PLANNER_EMIT_H
+#define KEEL_PLANNER_EMIT_H
+
+#include "keel/Planner/Planner.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace keel {
+
+/// The --defsym names the sweep relinks with; a contract, do not rename.
+constexpr const char *CodePadSymbol = "__keel_code_pad";
+constexpr const char *DataPadSymbol = "__keel_data_pad";
+
+enum class ScriptFlavor { LLD, GNU };
+
+void writeOrderFile(const LayoutPlan &P, llvm::raw_ostream &OS);
+void writeLinkerScript(const LayoutPlan &P, ScriptFlavor Flavor,
+                       llvm::raw_ostream &OS);
+void writeCallGraphFile(const LayoutPlan &P, llvm::raw_ostream &OS);
+void printPlanSummary(const LayoutPlan &P, llvm::raw_ostream &OS);
+
+/// Whether \p Name can appear in a linker-script input-section pattern
+/// (no glob or quoting characters).
+bool isScriptSafeName(llvm::StringRef Name);
+
+} // namespace keel
+
+#endif

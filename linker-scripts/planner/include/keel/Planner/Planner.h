@@ -1,0 +1,58 @@
+//===- keel/Planner/Planner.h - from a profile to a layout plan -*- C++ -*-===//
+//
+// The planner's phases, each a function over narrow types:
+//   classify (hot/warm/cold by coverage) -> order the hot functions ->
+//   select hot data (by weight, written apart from read-mostly) -> LayoutPlan.
+// The LayoutPlan holds the plan file (keel::Plan) and what the linker files
+// need (symbol order, data order, call graph); Emit.h renders them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_PLANNER_PLANNER_H
+#define KEEL_PLANNER_PLANNER_H
+
+#include "keel/Plan/Plan.h"
+#include "keel/Planner/CallGraph.h"
+#include "keel/Planner/FunctionOrder.h"
+#include "keel/Planner/HotData.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace keel {
+
+struct PlannerOptions {
+  double HotCoverage = 0.99;  ///< share of executed instructions in hot code
+  double DataCoverage = 0.99; ///< share of data references in hot data
+  OrderAlgorithm Order = DefaultOrderAlgorithm;
+  uint64_t HotTextAlign = 4096;
+  uint64_t HotDataAlign = 4096;
+  uint64_t FunctionAlign = 64; ///< written to the plan for the pass plugin
+  std::string BinaryName;      ///< recorded in the plan
+  std::string BuildID;
+};
+
+struct LayoutPlan {
+  Plan File;                          ///< plan.yaml
+  CallGraph Graph;                    ///< the graph planned from
+  std::vector<Temperature> Classes;   ///< per graph node
+  std::vector<uint32_t> HotOrder;     ///< hot nodes, planned order
+  std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
+  std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
+  OrderAlgorithm Order = DefaultOrderAlgorithm;
+
+  size_t countOf(Temperature T) const;
+  uint64_t weightOf(Temperature T) const;
+};
+
+/// Plan \p G with the data \p Data (already ranked). Errors when nothing was
+/// executed (nothing to plan).
+llvm::Expected<LayoutPlan> makeLayoutPlan(CallGraph G,
+                                          std::vector<HotDatum> Data,
+                                          const PlannerOptions &Opts);
+
+} // namespace keel
+
+#endif

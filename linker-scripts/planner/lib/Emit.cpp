@@ -1,0 +1,191 @@
+//===- Emit.cpp - order file, linker scripts, call graph, summary ---------===//
+//
+// The linker scripts are INSERT-style: they add output sections to the
+// linker's own default layout instead of replacing it, so they work for
+// ordinary programs with both ld.lld and GNU ld. Input sections are matched
+// by the names -ffunction-sections / -fdata-sections give them
+// (.text.<fn>, .data.<var>) and by the prefixes the LayoutOpt plugin (and
+// GCC) use (.text.hot.<fn>, .data.hot.<var>, ...).
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Planner/Emit.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace keel {
+
+bool isScriptSafeName(StringRef Name) {
+  return !Name.empty() &&
+         Name.find_first_of("*?[]\\\"(){}; \t\n,") == StringRef::npos;
+}
+
+void writeOrderFile(const LayoutPlan &P, raw_ostream &OS) {
+  for (uint32_t N : P.HotOrder)
+    OS << P.Graph.Nodes[N].Name << '\n';
+}
+
+void writeCallGraphFile(const LayoutPlan &P, raw_ostream &OS) {
+  for (const CallArc &A : P.Graph.Arcs)
+    OS << P.Graph.Nodes[A.Caller].Name << ' ' << P.Graph.Nodes[A.Callee].Name
+       << ' ' << A.Count << '\n';
+}
+
+/// "DEFINED(sym) ? sym : 0": the knob is 0 unless --defsym sets it.
+static std::string padExpr(const char *Sym) {
+  return formatv("DEFINED({0}) ? {0} : 0", Sym).str();
+}
+
+static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
+                         raw_ostream &OS) {
+  uint64_t Align = P.File.HotTextAlign;
+  OS << "/* Hot text: " << P.HotOrder.size()
+     << " functions in planned order from a " << Align
+     << "-byte boundary; --defsym=" << CodePadSymbol
+     << "=N moves all of it by N bytes. */\n";
+  OS << "SECTIONS\n{\n";
+  if (Flavor == ScriptFlavor::LLD) {
+    // lld puts the PLT after .text, where any padding moves it; hot code
+    // calls through it (malloc, memcpy), so keep it just before the hot
+    // region and ahead of the pad. GNU ld's default script already does.
+    OS << "  .plt : { *(.plt) }\n";
+    OS << "  .plt.sec : { *(.plt.sec) }\n";
+    OS << "  .iplt : { *(.iplt) }\n";
+  }
+  OS << "  .text.hot : ALIGN(" << Align << ")\n  {\n";
+  OS << "    . += " << padExpr(CodePadSymbol) << ";\n";
+  OS << "    __keel_hot_text_start = .;\n";
+  for (uint32_t N : P.HotOrder) {
+    StringRef Name = P.Graph.Nodes[N].Name;
+    if (!isScriptSafeName(Name))
+      continue;
+    OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n", Name);
+  }
+  OS << "    *(.text.hot .text.hot.*)\n";
+  OS << "    __keel_hot_text_end = .;\n";
+  OS << "  }\n}\nINSERT BEFORE .text;\n";
+}
+
+static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
+  OS << "\n/* Cold text: " << P.Cold.size()
+     << " never-executed functions, apart from the rest. */\n";
+  OS << "SECTIONS\n{\n  .text.unlikely :\n  {\n";
+  OS << "    *(.text.unlikely .text.unlikely.*)\n";
+  bool Any = false;
+  for (uint32_t N : P.Cold) {
+    StringRef Name = P.Graph.Nodes[N].Name;
+    if (!isScriptSafeName(Name))
+      continue;
+    OS << (Any ? "      " : "    *(") << ".text." << Name << '\n';
+    Any = true;
+  }
+  if (Any)
+    OS << "    )\n";
+  OS << "  }\n}\nINSERT AFTER .text;\n";
+}
+
+static void writeDataPatterns(ArrayRef<const HotDatum *> Data,
+                              raw_ostream &OS) {
+  for (const HotDatum *D : Data) {
+    if (!isScriptSafeName(D->Name))
+      continue;
+    if (D->Kind == DataKind::ROData)
+      OS << formatv("    *(.rodata.{0} .rodata.hot.{0})\n", D->Name);
+    else
+      OS << formatv("    *(.data.{0} .data.hot.{0} .bss.{0} .bss.hot.{0})\n",
+                    D->Name);
+  }
+}
+
+static void writeHotData(const LayoutPlan &P, raw_ostream &OS) {
+  std::vector<const HotDatum *> RO, Read, Written;
+  for (const HotDatum &D : P.HotData)
+    (D.Kind == DataKind::ROData ? RO : D.Written ? Written : Read)
+        .push_back(&D);
+  uint64_t Align = P.File.HotDataAlign;
+  if (!RO.empty()) {
+    OS << "\n/* Hot read-only data: " << RO.size() << " symbols from a "
+       << Align << "-byte boundary; --defsym=" << DataPadSymbol
+       << "=N moves it by N bytes. */\n";
+    OS << "SECTIONS\n{\n  .rodata.hot : ALIGN(" << Align << ")\n  {\n";
+    OS << "    . += " << padExpr(DataPadSymbol) << ";\n";
+    OS << "    __keel_hot_rodata_start = .;\n";
+    writeDataPatterns(RO, OS);
+    OS << "    *(.rodata.hot .rodata.hot.*)\n";
+    OS << "    __keel_hot_rodata_end = .;\n";
+    OS << "  }\n}\nINSERT BEFORE .rodata;\n";
+  }
+  if (Read.empty() && Written.empty())
+    return;
+  OS << "\n/* Hot writable data: " << Read.size() << " read-mostly, then "
+     << Written.size() << " written symbols on their own cache lines, from a "
+     << Align << "-byte boundary; --defsym=" << DataPadSymbol
+     << "=N moves it by N bytes. */\n";
+  OS << "SECTIONS\n{\n  .data.hot : ALIGN(" << Align << ")\n  {\n";
+  OS << "    . += " << padExpr(DataPadSymbol) << ";\n";
+  OS << "    __keel_hot_data_start = .;\n";
+  writeDataPatterns(Read, OS);
+  OS << "    . = ALIGN(64);\n";
+  OS << "    __keel_hot_data_written = .;\n";
+  writeDataPatterns(Written, OS);
+  OS << "    *(.data.hot .data.hot.* .bss.hot .bss.hot.*)\n";
+  OS << "    __keel_hot_data_end = .;\n";
+  OS << "  }\n}\nINSERT BEFORE .data;\n";
+}
+
+void writeLinkerScript(const LayoutPlan &P, ScriptFlavor Flavor,
+                       raw_ostream &OS) {
+  OS << "/* Keel layout plan for "
+     << (Flavor == ScriptFlavor::LLD ? "ld.lld" : "GNU ld") << " ("
+     << orderAlgorithmName(P.Order) << " order), generated by layout-order"
+     << (P.File.Binary.empty() ? "" : " from " + P.File.Binary)
+     << ". Use with -T; it inserts into the default layout. */\n";
+  // The knobs default to 0. PROVIDE_HIDDEN gives them a value without
+  // leaving an undefined symbol in .dynsym (which a bare DEFINED() test
+  // does with ld.lld); --defsym overrides it.
+  OS << "PROVIDE_HIDDEN(" << CodePadSymbol << " = 0);\n";
+  OS << "PROVIDE_HIDDEN(" << DataPadSymbol << " = 0);\n";
+  writeHotText(P, Flavor, OS);
+  writeColdText(P, OS);
+  writeHotData(P, OS);
+}
+
+static std::string percent(uint64_t Part, uint64_t Total) {
+  return formatv("{0:F2}%", Total ? 100.0 * Part / Total : 0.0).str();
+}
+
+void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
+  uint64_t Total = P.Graph.totalWeight();
+  size_t Executed = P.Graph.Nodes.size() - P.countOf(Temperature::Cold);
+  OS << "plan: " << P.Graph.Nodes.size() << " functions, " << Executed
+     << " executed, " << Total << " " << P.Graph.WeightUnit << "\n";
+  for (Temperature T : {Temperature::Hot, Temperature::Warm, Temperature::Cold})
+    OS << formatv("  {0,-4} {1,6} functions {2,8} of {3}\n", temperatureName(T),
+                  P.countOf(T), percent(P.weightOf(T), Total),
+                  P.Graph.WeightUnit);
+  OS << "order: " << orderAlgorithmName(P.Order) << ", hot text from a "
+     << P.File.HotTextAlign << "-byte boundary (" << CodePadSymbol << ")\n";
+  uint64_t Offset = 0;
+  for (size_t I = 0; I < P.HotOrder.size(); ++I) {
+    const FunctionNode &N = P.Graph.Nodes[P.HotOrder[I]];
+    OS << formatv("  {0,4} {1,-32} size {2,6} offset {3,7} weight {4} ({5})\n",
+                  I, N.Name, N.Size, Offset, N.Weight,
+                  percent(N.Weight, Total));
+    Offset += N.Size;
+  }
+  OS << "cold: " << P.Cold.size() << " functions to .text.unlikely\n";
+  OS << "hot data: " << P.HotData.size() << " symbols from a "
+     << P.File.HotDataAlign << "-byte boundary (" << DataPadSymbol << ")\n";
+  for (size_t I = 0; I < P.HotData.size(); ++I) {
+    const HotDatum &D = P.HotData[I];
+    OS << formatv("  {0,4} {1,-32} {2,-6} size {3,6} weight {4} {5}\n", I,
+                  D.Name, dataKindName(D.Kind), D.Size, D.Weight,
+                  D.Written ? "written" : "read");
+  }
+  OS << "call graph: " << P.Graph.Arcs.size() << " arcs\n";
+}
+
+} // namespace keel

@@ -1,0 +1,93 @@
+//===- Planner.cpp - classify, order, select hot data ---------------------===//
+#include "keel/Planner/Planner.h"
+#include "keel/Planner/Classify.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace llvm;
+
+namespace keel {
+
+size_t LayoutPlan::countOf(Temperature T) const {
+  return llvm::count(Classes, T);
+}
+
+uint64_t LayoutPlan::weightOf(Temperature T) const {
+  uint64_t W = 0;
+  for (size_t I = 0; I < Classes.size(); ++I)
+    if (Classes[I] == T)
+      W += Graph.Nodes[I].Weight;
+  return W;
+}
+
+/// Hot data: the heaviest data covering \p Coverage of all references,
+/// read-mostly first, then written, each group heaviest first (seed 002:
+/// hot data contiguous; written data apart so stores do not invalidate
+/// lines shared with data that is only read).
+static std::vector<HotDatum> selectHotData(std::vector<HotDatum> Data,
+                                           double Coverage) {
+  std::vector<uint64_t> W;
+  for (const HotDatum &D : Data)
+    W.push_back(D.Weight);
+  std::vector<Temperature> C = classifyByCoverage(W, Coverage);
+  std::vector<HotDatum> Read, Written;
+  for (size_t I = 0; I < Data.size(); ++I)
+    if (C[I] == Temperature::Hot)
+      (Data[I].Written ? Written : Read).push_back(std::move(Data[I]));
+  llvm::append_range(Read, Written);
+  return Read;
+}
+
+static Plan makePlanFile(const LayoutPlan &LP, const PlannerOptions &Opts) {
+  Plan P;
+  P.Binary = Opts.BinaryName;
+  P.BuildID = Opts.BuildID;
+  P.HotCoverage = Opts.HotCoverage;
+  P.FunctionAlign = Opts.FunctionAlign;
+  P.HotTextAlign = Opts.HotTextAlign;
+  P.HotDataAlign = Opts.HotDataAlign;
+  // Hot functions in planned order, then cold ones in address order. Warm
+  // functions stay where the compiler puts them, so they are not listed.
+  for (size_t I = 0; I < LP.HotOrder.size(); ++I) {
+    const FunctionNode &N = LP.Graph.Nodes[LP.HotOrder[I]];
+    P.Functions.push_back({N.Name, N.File, Temperature::Hot, I, N.Weight, 0});
+  }
+  for (uint32_t C : LP.Cold) {
+    const FunctionNode &N = LP.Graph.Nodes[C];
+    P.Functions.push_back({N.Name, N.File, Temperature::Cold, 0, 0, 0});
+  }
+  for (size_t I = 0; I < LP.HotData.size(); ++I) {
+    const HotDatum &D = LP.HotData[I];
+    P.Globals.push_back({D.Name, D.File, D.Kind, I, D.Weight, D.Written});
+  }
+  return P;
+}
+
+Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
+                                    const PlannerOptions &Opts) {
+  if (!(Opts.HotCoverage > 0 && Opts.HotCoverage <= 1))
+    return makeError("hot coverage {0} is not in (0, 1]", Opts.HotCoverage);
+  if (G.totalWeight() == 0)
+    return makeError("no function of the binary executed in the profile: "
+                     "nothing to plan");
+  LayoutPlan LP;
+  LP.Order = Opts.Order;
+  std::vector<uint64_t> W;
+  for (const FunctionNode &N : G.Nodes)
+    W.push_back(N.Weight);
+  LP.Classes = classifyByCoverage(W, Opts.HotCoverage);
+  std::vector<uint32_t> Hot;
+  for (uint32_t I = 0; I < G.Nodes.size(); ++I) {
+    if (LP.Classes[I] == Temperature::Hot)
+      Hot.push_back(I);
+    else if (LP.Classes[I] == Temperature::Cold)
+      LP.Cold.push_back(I);
+  }
+  LP.HotOrder = orderFunctions(Opts.Order, G, Hot);
+  LP.Graph = std::move(G);
+  LP.HotData = selectHotData(std::move(Data), Opts.DataCoverage);
+  LP.File = makePlanFile(LP, Opts);
+  return LP;
+}
+
+} // namespace keel

@@ -1,0 +1,260 @@
+//===- layout-order.cpp - plan a layout from a binary and its profiles ----===//
+//
+//   layout-order --binary BIN --profile P.fdata [--profile P2] -o PLAN_DIR
+//
+// Phases: open the binary -> read and merge the profiles -> resolve them to
+// addresses (stale symbols counted) -> call graph -> hot data ranking ->
+// plan -> write order.txt, layout.ld, layout.gnu.ld, plan.yaml,
+// callgraph.txt (each atomically; nothing is written if any step fails).
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Plan/Plan.h"
+#include "keel/Planner/Emit.h"
+#include "keel/Planner/Planner.h"
+#include "keel/Profile/Binary.h"
+#include "keel/Profile/Formats.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+#include <set>
+
+using namespace llvm;
+using namespace keel;
+
+static const char *Tool = "layout-order";
+
+static cl::OptionCategory Cat("layout-order options");
+static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat),
+                                       cl::desc("the profiled binary"),
+                                       cl::value_desc("file"));
+static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat),
+                                      cl::desc("a profile of the binary: BOLT fdata "
+                                               "or callgrind output "
+                                               "(repeatable; merged)"),
+                                      cl::value_desc("file"));
+static cl::opt<std::string> OutDir("o", cl::cat(Cat), cl::value_desc("dir"),
+                                   cl::desc("plan directory to write"));
+static cl::opt<std::string>
+    OrderName("order", cl::cat(Cat), cl::init("c3"),
+              cl::desc("hot function order: c3 | ph | cdsort | exttsp | none"));
+static cl::opt<double>
+    HotCoverage("hot-coverage", cl::cat(Cat), cl::init(0.99),
+                cl::desc("share of executed instructions in hot functions"));
+static cl::opt<double>
+    DataCoverage("data-coverage", cl::cat(Cat), cl::init(0.99),
+                 cl::desc("share of executed data references in hot data"));
+static cl::opt<uint64_t> HotTextAlign("hot-text-align", cl::cat(Cat),
+                                      cl::init(4096),
+                                      cl::desc("boundary the hot text starts on"));
+static cl::opt<uint64_t> HotDataAlign("hot-data-align", cl::cat(Cat),
+                                      cl::init(4096),
+                                      cl::desc("boundary the hot data starts on"));
+static cl::opt<uint64_t>
+    FunctionAlign("function-align", cl::cat(Cat), cl::init(64),
+                  cl::desc("alignment of hot functions (for the pass plugin)"));
+static cl::opt<bool> PrintPlan("print-plan", cl::cat(Cat),
+                               cl::desc("print a summary of the plan"));
+
+static bool isPowerOf2(uint64_t V) { return V && !(V & (V - 1)); }
+
+static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
+  PlannerOptions O;
+  auto A = parseOrderAlgorithm(OrderName);
+  if (!A)
+    return inputError("--order", 0, "unknown order '{0}' (c3, ph, cdsort, "
+                      "exttsp, none)", OrderName);
+  O.Order = *A;
+  for (auto [Name, V] : {std::pair<const char *, double>{"--hot-coverage",
+                                                         HotCoverage},
+                         {"--data-coverage", DataCoverage}})
+    if (!(V > 0 && V <= 1))
+      return inputError(Name, 0, "{0} is not in (0, 1]", V);
+  for (auto [Name, V] : {std::pair<const char *, uint64_t>{"--hot-text-align",
+                                                           HotTextAlign},
+                         {"--hot-data-align", HotDataAlign},
+                         {"--function-align", FunctionAlign}})
+    if (!isPowerOf2(V))
+      return inputError(Name, 0, "{0} is not a power of two", V);
+  O.HotCoverage = HotCoverage;
+  O.DataCoverage = DataCoverage;
+  O.HotTextAlign = HotTextAlign;
+  O.HotDataAlign = HotDataAlign;
+  O.FunctionAlign = FunctionAlign;
+  O.BinaryName = sys::path::filename(BinaryPath).str();
+  O.BuildID = Bin.buildID().str();
+  return O;
+}
+
+/// callgrind output starts with a "# callgrind format" comment or a
+/// "version:" header; everything else is taken for fdata.
+static bool isCallgrind(StringRef Text) {
+  Text = Text.ltrim();
+  return Text.starts_with("# callgrind format") || Text.starts_with("version:");
+}
+
+static Expected<BranchProfile> readProfiles(const Binary &Bin,
+                                            QualityReport &Quality) {
+  BranchProfile Merged;
+  for (const std::string &Path : Profiles) {
+    auto Text = readWholeFile(Path);
+    if (!Text)
+      return Text.takeError();
+    if (isCallgrind(*Text)) {
+      auto AP = readCallgrind(*Text, Path, Bin, Quality);
+      if (!AP)
+        return AP.takeError();
+      Merged.merge(symbolize(*AP, Bin, Quality));
+      continue;
+    }
+    auto P = readFdata(*Text, Path);
+    if (!P)
+      return P.takeError();
+    Merged.merge(*P);
+  }
+  return Merged;
+}
+
+/// How much of the profile names functions this binary has (stale or
+/// partial profiles): printed once as counts and percentages.
+static size_t reportProfileMatch(const BranchProfile &P, const Binary &Bin,
+                                 raw_ostream &OS) {
+  std::set<std::string> Named;
+  auto Note = [&](const Location &L) {
+    if (L.IsSymbol)
+      Named.insert(L.Name);
+  };
+  for (const auto &[K, C] : P.Branches) {
+    Note(K.first);
+    Note(K.second);
+  }
+  for (const auto &[K, C] : P.FallThroughs) {
+    Note(K.first);
+    Note(K.second);
+  }
+  for (const auto &[L, C] : P.Samples)
+    Note(L);
+  size_t Found = 0;
+  for (const std::string &N : Named)
+    Found += Bin.functionByBoltName(N) != nullptr;
+  if (Found < Named.size())
+    WithColor::warning(OS, Tool)
+        << (Named.size() - Found) << " of " << Named.size()
+        << " profiled functions ("
+        << formatv("{0:F2}", 100.0 * (Named.size() - Found) / Named.size())
+        << "%) are missing from " << Bin.path()
+        << " (stale or partial profile)\n";
+  return Found;
+}
+
+static Error writePlanDir(const LayoutPlan &LP) {
+  if (Error E = prepareOutputDir(OutDir))
+    return E;
+  auto Out = [&](StringRef Name, auto Render) {
+    SmallString<256> Path(OutDir);
+    sys::path::append(Path, Name);
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      Render(OS);
+      return Error::success();
+    });
+  };
+  if (Error E = Out("order.txt", [&](raw_ostream &OS) { writeOrderFile(LP, OS); }))
+    return E;
+  if (Error E = Out("layout.ld", [&](raw_ostream &OS) {
+        writeLinkerScript(LP, ScriptFlavor::LLD, OS);
+      }))
+    return E;
+  if (Error E = Out("layout.gnu.ld", [&](raw_ostream &OS) {
+        writeLinkerScript(LP, ScriptFlavor::GNU, OS);
+      }))
+    return E;
+  if (Error E = Out("callgraph.txt",
+                    [&](raw_ostream &OS) { writeCallGraphFile(LP, OS); }))
+    return E;
+  return Out("plan.yaml", [&](raw_ostream &OS) { writePlan(LP.File, OS); });
+}
+
+static Error run() {
+  // 1. The binary: its symbols are what the plan is made of.
+  auto BinOr = Binary::open(BinaryPath);
+  if (!BinOr)
+    return BinOr.takeError();
+  const Binary &Bin = **BinOr;
+  if (Bin.functions().empty())
+    return inputError(BinaryPath, 0, "has no function symbols (stripped?): "
+                      "nothing to plan; plan the unstripped binary");
+  auto Opts = plannerOptions(Bin);
+  if (!Opts)
+    return Opts.takeError();
+
+  // 2. The profiles, merged, then resolved to this binary's addresses.
+  QualityReport Quality;
+  auto Prof = readProfiles(Bin, Quality);
+  if (!Prof)
+    return Prof.takeError();
+  if (Prof->empty())
+    return inputError(Profiles.front(), 0,
+                      "the profile is empty: nothing to plan");
+  size_t Matched = reportProfileMatch(*Prof, Bin, errs());
+  if (Matched == 0)
+    return inputError(Profiles.front(), 0,
+                      "no function of the profile exists in {0}: the profile "
+                      "is for another binary; nothing to plan",
+                      BinaryPath);
+  AddressProfile AP = resolve(*Prof, Bin, Quality);
+  inferFallThroughs(Bin, AP, Quality);
+  uint64_t Records = Prof->Branches.size() + Prof->FallThroughs.size() +
+                     Prof->Samples.size();
+
+  // 3. Analyses: call graph, then the data the executed code touches.
+  auto G = buildCallGraph(Bin, AP, Quality);
+  if (!G)
+    return G.takeError();
+  auto Refs = collectDataReferences(Bin, AP, Quality);
+  if (!Refs)
+    return Refs.takeError();
+  QualityReport DataQuality;
+  std::vector<HotDatum> Data =
+      rankHotData(Bin.dataSymbols(), Bin.sections(), *Refs, DataQuality);
+  Quality.print(errs(), Tool, Records, "profile records");
+
+  // 4. The plan, then its files.
+  auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
+  if (!LP)
+    return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
+  if (PrintPlan) {
+    printPlanSummary(*LP, outs());
+    for (const auto &[What, N] : DataQuality.counts())
+      outs() << "  " << N << " of " << Refs->size()
+             << " referenced addresses: " << What << '\n';
+  }
+  if (!OutDir.empty())
+    return writePlanDir(*LP);
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::AddExtraVersionPrinter(
+      [](raw_ostream &OS) { OS << "layout-order (Keel) 0.1.0\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-order: plan a code and data layout from profiles\n\n"
+      "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
+      "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
+      "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld\n");
+  if (OutDir.empty() && !PrintPlan) {
+    WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
+                                      "--print-plan\n";
+    return ExitBadInput;
+  }
+  if (Error E = run())
+    return reportError(Tool, std::move(E));
+  return ExitOK;
+}
