@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "LayoutOpt.h"
 
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 
@@ -22,6 +23,10 @@ using namespace llvm;
 using namespace keel::layoutopt;
 
 static void registerCallbacks(PassBuilder &PB) {
+  // So -print-pipeline-passes, -print-after=layout-opt and friends know the
+  // pass by its pipeline name rather than its C++ class name.
+  if (PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks())
+    PIC->addClassToPassName(LayoutOptPass::name(), PassName);
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase Phase) {
         MPM.addPass(LayoutOptPass(Phase));
