@@ -41,7 +41,7 @@ json::Value toJSON(const Measurement &M) {
     O["instructions"] = static_cast<int64_t>(M.Instructions);
     O["counters"] = countersJSON(M.Counters);
     if (!M.Samples.empty())
-      O["samples"] = json::Array(M.Samples.begin(), M.Samples.end());
+      O["samples"] = json::Array(M.Samples);
   }
   return O;
 }
@@ -55,7 +55,7 @@ static json::Array measurementsJSON(const std::vector<Measurement> &Ms) {
 
 json::Value toJSON(const SweepResult &R) {
   json::Object O{{"binary", R.Binary},
-                 {"args", json::Array(R.Args.begin(), R.Args.end())},
+                 {"args", json::Array(R.Args)},
                  {"backend", R.Backend},
                  {"axis", R.Axis},
                  {"cache_geometry", R.CacheGeometry},
@@ -63,7 +63,7 @@ json::Value toJSON(const SweepResult &R) {
                  {"weights", countersJSON(R.Weights)},
                  {"measurements", measurementsJSON(R.Ms)},
                  {"instructions_differ", R.InstructionsDiffer},
-                 {"notes", json::Array(R.Notes.begin(), R.Notes.end())}};
+                 {"notes", json::Array(R.Notes)}};
   if (R.Compare)
     O["compare"] = json::Object{{"name", R.Compare->Name},
                                 {"binary", R.Compare->Binary},
@@ -110,7 +110,7 @@ bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
       !O.mapOptional("instructions_differ", R.InstructionsDiffer) ||
       !O.mapOptional("noise_floor", R.NoiseFloor))
     return false;
-  if (const json::Object *C = E.getAsObject()->getObject("compare")) {
+  if (const json::Value *C = E.getAsObject()->get("compare")) {
     Series S;
     json::ObjectMapper CO(*C, P.field("compare"));
     if (!CO.map("name", S.Name) || !CO.map("binary", S.Binary) ||
