@@ -146,6 +146,22 @@ TEST(StatsTest, DominantPeriodIgnoresOrderAndTrend) {
   EXPECT_EQ(P->Bytes, 512u);
 }
 
+TEST(StatsTest, DominantPeriodSurvivesMissingVariants) {
+  auto [X, Y] = squareWave(4096, 64, 2048, 5, 1, 12);
+  // Drop every seventh point, as failed variants would be.
+  std::vector<int64_t> X2;
+  std::vector<double> Y2;
+  for (size_t I = 0; I < X.size(); ++I)
+    if (I % 7 != 3) {
+      X2.push_back(X[I]);
+      Y2.push_back(Y[I]);
+    }
+  auto P = dominantPeriod(X2, Y2);
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->Bytes, 2048u);
+  EXPECT_GT(P->Strength, 0.8);
+}
+
 TEST(StatsTest, DominantPeriodOfNoiseIsWeak) {
   Rng R(11);
   std::vector<int64_t> X;
@@ -161,7 +177,8 @@ TEST(StatsTest, DominantPeriodOfNoiseIsWeak) {
 
 TEST(StatsTest, DominantPeriodRejectsBadGrids) {
   EXPECT_FALSE(dominantPeriod({0, 64, 128}, {1, 2, 3}));            // too few
-  EXPECT_FALSE(dominantPeriod({0, 64, 192, 256}, {1, 2, 1, 2}));    // uneven
+  EXPECT_FALSE(dominantPeriod({0, 64, 1000, 5000}, {1, 2, 1, 2}));   // sparse
+  EXPECT_FALSE(dominantPeriod({0, 64, 64, 128}, {1, 2, 1, 2}));     // repeated
   EXPECT_FALSE(dominantPeriod({0, 64, 128, 192}, {1, 2, 1}));       // sizes
   EXPECT_FALSE(dominantPeriod({0, 64, 128, 192, 256}, {3, 3, 3, 3, 3})); // flat
 }

@@ -27,6 +27,15 @@ std::string percent(double Fraction, unsigned Decimals) {
   return formatv("{0}%", format("%.*f", int(Decimals), Fraction * 100)).str();
 }
 
+Expected<double> parsePercent(StringRef Text) {
+  StringRef T = Text.trim();
+  T.consume_back("%");
+  double V;
+  if (T.trim().getAsDouble(V) || !(V >= 0) || std::isinf(V))
+    return makeError("'{0}' is not a percentage (e.g. 1% or 0.5%)", Text);
+  return V / 100;
+}
+
 SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
                         const CacheGeometry &G) {
   SeriesSummary S;

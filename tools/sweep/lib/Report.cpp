@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Report.h"
 
+#include "keel/Support/OutputFile.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -339,13 +341,14 @@ double percentTickStep(double MaxAbs) {
   double Pow = std::pow(10.0, std::floor(std::log10(MaxAbs)) - 1);
   for (;; Pow *= 10)
     for (double M : {1.0, 2.0, 2.5, 5.0})
-      if (MaxAbs / (M * Pow) <= 5)
+      if (MaxAbs / (M * Pow) <= 5 + 1e-9) // rounding must not add a tick
         return M * Pow;
 }
 
 struct Axes {
   int64_t XMin, XMax;
-  double YMax; // percent; the range is -YMax .. YMax
+  double YMax;  // percent; the range is -YMax .. YMax
+  double YStep; // percent between horizontal grid lines
   double x(int64_t Off) const {
     return Left + (PlotW - Left - Right) * double(Off - XMin) / (XMax - XMin);
   }
@@ -409,7 +412,7 @@ std::string legendLine(const SeriesSummary &S, StringRef Label) {
 void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
   double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
   // Horizontal grid and percent ticks.
-  double Step = percentTickStep(A.YMax);
+  double Step = A.YStep;
   int Decimals = Step >= 1 ? 0 : Step >= 0.1 ? 1 : 2;
   for (int I = -int(std::lround(A.YMax / Step)); I <= std::lround(A.YMax / Step);
        ++I) {
@@ -467,10 +470,11 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
     XMax = XMin + 1;
   MaxAbs = std::max(MaxAbs, 0.1);
   double Step = percentTickStep(MaxAbs);
-  Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step};
+  Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step, Step};
 
-  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << PlotW
-     << "\" height=\"" << PlotH << "\" viewBox=\"0 0 " << PlotW << " " << PlotH
+  int W = int(PlotW), H = int(PlotH);
+  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+     << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n";
   OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svgText(OS, PlotW / 2, 26, "middle",
@@ -623,6 +627,29 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
   OS << "<h2>Variants</h2>\n";
   htmlVariantTable(OS, R);
   OS << "</body>\n</html>\n";
+}
+
+Error writeReports(const SweepResult &R, const GateResult &G,
+                   const ReportFiles &F) {
+  using Writer = void (*)(raw_ostream &, const SweepResult &, const GateResult &);
+  auto Write = [&](StringRef Path, Writer W) -> Error {
+    if (Path.empty())
+      return Error::success();
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      W(OS, R, G);
+      return Error::success();
+    });
+  };
+  auto CSV = [](raw_ostream &OS, const SweepResult &R, const GateResult &) {
+    writeCSVReport(OS, R);
+  };
+  if (Error E = Write(F.JSON, writeJSONReport))
+    return E;
+  if (Error E = Write(F.CSV, CSV))
+    return E;
+  if (Error E = Write(F.SVG, writeSVGPlot))
+    return E;
+  return Write(F.HTML, writeHTMLReport);
 }
 
 } // namespace sweep

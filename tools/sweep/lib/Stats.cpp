@@ -151,48 +151,56 @@ MannWhitneyResult mannWhitneyU(ArrayRef<double> A, ArrayRef<double> B) {
 
 namespace {
 
-/// Sum of squares around the least-squares line through (I, Y[I]): the
+/// Sum of squares around the least-squares line through (X[I], Y[I]): the
 /// variation a slow drift (e.g. code growing with the pad) leaves to explain.
-double detrendedSS(ArrayRef<double> Y) {
-  double N = Y.size(), MX = (N - 1) / 2, MY = mean(Y), Sxy = 0, Sxx = 0;
+double detrendedSS(ArrayRef<double> X, ArrayRef<double> Y) {
+  double MX = mean(X), MY = mean(Y), Sxy = 0, Sxx = 0;
   for (size_t I = 0; I < Y.size(); ++I) {
-    Sxy += (I - MX) * (Y[I] - MY);
-    Sxx += (I - MX) * (I - MX);
+    Sxy += (X[I] - MX) * (Y[I] - MY);
+    Sxx += (X[I] - MX) * (X[I] - MX);
   }
   double Slope = Sxx > 0 ? Sxy / Sxx : 0, SS = 0;
   for (size_t I = 0; I < Y.size(); ++I) {
-    double R = Y[I] - MY - Slope * (I - MX);
+    double R = Y[I] - MY - Slope * (X[I] - MX);
     SS += R * R;
   }
   return SS;
 }
 
 /// Adjusted share of the detrended variation explained by a pattern that
-/// repeats every K samples plus a common linear drift (one mean per phase
-/// and one slope, fitted by least squares within phases).
-double foldScore(ArrayRef<double> Y, size_t K, double TrendSS) {
-  std::vector<double> SumI(K, 0), SumY(K, 0), Count(K, 0);
+/// repeats every K grid steps plus a common linear drift (one mean per phase
+/// and one slope, fitted by least squares within phases). \p X holds grid
+/// positions (offset / step, from 0); missing positions (failed variants)
+/// simply leave their phase with fewer points.
+double foldScore(ArrayRef<double> X, ArrayRef<double> Y, size_t K,
+                 double TrendSS) {
+  std::vector<double> SumX(K, 0), SumY(K, 0), Count(K, 0);
   for (size_t I = 0; I < Y.size(); ++I) {
-    SumI[I % K] += I;
-    SumY[I % K] += Y[I];
-    Count[I % K] += 1;
+    size_t P = size_t(X[I]) % K;
+    SumX[P] += X[I];
+    SumY[P] += Y[I];
+    Count[P] += 1;
   }
+  auto MeanX = [&](size_t I) { return SumX[size_t(X[I]) % K] / Count[size_t(X[I]) % K]; };
+  auto MeanY = [&](size_t I) { return SumY[size_t(X[I]) % K] / Count[size_t(X[I]) % K]; };
   double Sxy = 0, Sxx = 0;
   for (size_t I = 0; I < Y.size(); ++I) {
-    double DI = I - SumI[I % K] / Count[I % K];
-    Sxy += DI * (Y[I] - SumY[I % K] / Count[I % K]);
-    Sxx += DI * DI;
+    Sxy += (X[I] - MeanX(I)) * (Y[I] - MeanY(I));
+    Sxx += (X[I] - MeanX(I)) * (X[I] - MeanX(I));
   }
   double Slope = Sxx > 0 ? Sxy / Sxx : 0, SSE = 0;
   for (size_t I = 0; I < Y.size(); ++I) {
-    size_t P = I % K;
-    double R = Y[I] - SumY[P] / Count[P] - Slope * (I - SumI[P] / Count[P]);
+    double R = Y[I] - MeanY(I) - Slope * (X[I] - MeanX(I));
     SSE += R * R;
   }
-  double N = Y.size();
-  // Adjusted R^2: more phases always fit more noise, so charge for each of
-  // the K means (the line alone uses two parameters).
-  return 1 - (SSE / TrendSS) * (N - 2) / (N - K - 1);
+  double N = Y.size(), Phases = 0;
+  for (double C : Count)
+    Phases += C > 0;
+  if (N - Phases - 1 <= 0)
+    return -1;
+  // Adjusted R^2: more phases always fit more noise, so charge for each
+  // phase mean (the line alone uses two parameters).
+  return 1 - (SSE / TrendSS) * (N - 2) / (N - Phases - 1);
 }
 
 } // namespace
@@ -206,30 +214,39 @@ std::optional<PeriodEstimate> dominantPeriod(ArrayRef<int64_t> Offsets,
   for (size_t I = 0; I < N; ++I)
     Pts.push_back({Offsets[I], Values[I]});
   std::sort(Pts.begin(), Pts.end());
-  int64_t Step = Pts[1].first - Pts[0].first;
-  if (Step <= 0)
-    return std::nullopt;
-  for (size_t I = 1; I < N; ++I)
-    if (Pts[I].first - Pts[I - 1].first != Step)
-      return std::nullopt;
+  // The grid step is the gcd of the gaps, so failed (missing) variants
+  // leave holes instead of breaking the grid.
+  int64_t Step = 0;
+  for (size_t I = 1; I < N; ++I) {
+    int64_t Gap = Pts[I].first - Pts[I - 1].first;
+    if (Gap == 0)
+      return std::nullopt; // two values for one offset: not one grid
+    Step = std::gcd(Step, Gap);
+  }
+  size_t Positions = size_t((Pts.back().first - Pts.front().first) / Step) + 1;
+  if (Positions > 2 * N)
+    return std::nullopt; // more than half the grid missing: not a sweep grid
 
-  std::vector<double> Y;
-  for (const auto &P : Pts)
+  std::vector<double> X, Y;
+  for (const auto &P : Pts) {
+    X.push_back(double((P.first - Pts.front().first) / Step));
     Y.push_back(P.second);
+  }
   double Scale = std::max(std::fabs(mean(Y)), 1e-300);
-  double TrendSS = detrendedSS(Y);
+  double TrendSS = detrendedSS(X, Y);
   // Residual variation below 1e-12 of the mean is rounding, not a swing.
   if (TrendSS <= 1e-24 * Scale * Scale * N)
     return std::nullopt;
 
-  std::vector<double> Score(N / 2 + 1, -1);
+  // Candidates: at least two full cycles on the grid.
+  std::vector<double> Score(Positions / 2 + 1, -1);
   size_t Best = 0;
-  for (size_t K = 2; K <= N / 2; ++K) {
-    Score[K] = foldScore(Y, K, TrendSS);
+  for (size_t K = 2; K <= Positions / 2; ++K) {
+    Score[K] = foldScore(X, Y, K, TrendSS);
     if (Best == 0 || Score[K] > Score[Best])
       Best = K;
   }
-  if (Best == 0)
+  if (Best == 0 || Score[Best] <= -1)
     return std::nullopt;
   // A pattern of period P repeats with 2P too: prefer the fundamental, a
   // divisor of the winner that explains nearly as much (within 10%).

@@ -111,6 +111,10 @@ llvm::Expected<GateResult> evaluateGate(const SweepResult &R,
 /// SweepResult) for --baseline; bad JSON is an InputError naming the file.
 llvm::Expected<SweepResult> readResultFile(llvm::StringRef Path);
 
+/// Parse a --max-spread / tolerance value: "1%", "0.5%" or "1" (always
+/// percent) to a fraction (0.01); negative or non-numeric is an error.
+llvm::Expected<double> parsePercent(llvm::StringRef Text);
+
 /// "12.34%": the fixed format every report uses for a fraction.
 std::string percent(double Fraction, unsigned Decimals = 2);
 

@@ -47,6 +47,17 @@ void writeSVGPlot(llvm::raw_ostream &OS, const SweepResult &R,
 void writeHTMLReport(llvm::raw_ostream &OS, const SweepResult &R,
                      const GateResult &G);
 
+/// Output files requested on the command line ("" = not wanted, "-" =
+/// stdout).
+struct ReportFiles {
+  std::string JSON, CSV, SVG, HTML;
+};
+
+/// Render and write every requested file atomically (keel::writeOutput):
+/// a failure leaves no half-written file.
+llvm::Error writeReports(const SweepResult &R, const GateResult &G,
+                         const ReportFiles &F);
+
 /// Escape &, <, >, " and ' for XML/HTML text and attributes.
 std::string escapeXML(llvm::StringRef S);
 

@@ -102,8 +102,10 @@ inline constexpr double MinPeriodStrength = 0.5;
 /// the phases explain (adjusted R^2). The best
 /// score wins; a divisor of the winner whose score is within 10% of it is
 /// preferred, since a pattern with period P also repeats with 2P, 3P, ...
-/// std::nullopt when the grid is not evenly spaced, has fewer than 4 points,
-/// or the values do not vary.
+/// The step is the gcd of the gaps between offsets, so missing points (failed
+/// variants) are holes in the grid rather than errors. std::nullopt for fewer
+/// than 4 points, a repeated offset, a grid more than half empty, or values
+/// that do not vary.
 std::optional<PeriodEstimate> dominantPeriod(llvm::ArrayRef<int64_t> Offsets,
                                              llvm::ArrayRef<double> Values);
 
