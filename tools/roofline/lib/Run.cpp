@@ -156,7 +156,8 @@ Expected<RunReport> placeFromCosts(const InstructionCosts &Costs,
                                    const RunConfig &Cfg, unsigned LineSize) {
   RunReport R;
   double L1Bytes = 0, D1Miss = 0, LLMiss = 0;
-  uint64_t Unknown = Costs.UnknownObjectIr, Undecoded = 0;
+  uint64_t Unknown = Cfg.Function.empty() ? Costs.UnknownObjectIr : 0;
+  uint64_t Undecoded = 0;
   for (const auto &[Object, Addrs] : Costs.ByObject) {
     auto B = Binary::open(Object);
     if (!B) {
@@ -173,13 +174,17 @@ Expected<RunReport> placeFromCosts(const InstructionCosts &Costs,
       R.Instructions += C[Ir];
       D1Miss += double(C[D1mr] + C[D1mw]);
       LLMiss += double(C[DLmr] + C[DLmw]);
+      // valgrind may split one wide or line-crossing access into several
+      // references, so L1 bytes are executions x operand width, once for a
+      // read and once for a write.
+      double MemOps = double(C[Ir]) * ((C[Dr] > 0) + (C[Dw] > 0));
       auto Name = opcodeAt(**B, Addr);
       if (!Name) {
         Undecoded += C[Ir];
-        L1Bytes += double(C[Dr] + C[Dw]) * 8;
+        L1Bytes += MemOps * 8;
         continue;
       }
-      L1Bytes += double(C[Dr] + C[Dw]) * memoryWidthGuess(*Name);
+      L1Bytes += MemOps * memoryWidthGuess(*Name);
       FlopInfo FI = classifyOpcodeName(*Name);
       if (FI.Flops) {
         double F = double(C[Ir]) * FI.Flops;
@@ -191,11 +196,11 @@ Expected<RunReport> placeFromCosts(const InstructionCosts &Costs,
   if (!Cfg.Function.empty() && R.Instructions == 0)
     return makeError("function '{0}' executed no instructions", Cfg.Function);
   if (Unknown)
-    R.Quality.count("instructions in code that could not be disassembled "
-                    "(unknown objects, PLT stubs)",
+    R.Quality.count("in code that could not be disassembled (unknown "
+                    "objects, PLT stubs)",
                     Unknown);
   if (Undecoded)
-    R.Quality.count("instructions that did not decode", Undecoded);
+    R.Quality.count("did not decode", Undecoded);
 
   const Ceilings &C = Cfg.Roofs;
   R.Levels = {{"L1", L1Bytes, 0, 0, C.L1band},

@@ -1,7 +1,8 @@
 //===- Run.h - place a program on the roofline ------------------*- C++ -*-===//
 //
 // Counters first (perf_event), else a callgrind cache simulation:
-//   L1 bytes      = sum over instructions of (Dr + Dw) x memory width guess
+//   L1 bytes      = sum over memory instructions of executions x operand
+//                   width (guessed from the opcode), per read and per write
 //   L2 bytes      = (D1mr + D1mw) x line size
 //   beyond-LL     = (DLmr + DLmw) x line size (LL = this machine's L2 unless
 //                   --LL says otherwise), charged at the DRAM ceiling
