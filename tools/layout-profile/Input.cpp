@@ -130,6 +130,10 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   }
   LP.NumItems = LP.Addr.Branches.size() + LP.Addr.FallThroughs.size() +
                 LP.Addr.IPSamples.size();
+  if (LP.Format == ProfileFormat::PerfScript) {
+    LP.NumItems = LP.Addr.NumEntries;
+    LP.ItemName = "brstack entries";
+  }
   return LP;
 }
 

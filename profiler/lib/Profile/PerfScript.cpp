@@ -108,7 +108,8 @@ private:
   SmallVector<Entry, 32> Stack;
   std::vector<RawSample> Raw;
   uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
-  uint64_t BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OutsideIPs = 0;
   unsigned FirstAddrLine = 0;
 };
 
@@ -326,6 +327,7 @@ void PerfScriptParser::aggregate(ArrayRef<Entry> Stack, uint64_t Bias) {
       BranchCount &C = Branches[{From, To}];
       ++C.Count;
       C.Mispreds += E.Mispred;
+      OneExternal += Bin && (!From || !To);
     } else {
       ++BothExternal;
     }
@@ -430,6 +432,8 @@ Error PerfScriptParser::sample(StringRef Line) {
     }
     if (A)
       ++IPSamples[A];
+    else
+      ++OutsideIPs;
   } else {
     aggregate(Stack, Bias);
   }
@@ -485,18 +489,21 @@ Expected<AddressProfile> PerfScriptParser::finish() {
                       "(first one: {1:x}): a profile of another binary, or a "
                       "PIE without its PERF_RECORD_MMAP2 event",
                       Bin->path(), FirstAddr);
-  uint64_t Outside = NumAddrs - InsideAddrs;
-  if (Bin && Outside)
-    Quality.count("brstack addresses are outside the binary's code",
-                  Outside);
+  // Shares of all brstack entries (see the tools' summary line).
+  if (OneExternal)
+    Quality.count("have one end outside the binary's code (kept, that end "
+                  "as external)",
+                  OneExternal);
   if (BothExternal)
-    Quality.count("brstack entries with both ends outside the binary were "
-                  "dropped",
+    Quality.count("lie wholly outside the binary's code (dropped)",
                   BothExternal);
   if (Backwards)
-    Quality.count("fall-through ranges between entries run backwards and "
-                  "were dropped",
+    Quality.count("are followed by a fall-through range that runs backwards "
+                  "(range dropped)",
                   Backwards);
+  if (Bin && OutsideIPs)
+    Quality.count("are IP-only samples outside the binary's code (dropped)",
+                  OutsideIPs);
 
   AddressProfile AP;
   AP.BuildID = Bin ? Bin->buildID().str() : "";
@@ -508,6 +515,7 @@ Expected<AddressProfile> PerfScriptParser::finish() {
     AP.IPSamples.emplace(K, V);
   AP.Samples = std::move(Raw);
   AP.NumSamples = NumSamples;
+  AP.NumEntries = NumEntries;
   return AP;
 }
 
