@@ -116,7 +116,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Cat);
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "layout-record (Keel) 0.1\n"; });
-  cl::ParseCommandLineOptions(argc, argv, Overview);
+  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
+    return ExitBadInput; // conventions: bad usage is 2, not cl's 1
 
   RecordFn Record = nullptr;
   for (const auto &S : Sources)
