@@ -108,7 +108,9 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
     break;
   }
   case ProfileFormat::PerfScript: {
-    auto P = readPerfScript(Text, Path, Bin, Quality, PerfOpts);
+    // Stream real files (only the first page of the mapping was touched).
+    auto P = Path == "-" ? readPerfScript(Text, Path, Bin, Quality, PerfOpts)
+                         : readPerfScriptFile(Path, Bin, Quality, PerfOpts);
     if (!P)
       return P.takeError();
     LP.Addr = std::move(*P);
@@ -128,6 +130,10 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   }
   LP.NumItems = LP.Addr.Branches.size() + LP.Addr.FallThroughs.size() +
                 LP.Addr.IPSamples.size();
+  if (LP.Format == ProfileFormat::PerfScript) {
+    LP.NumItems = LP.Addr.NumEntries;
+    LP.ItemName = "brstack entries";
+  }
   return LP;
 }
 

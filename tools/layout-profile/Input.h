@@ -27,7 +27,8 @@ struct LoadedProfile {
   bool Symbolic = false;
   AddressProfile Addr;   ///< when !Symbolic
   BranchProfile Sym;     ///< when Symbolic
-  uint64_t NumItems = 0; ///< records or samples read, for quality shares
+  uint64_t NumItems = 0; ///< records or entries read, for quality shares
+  std::string ItemName = "profile records";
 };
 
 /// Read \p Path (format \p Want, or detected) with the optional binary.

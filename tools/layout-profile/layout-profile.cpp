@@ -83,8 +83,8 @@ Expected<std::unique_ptr<Binary>> openBinary() {
   return Binary::open(BinaryPath);
 }
 
-void printQuality(const QualityReport &Q, uint64_t Total) {
-  Q.print(errs(), Tool, Total, "profile records");
+void printQuality(const QualityReport &Q, const LoadedProfile &LP) {
+  Q.print(errs(), Tool, LP.NumItems, LP.ItemName);
 }
 
 Error runConvert(const Binary *Bin) {
@@ -133,7 +133,7 @@ Error runConvert(const Binary *Bin) {
         return Error::success();
       }))
     return E;
-  printQuality(Q, LP->NumItems);
+  printQuality(Q, *LP);
   return Error::success();
 }
 
@@ -188,7 +188,7 @@ Error runShow(const Binary *Bin) {
   SO.InputName = Inputs[0];
   if (Error E = showProfile(*LP, Bin, SO, Q, outs()))
     return E;
-  printQuality(Q, LP->NumItems);
+  printQuality(Q, *LP);
   return Error::success();
 }
 

@@ -536,29 +536,35 @@ void ProfileBuilder::addCalls() {
         AP.Branches[{Src, *I->Target}].Count += Count[Src];
       continue;
     }
-    if (C.DstObj == MainName && inst(C.Dst - Bias)) {
+    // Indirect calls into shared libraries (_start's call of
+    // __libc_start_main) have no address in this binary: not kept, as
+    // BOLT keeps them only as "[unknown]".
+    if (C.DstObj == MainName && inst(C.Dst - Bias))
       AP.Branches[{Src, C.Dst - Bias}].Count += C.Count;
-      continue;
-    }
-    Q.count("indirect calls into other objects (not kept)", C.Count);
   }
 }
 
-/// How often control left \p Addr other than to the next instruction.
+/// How often control left \p Addr other than to the next instruction. A
+/// call that returns counts as going on to the next instruction: BOLT keeps
+/// calls inside basic blocks, so a run continues over them (one that does
+/// not return shows up as fewer executions after it).
 uint64_t ProfileBuilder::exits(uint64_t Addr, const InstInfo &I) const {
   auto C = Count.find(Addr);
   uint64_t N = C == Count.end() ? 0 : C->second;
-  if (I.IsCall || I.IsReturn || (I.IsBranch && !I.IsConditional))
+  if (I.IsCall)
+    return 0;
+  if (I.IsReturn || (I.IsBranch && !I.IsConditional))
     return N;
   auto J = JumpsFrom.find(Addr);
   return std::min(N, J == JumpsFrom.end() ? 0 : J->second);
 }
 
 /// Cover the executed instructions with straight-line runs: a run starts
-/// where control arrives other than by falling through (a branch target, a
-/// return point) and ends where it leaves (a taken branch, call, return).
-/// Runs with the same start share a count; where runs from different
-/// starts meet, they continue together and the oldest ends first.
+/// where control arrives other than by falling through or returning (a
+/// branch target, a function entry) and ends where it leaves (a taken
+/// branch, a return, a call that does not come back). Where runs from
+/// different starts meet, they continue together and the oldest ends first.
+/// Each instruction's executions are thus covered exactly once.
 void ProfileBuilder::addRanges() {
   struct Open {
     uint64_t Start, N;
@@ -593,7 +599,7 @@ void ProfileBuilder::addRanges() {
     bool Continues = Next != Count.end() && Next->first == Addr + I.Size &&
                      Bin.functionAt(Next->first) == Bin.functionAt(Addr);
     if (Flow && !Continues) {
-      if (Next != Count.end() && Next->first == Addr + I.Size)
+      if (Next != Count.end() && Next->first == Addr + I.Size && !I.IsCall)
         Q.count("fall-throughs across a function boundary", Flow);
       endRuns(Addr, Flow);
       Flow = 0;

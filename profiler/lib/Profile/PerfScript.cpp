@@ -39,6 +39,8 @@
 #include "TextScan.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
@@ -65,7 +67,10 @@ public:
                    const PerfScriptOptions &Opts)
       : File(File), Bin(Bin), Quality(Quality), Opts(Opts), Code(Bin) {}
 
-  Expected<AddressProfile> parse(StringRef Text);
+  /// Parse whole lines of \p Text (the last may lack its newline).
+  Error consume(StringRef Text);
+  /// Summarise quality and hand out the profile.
+  Expected<AddressProfile> finish();
 
 private:
   template <typename... Ts> Error error(const char *Fmt, Ts &&...Vals) {
@@ -103,7 +108,8 @@ private:
   SmallVector<Entry, 32> Stack;
   std::vector<RawSample> Raw;
   uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
-  uint64_t BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OutsideIPs = 0;
   unsigned FirstAddrLine = 0;
 };
 
@@ -123,6 +129,103 @@ Error PerfScriptParser::address(StringRef Tok, StringRef Whole, uint64_t &A) {
   if (!parseHexMaybe0x(Tok, A))
     return error("bad hex address '{0}' in brstack entry '{1}'", Tok, Whole);
   return Error::success();
+}
+
+/// Hex digit values, -1 for anything else.
+struct HexTable {
+  int8_t V[256];
+  constexpr HexTable() : V() {
+    for (int I = 0; I < 256; ++I)
+      V[I] = -1;
+    for (int I = 0; I < 10; ++I)
+      V['0' + I] = int8_t(I);
+    for (int I = 0; I < 6; ++I)
+      V['a' + I] = V['A' + I] = int8_t(10 + I);
+  }
+};
+constexpr HexTable Hex;
+
+/// "0x" and up to 16 hex digits at P.
+inline bool fastHex(const char *&P, const char *End, uint64_t &V) {
+  if (End - P < 3 || P[0] != '0' || P[1] != 'x')
+    return false;
+  P += 2;
+  const char *Start = P;
+  uint64_t R = 0;
+  int8_t D;
+  while (P < End && (D = Hex.V[uint8_t(*P)]) >= 0) {
+    R = (R << 4) | uint64_t(D);
+    ++P;
+  }
+  V = R;
+  return P != Start && P - Start <= 16;
+}
+
+inline bool fastChar(const char *&P, const char *End, char C) {
+  if (P == End || *P != C)
+    return false;
+  ++P;
+  return true;
+}
+
+/// The usual spelling of an entry, "0xFROM/0xTO[/P/-/-/CYC[/TYPE[/SPEC]]]",
+/// scanned in one pass. False for anything else (build-id prefixes, bad
+/// input): the careful parser then takes the token.
+inline bool fastEntry(const char *&P, const char *End, Entry &E) {
+  auto AtEnd = [&] { return P == End || isBlank(*P); };
+  E = Entry{0, 0, false, false, false, false, 0, StringRef()};
+  if (!fastHex(P, End, E.From) || !fastChar(P, End, '/') ||
+      !fastHex(P, End, E.To))
+    return false;
+  if (AtEnd())
+    return true;
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  char F = *P++;
+  if (F != 'P' && F != 'M' && F != '-')
+    return false;
+  E.Mispred = F == 'M';
+  E.Predicted = F == 'P';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  F = *P++;
+  if (F != 'X' && F != '-')
+    return false;
+  E.InTx = F == 'X';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  F = *P++;
+  if (F != 'A' && F != '-')
+    return false;
+  E.Abort = F == 'A';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  if (*P == '-') {
+    ++P;
+  } else {
+    uint64_t C = 0;
+    const char *Start = P;
+    while (P < End && *P >= '0' && *P <= '9' && P - Start < 10)
+      C = C * 10 + uint64_t(*P++ - '0');
+    if (P == Start || C > UINT32_MAX)
+      return false;
+    E.Cycles = uint32_t(C);
+  }
+  if (AtEnd())
+    return true;
+  if (!fastChar(P, End, '/'))
+    return false;
+  const char *T = P;
+  while (P < End && *P != '/' && !isBlank(*P))
+    ++P;
+  if (!(P - T == 1 && *T == '-'))
+    E.Type = StringRef(T, P - T);
+  if (AtEnd())
+    return true;
+  ++P; // the '/' before the speculation field
+  while (P < End && *P != '/' && !isBlank(*P))
+    ++P;
+  return AtEnd();
 }
 
 Error PerfScriptParser::entry(StringRef Tok, Entry &E) {
@@ -224,6 +327,7 @@ void PerfScriptParser::aggregate(ArrayRef<Entry> Stack, uint64_t Bias) {
       BranchCount &C = Branches[{From, To}];
       ++C.Count;
       C.Mispreds += E.Mispred;
+      OneExternal += Bin && (!From || !To);
     } else {
       ++BothExternal;
     }
@@ -287,13 +391,25 @@ Error PerfScriptParser::sample(StringRef Line) {
   } else if (NumNumbers == 1) {
     HaveIP = parseHexMaybe0x(NumTok[0], IP);
   }
-  // The entries.
+  // The entries: one pass over the usual spelling, the careful parser (which
+  // also words the errors) for anything else.
+  const char *P = Tok.data(), *End = Line.data() + Line.size();
   while (!Tok.empty()) {
+    while (P < End && isBlank(*P))
+      ++P;
+    if (P == End)
+      break;
     Entry E;
-    if (Error Err = entry(Tok, E))
-      return Err;
+    const char *Q = P;
+    if (!fastEntry(Q, End, E)) {
+      Q = P;
+      while (Q < End && !isBlank(*Q))
+        ++Q;
+      if (Error Err = entry(StringRef(P, Q - P), E))
+        return Err;
+    }
     Stack.push_back(E);
-    Tok = nextToken(Line, Pos);
+    P = Q;
   }
   if (Stack.empty() && !HaveIP)
     return error("no brstack entries and no IP in this line");
@@ -316,6 +432,8 @@ Error PerfScriptParser::sample(StringRef Line) {
     }
     if (A)
       ++IPSamples[A];
+    else
+      ++OutsideIPs;
   } else {
     aggregate(Stack, Bias);
   }
@@ -343,7 +461,7 @@ Error PerfScriptParser::sample(StringRef Line) {
   return Error::success();
 }
 
-Expected<AddressProfile> PerfScriptParser::parse(StringRef Text) {
+Error PerfScriptParser::consume(StringRef Text) {
   const char *P = Text.data(), *End = P + Text.size();
   while (P < End) {
     const char *NL = static_cast<const char *>(memchr(P, '\n', End - P));
@@ -359,27 +477,33 @@ Expected<AddressProfile> PerfScriptParser::parse(StringRef Text) {
       continue;
     }
     if (Error E = sample(Line.drop_front(F)))
-      return std::move(E);
+      return E;
   }
+  return Error::success();
+}
 
+Expected<AddressProfile> PerfScriptParser::finish() {
   if (Bin && NumAddrs && !InsideAddrs)
     return inputError(File, FirstAddrLine,
                       "no address of this profile lies in the code of {0} "
                       "(first one: {1:x}): a profile of another binary, or a "
                       "PIE without its PERF_RECORD_MMAP2 event",
                       Bin->path(), FirstAddr);
-  uint64_t Outside = NumAddrs - InsideAddrs;
-  if (Bin && Outside)
-    Quality.count("brstack addresses are outside the binary's code",
-                  Outside);
+  // Shares of all brstack entries (see the tools' summary line).
+  if (OneExternal)
+    Quality.count("have one end outside the binary's code (kept, that end "
+                  "as external)",
+                  OneExternal);
   if (BothExternal)
-    Quality.count("brstack entries with both ends outside the binary were "
-                  "dropped",
+    Quality.count("lie wholly outside the binary's code (dropped)",
                   BothExternal);
   if (Backwards)
-    Quality.count("fall-through ranges between entries run backwards and "
-                  "were dropped",
+    Quality.count("are followed by a fall-through range that runs backwards "
+                  "(range dropped)",
                   Backwards);
+  if (Bin && OutsideIPs)
+    Quality.count("are IP-only samples outside the binary's code (dropped)",
+                  OutsideIPs);
 
   AddressProfile AP;
   AP.BuildID = Bin ? Bin->buildID().str() : "";
@@ -391,6 +515,7 @@ Expected<AddressProfile> PerfScriptParser::parse(StringRef Text) {
     AP.IPSamples.emplace(K, V);
   AP.Samples = std::move(Raw);
   AP.NumSamples = NumSamples;
+  AP.NumEntries = NumEntries;
   return AP;
 }
 
@@ -400,7 +525,48 @@ Expected<AddressProfile> readPerfScript(StringRef Text, StringRef FileName,
                                         const Binary *Bin,
                                         QualityReport &Quality,
                                         const PerfScriptOptions &Opts) {
-  return PerfScriptParser(FileName, Bin, Quality, Opts).parse(Text);
+  PerfScriptParser Parser(FileName, Bin, Quality, Opts);
+  if (Error E = Parser.consume(Text))
+    return std::move(E);
+  return Parser.finish();
+}
+
+Expected<AddressProfile> readPerfScriptFile(StringRef Path, const Binary *Bin,
+                                            QualityReport &Quality,
+                                            const PerfScriptOptions &Opts) {
+  // Read in chunks: perf script text runs to gigabytes, and neither a copy
+  // nor a mapping of it all should count against our memory.
+  Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
+  if (!FD)
+    return inputError(Path, 0, "cannot read: {0}", toString(FD.takeError()));
+  auto Close = make_scope_exit([&] { sys::fs::closeFile(*FD); });
+  PerfScriptParser Parser(Path, Bin, Quality, Opts);
+  std::vector<char> Buf(4 << 20);
+  size_t Have = 0;
+  while (true) {
+    Expected<size_t> N = sys::fs::readNativeFile(
+        *FD, MutableArrayRef<char>(Buf.data() + Have, Buf.size() - Have));
+    if (!N)
+      return inputError(Path, 0, "cannot read: {0}", toString(N.takeError()));
+    Have += *N;
+    if (*N == 0) { // end of file: the last line may lack its newline
+      if (Error E = Parser.consume(StringRef(Buf.data(), Have)))
+        return std::move(E);
+      break;
+    }
+    StringRef Data(Buf.data(), Have);
+    size_t LastNL = Data.rfind('\n');
+    if (LastNL == StringRef::npos) {
+      if (Have == Buf.size())
+        Buf.resize(Buf.size() * 2); // a line longer than the buffer
+      continue;
+    }
+    if (Error E = Parser.consume(Data.take_front(LastNL + 1)))
+      return std::move(E);
+    Have -= LastNL + 1;
+    memmove(Buf.data(), Buf.data() + LastNL + 1, Have);
+  }
+  return Parser.finish();
 }
 
 } // namespace keel

@@ -336,6 +336,19 @@ Expected<PerfRecording> readSampleFile(StringRef Text, StringRef FileName) {
 }
 
 void exportPerfScript(const PerfRecording &R, raw_ostream &OS) {
+  // Executable mappings first, as `perf script --show-mmap-events` prints
+  // them, so readers can map PIE and shared-library addresses back.
+  for (const Mapping &M : R.Mappings) {
+    if (M.Prot && !(M.Prot & 4 /*PROT_EXEC*/))
+      continue;
+    OS << format("%7u/%-7u %5llu.%09llu: PERF_RECORD_MMAP2 %u/%u: ", M.Pid,
+                 M.Tid, (unsigned long long)(M.Time / 1000000000),
+                 (unsigned long long)(M.Time % 1000000000), M.Pid, M.Tid)
+       << "[0x" << utohexstr(M.Start, true) << "(0x"
+       << utohexstr(M.Length, true) << ") @ 0x" << utohexstr(M.PgOff, true)
+       << " 00:00 0 0]: " << ((M.Prot & 1) ? 'r' : '-')
+       << ((M.Prot & 2) ? 'w' : '-') << 'x' << "p " << M.Path << '\n';
+  }
   for (const RecordedSample &RS : R.Samples) {
     const RawSample &X = RS.Sample;
     OS << format("%7u/%-7u %5llu.%09llu: %16llx", X.Pid, X.Tid,

@@ -132,7 +132,13 @@ TEST(SampleFile, PerfScriptExport) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   exportPerfScript(sampleRecording(), OS);
-  EXPECT_EQ(Text, "    100/101      1234.567890123:     555555555136 "
+  EXPECT_EQ(Text, "    100/100         0.000000005: PERF_RECORD_MMAP2 100/100: "
+                  "[0x555555554000(0x2000) @ 0x1000 00:00 0 0]: r-xp "
+                  "/tmp/dir with space/a.out\n"
+                  "    100/100         0.000000005: PERF_RECORD_MMAP2 100/100: "
+                  "[0x7f0000000000(0x2000) @ 0x1000 00:00 0 0]: r-xp "
+                  "/lib/libc.so.6\n"
+                  "    100/101      1234.567890123:     555555555136 "
                   "0x555555555130/0x555555555100/P/-/-/17 "
                   "0x5555555550f0/0x555555555120/M/X/A/3\n");
 }

@@ -40,6 +40,12 @@ readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
                const Binary *Bin, QualityReport &Quality,
                const PerfScriptOptions &Opts = {});
 
+/// readPerfScript on the file \p Path, read in chunks so that memory does
+/// not grow with the size of the text.
+llvm::Expected<AddressProfile>
+readPerfScriptFile(llvm::StringRef Path, const Binary *Bin,
+                   QualityReport &Quality, const PerfScriptOptions &Opts = {});
+
 /// BOLT fdata -> symbolic profile.
 llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,
                                         llvm::StringRef FileName);

@@ -31,9 +31,10 @@ void writeSampleFile(const PerfRecording &R, llvm::raw_ostream &OS);
 llvm::Expected<PerfRecording> readSampleFile(llvm::StringRef Text,
                                          llvm::StringRef FileName);
 
-/// The samples as `perf script -F pid,tid,time,ip,brstack --ns` prints
-/// them, for tools that read perf script text (readPerfScript, perf2bolt's
-/// text mode, llvm-profgen). Branch types are not part of that syntax.
+/// The recording as `perf script -F pid,tid,time,ip,brstack --ns
+/// --show-mmap-events` prints it (executable MMAP2 lines first, then one
+/// line per sample), for tools that read perf script text (readPerfScript,
+/// llvm-profgen). Branch types are not part of that syntax.
 void exportPerfScript(const PerfRecording &R, llvm::raw_ostream &OS);
 
 /// The part of \p R that ran in \p Bin, at link-time addresses: a mapping
