@@ -106,9 +106,14 @@ static Expected<BranchProfile> readProfiles(const Binary &Bin,
     if (!Text)
       return Text.takeError();
     if (isCallgrind(*Text)) {
-      auto AP = readCallgrind(*Text, Path, Bin, Quality);
+      // The reader counts its problems in its own units (instructions,
+      // calls), so they are reported apart from the record counts.
+      QualityReport ReaderQuality;
+      auto AP = readCallgrind(*Text, Path, Bin, ReaderQuality);
       if (!AP)
         return AP.takeError();
+      for (const auto &[What, N] : ReaderQuality.counts())
+        WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
       Merged.merge(symbolize(*AP, Bin, Quality));
       continue;
     }

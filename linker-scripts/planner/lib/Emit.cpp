@@ -26,6 +26,8 @@ bool isScriptSafeName(StringRef Name) {
 void writeOrderFile(const LayoutPlan &P, raw_ostream &OS) {
   for (uint32_t N : P.HotOrder)
     OS << P.Graph.Nodes[N].Name << '\n';
+  for (uint32_t N : P.WarmOrder)
+    OS << P.Graph.Nodes[N].Name << '\n';
 }
 
 void writeCallGraphFile(const LayoutPlan &P, raw_ostream &OS) {
@@ -43,7 +45,8 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
                          raw_ostream &OS) {
   uint64_t Align = P.File.HotTextAlign;
   OS << "/* Hot text: " << P.HotOrder.size()
-     << " functions in planned order from a " << Align
+     << " functions in planned order, then " << P.WarmOrder.size()
+     << " warm ones, from a " << Align
      << "-byte boundary; --defsym=" << CodePadSymbol
      << "=N moves all of it by N bytes. */\n";
   OS << "SECTIONS\n{\n";
@@ -58,14 +61,20 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   OS << "  .text.hot : ALIGN(" << Align << ")\n  {\n";
   OS << "    . += " << padExpr(CodePadSymbol) << ";\n";
   OS << "    __keel_hot_text_start = .;\n";
-  for (uint32_t N : P.HotOrder) {
-    StringRef Name = P.Graph.Nodes[N].Name;
-    if (!isScriptSafeName(Name))
-      continue;
-    OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n", Name);
-  }
+  auto Patterns = [&](ArrayRef<uint32_t> Nodes) {
+    for (uint32_t N : Nodes) {
+      StringRef Name = P.Graph.Nodes[N].Name;
+      if (isScriptSafeName(Name))
+        OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n",
+                      Name);
+    }
+  };
+  Patterns(P.HotOrder);
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
+  // The warm tail right behind the hot code, moving with it.
+  Patterns(P.WarmOrder);
+  OS << "    __keel_warm_text_end = .;\n";
   OS << "  }\n}\nINSERT BEFORE .text;\n";
 }
 
@@ -176,7 +185,10 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                   percent(N.Weight, Total));
     Offset += N.Size;
   }
-  OS << "cold: " << P.Cold.size() << " functions to .text.unlikely\n";
+  OS << "warm: " << P.WarmOrder.size() << " functions after the hot ones:";
+  for (uint32_t N : P.WarmOrder)
+    OS << ' ' << P.Graph.Nodes[N].Name;
+  OS << "\ncold: " << P.Cold.size() << " functions to .text.unlikely\n";
   OS << "hot data: " << P.HotData.size() << " symbols from a "
      << P.File.HotDataAlign << "-byte boundary (" << DataPadSymbol << ")\n";
   for (size_t I = 0; I < P.HotData.size(); ++I) {

@@ -39,6 +39,10 @@ struct LayoutPlan {
   CallGraph Graph;                    ///< the graph planned from
   std::vector<Temperature> Classes;   ///< per graph node
   std::vector<uint32_t> HotOrder;     ///< hot nodes, planned order
+  /// Warm nodes, ordered by the same algorithm; laid out right after the
+  /// hot ones (the tail of the profile still runs, and left in place it
+  /// conflicts with the hot code in a small I-cache: docs/planner.md).
+  std::vector<uint32_t> WarmOrder;
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
   OrderAlgorithm Order = DefaultOrderAlgorithm;
