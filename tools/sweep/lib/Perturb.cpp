@@ -22,11 +22,11 @@ Error checkRelinkTemplate(StringRef Option, StringRef T) {
     return any_of(*Words, [&](const std::string &W) { return StringRef(W).contains(P); });
   };
   if (!Has("{out}"))
-    return makeError("--{0} template has no {out} (where the variant binary "
+    return makeError("--{0} template has no {{out} (where the variant binary "
                      "goes): '{1}'",
                      Option, T);
   if (!Has("{pad}") && !Has("{padobj}"))
-    return makeError("--{0} template has no {pad} or {padobj} (the padding "
+    return makeError("--{0} template has no {{pad} or {{padobj} (the padding "
                      "bytes): '{1}'",
                      Option, T);
   return Error::success();
@@ -79,7 +79,7 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
     return makeError("unknown --axis '{0}' (code, data, stack, heap)", O.Axis);
   bool Layout = O.Axis == "code" || O.Axis == "data";
   if (Layout && O.RelinkTemplate.empty() && O.BoltFunction.empty())
-    return makeError("--axis={0} needs --relink='TEMPLATE {pad} {out}' (or "
+    return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
                      "--bolt-pad=FUNC for a binary linked with --emit-relocs)",
                      O.Axis);
   if (!Layout && (!O.RelinkTemplate.empty() || !O.BoltFunction.empty()))
@@ -116,7 +116,7 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
   if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
       O.CompareRelinkTemplate.empty())
     return makeError("--compare with --relink needs --compare-relink (how to "
-                     "relink the compared binary with {pad})");
+                     "relink the compared binary with {{pad})");
   std::unique_ptr<Perturber> P(new Perturber());
   P->Opts = std::move(O);
   P->WorkDir = std::move(WorkDir);
