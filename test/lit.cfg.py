@@ -42,7 +42,19 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
 if shutil.which("ld.bfd"):
     config.available_features.add("ld.bfd")
-if shutil.which("perf") and _works(["perf", "stat", "-e", "cycles", "true"]):
+def _has_pmu():
+    # `perf stat` exits 0 even when it prints "<not supported> cycles" (VMs
+    # without a virtual PMU), so look at what it counted.
+    try:
+        r = subprocess.run(["perf", "stat", "-x,", "-e", "cycles", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return r.returncode == 0 and "not supported" not in r.stderr \
+        and "not counted" not in r.stderr
+
+if shutil.which("perf") and _has_pmu():
     config.available_features.add("pmu")
 if shutil.which("chromium"):
     config.available_features.add("chromium")
