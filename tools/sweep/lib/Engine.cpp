@@ -249,7 +249,8 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
       return E;
   }
   if (O.Resume && O.JournalPath.empty())
-    return makeError("--resume needs a journal (--journal=FILE)");
+    return makeError("--resume needs a journal (--journal=FILE, or an output "
+                     "file such as --json=FILE whose journal is FILE.journal)");
   return Error::success();
 }
 
