@@ -82,7 +82,7 @@ cl::opt<std::string> Weights("weights",
                                       "(0 removes an event)"),
                              cl::cat(Cat));
 
-cl::opt<unsigned> Jobs("j", cl::desc("variants measured in parallel (sim; 0 = all cores)"),
+cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("variants measured in parallel (sim; 0 = all cores)"),
                        cl::init(0), cl::cat(Cat));
 cl::opt<unsigned> Timeout("timeout", cl::desc("seconds per variant run (0 = none)"),
                           cl::init(0), cl::cat(Cat));
