@@ -6,6 +6,7 @@
 #include "keel/Support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -67,6 +68,25 @@ std::string firstLineOf(StringRef Path, size_t Max) {
   return "";
 }
 
+/// llvm-bolt can move functions only in relocation mode, which needs the
+/// static relocations that -Wl,--emit-relocs keeps (.rela.text).
+static Error checkEmitRelocs(StringRef Bin) {
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!O)
+    return inputError(Bin, 0, "cannot read: {0}", toString(O.takeError()));
+  for (const object::SectionRef &S : O->getBinary()->sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (Name && Name->starts_with(".rela.text"))
+      return Error::success();
+    if (!Name)
+      consumeError(Name.takeError());
+  }
+  return inputError(Bin, 0,
+                    "--bolt-pad needs a binary linked with -Wl,--emit-relocs "
+                    "(llvm-bolt cannot move functions without its relocations)");
+}
+
 static bool isKnownAxis(StringRef A) {
   return A == "code" || A == "data" || A == "stack" || A == "heap";
 }
@@ -112,6 +132,9 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
       return inputError(Bin, 0, "no such file");
     if (!sys::fs::can_execute(Bin))
       return inputError(Bin, 0, "not an executable file");
+    if (!O.BoltFunction.empty())
+      if (Error E = checkEmitRelocs(Bin))
+        return std::move(E);
   }
   if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
       O.CompareRelinkTemplate.empty())
