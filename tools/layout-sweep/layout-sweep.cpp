@@ -82,7 +82,7 @@ cl::opt<std::string> Weights("weights",
                                       "(0 removes an event)"),
                              cl::cat(Cat));
 
-cl::opt<unsigned> Jobs("j", cl::desc("variants measured in parallel (sim; 0 = all cores)"),
+cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("variants measured in parallel (sim; 0 = all cores)"),
                        cl::init(0), cl::cat(Cat));
 cl::opt<unsigned> Timeout("timeout", cl::desc("seconds per variant run (0 = none)"),
                           cl::init(0), cl::cat(Cat));
@@ -91,7 +91,9 @@ cl::opt<std::string> Executor(
                          "command (e.g. 'srun -n1 {cmd}')"),
     cl::cat(Cat));
 cl::opt<std::string> JournalPath("journal",
-                                 cl::desc("append each finished measurement here"),
+                                 cl::desc("append each finished measurement here "
+                                          "(default: OUTPUT.journal beside the first "
+                                          "output file; removed when the sweep completes)"),
                                  cl::cat(Cat));
 cl::opt<bool> Resume("resume", cl::desc("continue a killed sweep from its journal"),
                      cl::cat(Cat));
@@ -230,11 +232,11 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.WorkDir = KeepDir;
   O.Resume = Resume;
   O.JournalPath = JournalPath;
-  ImplicitJournal = JournalPath.empty();
-  if (ImplicitJournal) {
-    std::string Out = firstOutputFile();
-    O.JournalPath = Out.empty() ? "layout-sweep.journal" : Out + ".journal";
-  }
+  // Default journal: beside the first output file (none without one, so
+  // concurrent sweeps never share a journal by accident).
+  ImplicitJournal = JournalPath.empty() && !firstOutputFile().empty();
+  if (ImplicitJournal)
+    O.JournalPath = firstOutputFile() + ".journal";
   return O;
 }
 

@@ -153,7 +153,7 @@ TEST(ReportTest, SVGPlot) {
   EXPECT_NE(S.find(">+5%<"), std::string::npos) << S;
   EXPECT_NE(S.find(">-5%<"), std::string::npos);
   EXPECT_EQ(S.find(">+6%<"), std::string::npos); // +-5% fits +-5% exactly
-  EXPECT_NE(S.find("width=\"960\" height=\"540\""), std::string::npos);
+  EXPECT_NE(S.find("width=\"960\" height=\"610\""), std::string::npos);
   EXPECT_NE(S.find(">0%<"), std::string::npos);
   EXPECT_NE(S.find("spread 10.53%, period 2048 B, 1 failed"),
             std::string::npos);

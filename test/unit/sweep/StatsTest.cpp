@@ -70,6 +70,28 @@ TEST(StatsTest, BootstrapCIContainsMedianAndNarrowsWithData) {
   EXPECT_EQ(Again->High, CS->High);
 }
 
+TEST(StatsTest, NormalizeByRoundRemovesSharedDrift) {
+  // Three commands with true costs 1, 2, 4; every round scales all of them by
+  // its own load factor.
+  std::vector<double> Load = {1.0, 1.5, 0.8, 3.0, 1.1};
+  std::vector<std::vector<double>> S(3);
+  for (double F : Load)
+    for (size_t C = 0; C < 3; ++C)
+      S[C].push_back(double(1 << C) * F);
+  S.push_back({7, 8}); // a different round count: left alone
+  auto N = normalizeByRound(S);
+  for (size_t C = 0; C < 3; ++C)
+    for (double X : N[C])
+      EXPECT_NEAR(X, N[C][0], 1e-12) << "command " << C;
+  EXPECT_NEAR(N[1][0] / N[0][0], 2, 1e-12);
+  EXPECT_NEAR(N[2][0] / N[0][0], 4, 1e-12);
+  EXPECT_EQ(N[3], S[3]);
+  // The overall median sets the unit: the middle command's value.
+  EXPECT_NEAR(N[1][0], median({1, 1.5, 0.8, 3, 1.1, 2, 3, 1.6, 6, 2.2, 4, 6,
+                               3.2, 12, 4.4}),
+              1e-12);
+}
+
 TEST(StatsTest, MannWhitneyKnownValues) {
   // A entirely above B: U = nA * nB, Z > 0, small p.
   std::vector<double> A = {10, 11, 12, 13, 14, 15, 16, 17};

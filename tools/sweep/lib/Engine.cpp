@@ -39,7 +39,7 @@ Error checkExecutorTemplate(StringRef T) {
   if (!Words)
     return makeError("--executor: {0}", toString(Words.takeError()));
   if (!is_contained(*Words, "{cmd}"))
-    return makeError("--executor template has no {cmd} word (where the "
+    return makeError("--executor template has no {{cmd} word (where the "
                      "variant's command goes): '{0}'",
                      T);
   return Error::success();
@@ -249,7 +249,8 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
       return E;
   }
   if (O.Resume && O.JournalPath.empty())
-    return makeError("--resume needs a journal (--journal=FILE)");
+    return makeError("--resume needs a journal (--journal=FILE, or an output "
+                     "file such as --json=FILE whose journal is FILE.journal)");
   return Error::success();
 }
 
@@ -319,22 +320,6 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   if (Error E = checkOptions(O, Offsets))
     return std::move(E);
 
-  // The backend's tools: a missing one is the machine's limit (exit 3).
-  std::string Tool;
-  if (O.Backend == "sim") {
-    Expected<std::string> V = findProgram("valgrind");
-    if (!V)
-      return V.takeError();
-    Tool = *V;
-  } else if (O.Backend == "perf") {
-    if (Error E = checkPerfCounters())
-      return std::move(E);
-    Expected<std::string> P = findProgram("perf");
-    if (!P)
-      return P.takeError();
-    Tool = *P;
-  }
-
   WorkDirGuard WD;
   if (O.WorkDir.empty()) {
     Expected<std::string> D = makePrivateTempDir("layout-sweep");
@@ -355,6 +340,22 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
       Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
   if (!P)
     return P.takeError();
+
+  // The backend's tools: a missing one is the machine's limit (exit 3).
+  std::string Tool;
+  if (O.Backend == "sim") {
+    Expected<std::string> V = findProgram("valgrind");
+    if (!V)
+      return V.takeError();
+    Tool = *V;
+  } else if (O.Backend == "perf") {
+    if (Error E = checkPerfCounters())
+      return std::move(E);
+    Expected<std::string> Perf = findProgram("perf");
+    if (!Perf)
+      return Perf.takeError();
+    Tool = *Perf;
+  }
 
   // Journal: what a killed sweep finished is not measured again.
   std::vector<Variant> All = gridVariants(O, Offsets);

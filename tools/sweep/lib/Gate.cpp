@@ -122,16 +122,26 @@ NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O) {
     return NoiseFloor{NoiseFloor::Deterministic, 0, 0, 0, 0};
   if (R.NoiseFloor.empty())
     return NoiseFloor{};
-  std::vector<std::vector<double>> AA;
-  for (const Measurement &M : R.NoiseFloor)
-    if (!M.Failed)
-      AA.push_back(M.Samples.empty() ? std::vector<double>{M.Cost} : M.Samples);
+  // Remove the round-to-round drift exactly as the time backend did for the
+  // variants' costs: normalise over every series measured in the same rounds.
+  std::vector<std::vector<double>> All;
   size_t Variants = 0, Rounds = 0;
   for (const Measurement &M : R.Ms)
     if (!M.Failed) {
       ++Variants;
       Rounds = std::max(Rounds, std::max<size_t>(M.Samples.size(), 1));
+      All.push_back(M.Samples);
     }
+  if (R.Compare)
+    for (const Measurement &M : R.Compare->Ms)
+      if (!M.Failed)
+        All.push_back(M.Samples);
+  size_t FirstCopy = All.size();
+  for (const Measurement &M : R.NoiseFloor)
+    if (!M.Failed)
+      All.push_back(M.Samples.empty() ? std::vector<double>{M.Cost} : M.Samples);
+  std::vector<std::vector<double>> Norm = normalizeByRound(All);
+  std::vector<std::vector<double>> AA(Norm.begin() + FirstCopy, Norm.end());
   return simulateNoiseFloor(AA, Variants, Rounds, O);
 }
 

@@ -6,6 +6,7 @@
 #include "keel/Support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -22,11 +23,11 @@ Error checkRelinkTemplate(StringRef Option, StringRef T) {
     return any_of(*Words, [&](const std::string &W) { return StringRef(W).contains(P); });
   };
   if (!Has("{out}"))
-    return makeError("--{0} template has no {out} (where the variant binary "
+    return makeError("--{0} template has no {{out} (where the variant binary "
                      "goes): '{1}'",
                      Option, T);
   if (!Has("{pad}") && !Has("{padobj}"))
-    return makeError("--{0} template has no {pad} or {padobj} (the padding "
+    return makeError("--{0} template has no {{pad} or {{padobj} (the padding "
                      "bytes): '{1}'",
                      Option, T);
   return Error::success();
@@ -67,6 +68,25 @@ std::string firstLineOf(StringRef Path, size_t Max) {
   return "";
 }
 
+/// llvm-bolt can move functions only in relocation mode, which needs the
+/// static relocations that -Wl,--emit-relocs keeps (.rela.text).
+static Error checkEmitRelocs(StringRef Bin) {
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!O)
+    return inputError(Bin, 0, "cannot read: {0}", toString(O.takeError()));
+  for (const object::SectionRef &S : O->getBinary()->sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (Name && Name->starts_with(".rela.text"))
+      return Error::success();
+    if (!Name)
+      consumeError(Name.takeError());
+  }
+  return inputError(Bin, 0,
+                    "--bolt-pad needs a binary linked with -Wl,--emit-relocs "
+                    "(llvm-bolt cannot move functions without its relocations)");
+}
+
 static bool isKnownAxis(StringRef A) {
   return A == "code" || A == "data" || A == "stack" || A == "heap";
 }
@@ -79,7 +99,7 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
     return makeError("unknown --axis '{0}' (code, data, stack, heap)", O.Axis);
   bool Layout = O.Axis == "code" || O.Axis == "data";
   if (Layout && O.RelinkTemplate.empty() && O.BoltFunction.empty())
-    return makeError("--axis={0} needs --relink='TEMPLATE {pad} {out}' (or "
+    return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
                      "--bolt-pad=FUNC for a binary linked with --emit-relocs)",
                      O.Axis);
   if (!Layout && (!O.RelinkTemplate.empty() || !O.BoltFunction.empty()))
@@ -112,11 +132,14 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
       return inputError(Bin, 0, "no such file");
     if (!sys::fs::can_execute(Bin))
       return inputError(Bin, 0, "not an executable file");
+    if (!O.BoltFunction.empty())
+      if (Error E = checkEmitRelocs(Bin))
+        return std::move(E);
   }
   if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
       O.CompareRelinkTemplate.empty())
     return makeError("--compare with --relink needs --compare-relink (how to "
-                     "relink the compared binary with {pad})");
+                     "relink the compared binary with {{pad})");
   std::unique_ptr<Perturber> P(new Perturber());
   P->Opts = std::move(O);
   P->WorkDir = std::move(WorkDir);

@@ -353,7 +353,9 @@ struct Axes {
     return Left + (PlotW - Left - Right) * double(Off - XMin) / (XMax - XMin);
   }
   double y(double Pct) const {
-    return Top + (PlotH - Top - Bottom) * (YMax - Pct) / (2 * YMax);
+    // 6% headroom so the extreme variants do not sit on the frame.
+    double Range = YMax * 1.06;
+    return Top + (PlotH - Top - Bottom) * (Range - Pct) / (2 * Range);
   }
 };
 
@@ -472,7 +474,16 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   double Step = percentTickStep(MaxAbs);
   Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step, Step};
 
-  int W = int(PlotW), H = int(PlotH);
+  // The legend goes below the chart, where it never hides a data point.
+  std::vector<std::pair<std::string, const char *>> Lines = {
+      {legendLine(G.Base, "base " + R.Binary), BaseColor}};
+  if (R.Compare && G.Compare)
+    Lines.push_back({legendLine(*G.Compare, "compare " + R.Compare->Binary),
+                     CmpColor});
+  if (G.Base.Period)
+    Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
+  const double LH = 18;
+  int W = int(PlotW), H = int(PlotH + LH * Lines.size() + 16);
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
      << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n";
@@ -494,15 +505,7 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   if (R.Compare)
     drawSeries(OS, A, R.Compare->Ms, CmpColor, "square");
 
-  // Legend, top-left inside the plot.
-  std::vector<std::pair<std::string, const char *>> Lines = {
-      {legendLine(G.Base, "base " + R.Binary), BaseColor}};
-  if (R.Compare && G.Compare)
-    Lines.push_back({legendLine(*G.Compare, "compare " + R.Compare->Binary),
-                     CmpColor});
-  if (G.Base.Period)
-    Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
-  double LX = Left + 10, LY = Top + 10, LH = 18;
+  double LX = Left, LY = PlotH + 2;
   size_t Longest = 0;
   for (const auto &L : Lines)
     Longest = std::max(Longest, L.first.size());

@@ -96,6 +96,34 @@ uint64_t Rng::next() {
   return Z ^ (Z >> 31);
 }
 
+std::vector<std::vector<double>>
+normalizeByRound(ArrayRef<std::vector<double>> Samples) {
+  std::vector<std::vector<double>> Out(Samples.begin(), Samples.end());
+  size_t Rounds = 0;
+  for (const std::vector<double> &S : Samples)
+    if (!S.empty()) {
+      Rounds = S.size();
+      break;
+    }
+  std::vector<double> All;
+  std::vector<std::vector<double>> ByRound(Rounds);
+  for (const std::vector<double> &S : Samples)
+    if (S.size() == Rounds)
+      for (size_t R = 0; R < Rounds; ++R) {
+        ByRound[R].push_back(S[R]);
+        All.push_back(S[R]);
+      }
+  double Scale = median(All);
+  for (std::vector<double> &S : Out)
+    if (S.size() == Rounds)
+      for (size_t R = 0; R < Rounds; ++R) {
+        double M = median(ByRound[R]);
+        if (M > 0)
+          S[R] = S[R] / M * Scale;
+      }
+  return Out;
+}
+
 std::optional<Interval> bootstrapMedianCI(ArrayRef<double> V, double Confidence,
                                           unsigned Resamples, uint64_t Seed) {
   if (V.size() < 2 || Resamples == 0)

@@ -124,7 +124,11 @@ Error runOnce(Job &J, const TimeOptions &O, bool Record) {
   return Error::success();
 }
 
-Measurement toMeasurement(const Job &J, const TimeOptions &O) {
+/// \p Normalized: this job's samples with the round-to-round drift removed
+/// (normalizeByRound over every job); the cost and its interval use them,
+/// Samples keeps the raw values.
+Measurement toMeasurement(const Job &J, ArrayRef<double> Normalized,
+                          const TimeOptions &O) {
   Measurement M;
   M.V = J.Cmd.V;
   if (J.Failed) {
@@ -133,8 +137,8 @@ Measurement toMeasurement(const Job &J, const TimeOptions &O) {
     return M;
   }
   M.Samples = O.Metric == TimeOptions::CPUTime ? J.Cpu : J.Wall;
-  M.Cost = median(M.Samples);
-  if (auto CI = bootstrapMedianCI(M.Samples, O.Confidence, O.Resamples, O.Seed)) {
+  M.Cost = median(Normalized);
+  if (auto CI = bootstrapMedianCI(Normalized, O.Confidence, O.Resamples, O.Seed)) {
     M.Counters["median_ci_low"] = CI->Low;
     M.Counters["median_ci_high"] = CI->High;
   }
@@ -196,6 +200,8 @@ Expected<TimeResult> TimeBackend::measure(ArrayRef<TimedCommand> Variants,
     if (!D)
       return D.takeError();
     Work = *D;
+  } else if (std::error_code EC = sys::fs::create_directories(Work)) {
+    return makeError("cannot create '{0}': {1}", Work, EC.message());
   }
   // Remove the copies (and our own directory) however we leave.
   std::vector<std::string> ToRemove;
@@ -249,9 +255,16 @@ Expected<TimeResult> TimeBackend::measure(ArrayRef<TimedCommand> Variants,
     }
   }
 
-  // 3. Medians and intervals.
+  // 3. Medians and intervals, after removing what each round shared.
+  std::vector<std::vector<double>> Raw;
   for (const Job &J : Jobs)
-    (J.IsCopy ? Res.NoiseFloor : Res.Ms).push_back(toMeasurement(J, Opts));
+    Raw.push_back(J.Failed ? std::vector<double>{}
+                  : Opts.Metric == TimeOptions::CPUTime ? J.Cpu
+                                                        : J.Wall);
+  std::vector<std::vector<double>> Norm = normalizeByRound(Raw);
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    (Jobs[I].IsCopy ? Res.NoiseFloor : Res.Ms)
+        .push_back(toMeasurement(Jobs[I], Norm[I], Opts));
   return Res;
 }
 

@@ -59,6 +59,14 @@ private:
 
 inline constexpr uint64_t DefaultSeed = 0x6b65656c2d737765ULL; // "keel-swe"
 
+/// Remove what every command of one round shares (machine load drifting
+/// between rounds): Samples[c][r] is command c's value in round r; each is
+/// divided by the median of round r over all commands and multiplied by the
+/// median of all samples, so units stay the same. Commands with a different
+/// number of rounds than the first (e.g. failed ones) are returned as given.
+std::vector<std::vector<double>>
+normalizeByRound(llvm::ArrayRef<std::vector<double>> Samples);
+
 struct Interval {
   double Low = 0, High = 0;
 };
