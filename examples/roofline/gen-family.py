@@ -6,7 +6,7 @@
 Per element the kernel reads m arrays streamed from memory (fresh data every
 outer iteration, 384 MiB each) and n arrays of LEN doubles that every outer
 iteration re-reads (n x 64 KiB: out of L1, inside L2), and does k flops:
-m+n-1 adds to combine them, e multiply-adds t = t*c + d (2 flops each) and one
+m+n-1 adds to combine them (a balanced tree), e multiply-adds t = t*c + d (2 flops each) and one
 add into an accumulator, so k = m + n + 2e (k - m - n must be even, >= 0).
 
 The loop is written with clang vector types (4 doubles) and four
@@ -34,6 +34,15 @@ def parse(name):
     if mm < 1 or e2 < 0 or e2 % 2:
         sys.exit(f"gen-family.py: {name}: need m >= 1 and k - m - n even and >= 0")
     return mm, n, k, e2 // 2
+
+
+def tree(terms):
+    """A balanced sum: the adds' latency chain is log2(m+n) deep, not m+n,
+    so the loop is bound by bandwidth rather than by one long dependency."""
+    while len(terms) > 1:
+        terms = [f"({terms[i]} + {terms[i + 1]})" if i + 1 < len(terms) else terms[i]
+                 for i in range(0, len(terms), 2)]
+    return terms[0]
 
 
 def source(name):
@@ -72,7 +81,7 @@ def source(name):
     w("    for (long j = 0; j < LEN / 4; j += 4) {")
     for u in range(4):
         terms = [f"A{i}[j + {u}]" for i in range(m)] + [f"B{i}[j + {u}]" for i in range(n)]
-        w(f"      v4 t{u} = " + " + ".join(terms) + ";")
+        w(f"      v4 t{u} = " + tree(terms) + ";")
         for _ in range(e):
             w(f"      t{u} = t{u} * vc + vd;")
         w(f"      s{u} += t{u};")

@@ -64,17 +64,21 @@ static cl::opt<std::string>
                     "\"intensity\", \"gflops\", \"estimate\"}]}"),
            cl::value_desc("points.json"), cl::sub(ChartCmd), cl::cat(Cat));
 static cl::opt<double> Mband("Mband", cl::desc("memory ceiling, GB/s"),
-                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> L2band("L2band", cl::desc("L2 ceiling, GB/s"),
-                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> L1band("L1band", cl::desc("L1 ceiling, GB/s"),
-                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> Ppeak("Ppeak", cl::desc("peak, GFLOP/s"),
-                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<bool> KComputer("k-computer",
                                cl::desc("use the paper's K computer ceilings "
                                         "(46/146/241 GB/s, 128 GFLOP/s)"),
-                               cl::sub(ModelCmd), cl::cat(Cat));
+                               cl::sub(ModelCmd), cl::sub(ChartCmd), cl::cat(Cat));
 
 // model
 static cl::opt<std::string> Input("input",
