@@ -121,6 +121,7 @@ struct Measurer {
   bool AVX2;
   uint64_t TargetBytes; ///< bytes moved per all-cores sample
   uint64_t ChunkBytes;  ///< bytes moved per one-core sample
+  uint64_t MinSamples;  ///< chunks per large-buffer measurement, at least
 
   double bestOf(unsigned T, const std::function<void(unsigned)> &Fn,
                 double WorkPerRun) const {
@@ -171,10 +172,15 @@ struct Measurer {
     if (Chunk >= N) {
       uint64_t Passes = std::max<uint64_t>(1, Chunk / N);
       Work(0, N); // warm the caches
-      for (unsigned R = 0; R < std::max(1u, Opts.Repeats) * 16; ++R)
+      for (unsigned R = 0; R < std::max(1u, Opts.Repeats) * (Opts.Quick ? 16 : 80); ++R)
         Time(0, N, Passes);
     } else {
-      for (unsigned R = 0; R < std::max(1u, Opts.Repeats); ++R)
+      // At least N passes and, when a pass is short, enough of them for
+      // MinSamples chunks: quiet moments are rare on a loaded VM.
+      size_t PerPass = N / Chunk;
+      uint64_t Passes = std::max<uint64_t>(
+          std::max(1u, Opts.Repeats), (MinSamples + PerPass - 1) / PerPass);
+      for (uint64_t R = 0; R < Passes; ++R)
         for (size_t B = 0; B + Chunk <= N; B += Chunk)
           Time(B, Chunk, 1);
     }
@@ -333,7 +339,7 @@ Expected<MachineReport> measureMachine(const MachineOptions &Opts) {
     Dram = Opts.Quick ? (32 << 20)
                       : std::clamp<uint64_t>(2 * C.L3, 256 << 20, 512 << 20);
   Measurer M{Opts, R.HasAVX2FMA, Opts.Quick ? (8ull << 20) : (32ull << 20),
-             1ull << 20};
+             1ull << 20, Opts.Quick ? 64u : 1000u};
 
   // Peak FLOP/s.
   for (bool Vector : {false, true}) {
