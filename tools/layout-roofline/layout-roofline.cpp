@@ -3,6 +3,7 @@
 //   layout-roofline model   --input=kernel.json [--machine=m.json | --Mband=..]
 //   layout-roofline machine [--quick] [--json] [--svg=chart.svg]
 //   layout-roofline run     [--machine=m.json] [--json] -- ./prog args...
+//   layout-roofline chart   --machine=m.json --points=p.json --svg=out.svg
 //
 // Each subcommand reads as its phases: inputs, work, report.
 //
@@ -28,6 +29,9 @@ static const char *Tool = "layout-roofline";
 static cl::SubCommand ModelCmd("model", "seed 003's estimate for a kernel");
 static cl::SubCommand MachineCmd("machine", "measure this machine's ceilings");
 static cl::SubCommand RunCmd("run", "place a program on the roofline");
+static cl::SubCommand ChartCmd("chart",
+                               "draw measured points against a machine's "
+                               "roofs (SVG)");
 
 static cl::OptionCategory Cat("layout-roofline options");
 
@@ -42,36 +46,54 @@ static cl::opt<std::string> Output("o", cl::desc("write the report here"),
 static cl::opt<std::string> SVG("svg", cl::desc("also write a roofline chart"),
                                 cl::value_desc("file.svg"), cl::sub(MachineCmd),
                                 cl::sub(RunCmd), cl::sub(ModelCmd),
-                                cl::cat(Cat));
+                                cl::sub(ChartCmd), cl::cat(Cat));
 static cl::opt<std::string>
     MachineFile("machine",
                 cl::desc("ceilings: a `machine --json` report or an object "
                          "with Mband, L2band, L1band, Ppeak"),
                 cl::value_desc("machine.json"), cl::sub(ModelCmd),
-                cl::sub(RunCmd), cl::cat(Cat));
+                cl::sub(RunCmd), cl::sub(ChartCmd), cl::cat(Cat));
 static cl::opt<std::string>
     Scope("scope", cl::desc("which ceilings of a machine report: one_core or "
                             "all_cores"),
           cl::init("one_core"), cl::sub(ModelCmd), cl::sub(RunCmd),
-          cl::cat(Cat));
+          cl::sub(ChartCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    Points("points",
+           cl::desc("points: {\"title\": .., \"points\": [{\"label\", "
+                    "\"intensity\", \"gflops\", \"estimate\"}]}"),
+           cl::value_desc("points.json"), cl::sub(ChartCmd), cl::cat(Cat));
 static cl::opt<double> Mband("Mband", cl::desc("memory ceiling, GB/s"),
-                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> L2band("L2band", cl::desc("L2 ceiling, GB/s"),
-                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> L1band("L1band", cl::desc("L1 ceiling, GB/s"),
-                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                             cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<double> Ppeak("Ppeak", cl::desc("peak, GFLOP/s"),
-                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::cat(Cat));
+                            cl::sub(ModelCmd), cl::sub(RunCmd), cl::sub(ChartCmd),
+                            cl::cat(Cat));
 static cl::opt<bool> KComputer("k-computer",
                                cl::desc("use the paper's K computer ceilings "
                                         "(46/146/241 GB/s, 128 GFLOP/s)"),
-                               cl::sub(ModelCmd), cl::cat(Cat));
+                               cl::sub(ModelCmd), cl::sub(ChartCmd), cl::cat(Cat));
 
 // model
 static cl::opt<std::string> Input("input",
                                   cl::desc("kernel description (JSON)"),
                                   cl::value_desc("kernel.json"),
                                   cl::sub(ModelCmd), cl::cat(Cat));
+static cl::opt<Overlap> OverlapMode(
+    "overlap", cl::desc("how the levels' transfer times combine"),
+    cl::values(clEnumValN(Overlap::Max, "max",
+                          "the paper: max(Mtime, L2time, L1time), rules "
+                          "(e)-(j) (default)"),
+               clEnumValN(Overlap::Sum, "sum",
+                          "extension: each array at its own level, times "
+                          "add")),
+    cl::init(Overlap::Max), cl::sub(ModelCmd), cl::cat(Cat));
 static cl::list<std::string>
     KernelNames("kernel", cl::desc("a kernel by name, e.g. 3M-8L2-16F"),
                 cl::sub(ModelCmd), cl::cat(Cat));
@@ -197,7 +219,7 @@ static Error runModel() {
                                            "--kernel=NAME");
   std::vector<Estimate> Estimates;
   for (const KernelCounts &K : Kernels) {
-    auto E = estimate(K, *C);
+    auto E = estimate(K, *C, OverlapMode);
     if (!E)
       return inputError(Input.empty() ? "<command line>" : Input.getValue(),
                         0, "{0}", toString(E.takeError()));
@@ -287,6 +309,42 @@ static Error runRun() {
                          [&](raw_ostream &OS) { printText(OS, *R); });
 }
 
+static Error runChart() {
+  auto C = ceilingsFromOptions();
+  if (!C)
+    return C.takeError();
+  if (SVG.empty())
+    return inputError("<command line>", 0, "chart needs --svg=FILE");
+  ChartData D = chartFor(*C, "measured points");
+  if (!Points.empty()) {
+    auto Text = readWholeFile(Points);
+    if (!Text)
+      return Text.takeError();
+    auto V = parseJSON(*Text, Points);
+    if (!V)
+      return V.takeError();
+    const json::Object *O = V->getAsObject();
+    const json::Array *A = O ? O->getArray("points") : nullptr;
+    if (!A)
+      return inputError(Points, 1, "expected an object with \"points\"");
+    if (auto T = O->getString("title"))
+      D.Title = T->str();
+    for (const json::Value &P : *A) {
+      const json::Object *PO = P.getAsObject();
+      auto X = PO ? PO->getNumber("intensity") : std::nullopt;
+      auto Y = PO ? PO->getNumber("gflops") : std::nullopt;
+      if (!X || !Y)
+        return inputError(Points, lineOfKey(*Text, "points"),
+                          "each point needs \"intensity\" and \"gflops\"");
+      ChartData::Point Pt{"", *X, *Y, PO->getNumber("estimate")};
+      if (auto L = PO->getString("label"))
+        Pt.Label = L->str();
+      D.Points.push_back(Pt);
+    }
+  }
+  return writeChart(D);
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
@@ -304,9 +362,11 @@ int main(int argc, char **argv) {
     E = runMachine();
   else if (RunCmd)
     E = runRun();
+  else if (ChartCmd)
+    E = runChart();
   else
     E = inputError("<command line>", 0,
-                   "give a subcommand: model, machine or run (see --help)");
+                   "give a subcommand: model, machine, run or chart (see --help)");
   if (E)
     return reportError(Tool, std::move(E));
   return 0;

@@ -130,8 +130,35 @@ TEST(RooflineModel, RulesMatchMinimum) {
       }
 }
 
+// The additive extension: 1M-4L2-5F with Mband 10, L2band 40 GB/s: time =
+// 8/10 + 32/40 = 1.6 ns per element, 5 flops -> 3.125 GFLOP/s (the paper's
+// max() would give 5/max(0.8, 40/40 = 1.0) = 5 GFLOP/s).
+TEST(RooflineModel, OverlapSum) {
+  Ceilings C;
+  C.Mband = 10;
+  C.L2band = 40;
+  C.L1band = 100;
+  C.Ppeak = 100;
+  auto Max = estimate(counts(1, 4, 0, 0, 5), C, Overlap::Max);
+  auto Sum = estimate(counts(1, 4, 0, 0, 5), C, Overlap::Sum);
+  ASSERT_TRUE(Max && Sum);
+  EXPECT_NEAR(Max->GFlops, 5.0, 1e-9);
+  EXPECT_EQ(Max->BoundBy, Bound::L2);
+  EXPECT_NEAR(Sum->GFlops, 3.125, 1e-9);
+  EXPECT_EQ(Sum->BoundBy, Bound::Memory); // 0.8 ns of 1.6 is memory's
+  auto Cap = estimate(counts(1, 0, 0, 0, 1000), C, Overlap::Sum);
+  ASSERT_TRUE(bool(Cap));
+  EXPECT_EQ(Cap->BoundBy, Bound::Compute);
+  EXPECT_EQ(Cap->Fraction, 1.0);
+}
+
 TEST(RooflineModel, BadInputs) {
-  EXPECT_FALSE(bool(estimate(counts(1, 0, 0, 0, 0), kComputerCeilings())));
+  Estimate NoFlops = est(counts(1, 0, 0, 0, 0));
+  EXPECT_FALSE(NoFlops.Estimable);
+  llvm::Expected<Estimate> Neg = estimate(counts(1, 0, 0, 0, -1),
+                                          kComputerCeilings());
+  EXPECT_FALSE(bool(Neg));
+  llvm::consumeError(Neg.takeError());
   Ceilings Z;
   llvm::Expected<Estimate> E = estimate(counts(1, 0, 0, 0, 1), Z);
   EXPECT_FALSE(bool(E));

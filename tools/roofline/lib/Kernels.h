@@ -22,8 +22,9 @@ constexpr double AVX2FMAFlopsPerIter = 12 * 2 * 4;
 void scalarFMA(uint64_t Iters);
 void avx2FMA(uint64_t Iters);
 
-/// Read kernel: sums N doubles (N a multiple of 32, A 64-byte aligned);
-/// 8 bytes and 1 flop per element. Returns the sum so it cannot be elided.
+/// Read kernel: sums N doubles (N a multiple of 32, A 32-byte aligned) as
+/// four interleaved streams (readAVX2); 8 bytes and 1 flop per element.
+/// Returns the sum so it cannot be elided.
 double readAVX2(const double *A, size_t N);
 double readScalar(const double *A, size_t N);
 /// Triad A[i] = B[i] + S*C[i]: 24 bytes (STREAM convention, no write-allocate)

@@ -67,20 +67,58 @@ static double fractionFor(double Band, double Ppeak, double Bytes, double K) {
   return (Band / Ppeak) / (Bytes / K);
 }
 
-Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C) {
+/// The Overlap::Sum extension: per-level times add; the level with the
+/// largest share is reported as the bound.
+static void estimateSum(const KernelCounts &KC, const Ceilings &C,
+                        Estimate &E) {
+  const double Elem = KC.ElementBytes;
+  double TM = KC.M * Elem / C.Mband, TL2 = KC.NL2 * Elem / C.L2band,
+         TL1 = KC.NL1L * Elem / C.L1band;
+  double T = TM + TL2 + TL1; // ns per iteration (bytes / (GB/s))
+  double Frac = T > 0 ? KC.K / (T * C.Ppeak) : 1;
+  Bound By = Bound::Memory;
+  if (TL2 > TM && TL2 >= TL1)
+    By = Bound::L2;
+  else if (TL1 > TM && TL1 > TL2)
+    By = Bound::L1;
+  if (Frac >= 1) {
+    Frac = 1;
+    By = Bound::Compute;
+  }
+  E.Fraction = Frac;
+  E.BoundBy = By;
+  E.GFlops = Frac * C.Ppeak;
+  E.Trace.push_back(formatv("(sum) extension, not the paper's rule (j): "
+                            "levels do not overlap, time = {0:f3} + {1:f3} + "
+                            "{2:f3} ns per iteration",
+                            TM, TL2, TL1));
+  E.Trace.push_back(formatv("estimate = {0:f3} of peak (largest share: {1}), "
+                            "{2:f2} GFLOP/s",
+                            E.Fraction, boundName(By), E.GFlops));
+}
+
+Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C,
+                            Overlap O) {
   if (!(C.Mband > 0 && C.L2band > 0 && C.L1band > 0 && C.Ppeak > 0))
     return makeError("ceilings must be positive (Mband {0}, L2band {1}, "
                      "L1band {2}, Ppeak {3})",
                      C.Mband, C.L2band, C.L1band, C.Ppeak);
   if (KC.M < 0 || KC.NL2 < 0 || KC.NL1S < 0 || KC.NL1L < 0)
     return makeError("kernel '{0}': counts must not be negative", KC.Name);
-  if (!(KC.K > 0))
-    return makeError("kernel '{0}': k (flops per iteration) must be positive",
+  if (KC.K < 0)
+    return makeError("kernel '{0}': k (flops per iteration) must not be "
+                     "negative",
                      KC.Name);
   if (KC.ElementBytes == 0)
     return makeError("kernel '{0}': element size must be positive", KC.Name);
 
   Estimate E;
+  if (KC.K == 0) { // e.g. a copy loop the compiler plugin found
+    E.Estimable = false;
+    E.WhyNot = "no floating-point operations (k = 0): nothing to estimate";
+    E.Trace.push_back(E.WhyNot);
+    return E;
+  }
   const double Elem = KC.ElementBytes;
   E.EM = fractionFor(C.Mband, C.Ppeak, KC.M * Elem, KC.K);
   E.EL2 = fractionFor(C.L2band, C.Ppeak, (KC.M + KC.NL2) * Elem, KC.K);
@@ -104,6 +142,11 @@ Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C) {
   E.Trace.push_back(formatv("(e) nL1_S = {0} < 10m = {1}: short L1 re-reads "
                             "are not considered",
                             fmtg(KC.NL1S), fmtg(10 * KC.M)));
+
+  if (O == Overlap::Sum) {
+    estimateSum(KC, C, E);
+    return E;
+  }
 
   double LongN = KC.NL1L + KC.NL2;
   E.UseL1 = LongN > E.L1Crossover * KC.M;
@@ -222,9 +265,6 @@ static Expected<KernelCounts> kernelFromObject(const json::Object &O,
                         F.Key);
     *F.Dst = *D;
   }
-  if (!(KC.K > 0))
-    return inputError(File, lineOfKey(Text, "k"),
-                      "kernel '{0}': \"k\" must be positive", KC.Name);
   if (auto E = O.getInteger("element_bytes")) {
     if (*E <= 0 || *E > 64)
       return inputError(File, lineOfKey(Text, "element_bytes"),

@@ -52,10 +52,19 @@ struct KernelCounts {
 };
 
 enum class Bound { Memory, L2, L1, Compute, None };
+
+/// How the levels' transfer times combine. Max is the paper's model
+/// (time = max(Mtime, L2time, L1time), rules (e)-(j)). Sum is an extension,
+/// not in the paper: each array is charged only at its own level and the
+/// times add, time = (m/Mband + nL2/L2band + nL1_L/L1band) * E. It fits a
+/// core whose memory streams and L2 re-reads queue for the same L1 fill
+/// buffers (see docs/roofline.md for the measurement that motivates it).
+enum class Overlap { Max, Sum };
 llvm::StringRef boundName(Bound B);
 
 struct Estimate {
-  /// Rule (e): false when nL1_S >= 10m (the paper makes no estimate then).
+  /// Rule (e): false when nL1_S >= 10m (the paper makes no estimate then);
+  /// also false for a loop without flops (k = 0).
   bool Estimable = true;
   std::string WhyNot;
   double EM = 0, EL2 = 0, EL1 = 0;   ///< uncapped peak fractions
@@ -72,8 +81,9 @@ struct Estimate {
 /// Apply rules (e)-(j) of section 5.4. The crossovers are computed from the
 /// ceilings (L2band/Mband - 1, L1band/Mband - 1) rather than the paper's
 /// rounded 2.17 and 4.23, so the rules and "the lowest of eM, eL2, eL1" agree.
-/// Errors: non-positive ceilings or k, negative counts.
-llvm::Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C);
+/// Errors: non-positive ceilings, negative counts.
+llvm::Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C,
+                                  Overlap O = Overlap::Max);
 
 /// Parse ceilings from JSON: an object with Mband/L2band/L1band/Ppeak, or a
 /// `layout-roofline machine --json` report (its "ceilings"."<Scope>" object).
