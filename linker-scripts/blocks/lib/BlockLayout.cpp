@@ -4,6 +4,7 @@
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/MC/MCInst.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Transforms/Utils/CodeLayout.h"
 
@@ -48,6 +49,19 @@ private:
   std::vector<FunctionBlocks> &Fns;
   std::map<uint64_t, std::pair<unsigned, unsigned>> Starts;
 };
+
+/// Instructions in block \p B (decoded linearly over its bytes).
+std::optional<uint64_t> countBlockInstructions(const Binary &Bin,
+                                               const BlockInfo &B) {
+  uint64_t N = 0;
+  if (Error E = Bin.forEachInstruction(
+          B.Addr, B.Addr + B.Size,
+          [&](const InstInfo &, const MCInst &) { ++N; })) {
+    consumeError(std::move(E));
+    return std::nullopt;
+  }
+  return N;
+}
 
 } // namespace
 
@@ -118,20 +132,37 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
       Prev = P.second;
     });
   }
-  // A taken branch into the start of a block of the same function is a CFG
-  // edge; the entry count of a block reached only by jumps comes from the
-  // range that starts there, so counts are not added twice here.
+  // A branch into the start of a block of the same function is a CFG edge.
+  // Profiles without ranges (fdata: BOLT stores fall-throughs as block-to-
+  // block edges) give block counts only through the records entering each
+  // block, calls into the entry included; with ranges those are already
+  // counted, so a block's count is the larger of the two.
+  std::map<std::pair<unsigned, unsigned>, uint64_t> Entered;
   for (const auto &[Br, C] : AP.Branches) {
     Stats.BranchCount += C.Count;
-    auto Src = Index.find(Br.first);
     auto Dst = Index.find(Br.second);
-    if (!Src || !Dst)
+    if (!Dst)
       continue;
     Stats.BranchCountMapped += C.Count;
-    if (Src->first != Dst->first ||
-        Fns[Dst->first].Blocks[Dst->second].Addr != Br.second)
-      continue; // calls, returns, tail calls: not intra-function edges
-    Fns[Src->first].Edges[{Src->second, Dst->second}] += C.Count;
+    if (Fns[Dst->first].Blocks[Dst->second].Addr != Br.second)
+      continue; // a return into the middle of a block
+    Entered[*Dst] += C.Count;
+    auto Src = Index.find(Br.first);
+    if (Src && Src->first == Dst->first)
+      Fns[Src->first].Edges[{Src->second, Dst->second}] += C.Count;
+  }
+  for (const auto &[Block, N] : Entered) {
+    BlockInfo &B = Fns[Block.first].Blocks[Block.second];
+    if (N > B.Count) {
+      // No range covered this block: estimate its instructions from size.
+      if (AP.FallThroughs.empty()) {
+        uint64_t Insts = 0;
+        if (auto IC = countBlockInstructions(Bin, B))
+          Insts = *IC;
+        Fns[Block.first].Instructions += Insts * (N - B.Count);
+      }
+      B.Count = N;
+    }
   }
   return Fns;
 }

@@ -1,0 +1,187 @@
+//===- layout-blocks.cpp - basic-block layout from a profile ---------------===//
+//
+//   layout-blocks --binary BIN --profile P [--profile P2] -o DIR
+//
+// BIN must be built with -fbasic-block-address-map. Phases: open the binary
+// -> load and merge the profiles (any format layout-profile reads) -> map
+// counts onto the blocks of .llvm_bb_addr_map -> Ext-TSP order and hot/cold
+// split per hot function -> write DIR/bbsections.txt (for clang's
+// -fbasic-block-sections=list=), DIR/order.txt (lld --symbol-ordering-file:
+// hot functions, then the cold parts) and, with --autofdo, DIR/autofdo.prof
+// (for -fprofile-sample-use=).
+//
+//===----------------------------------------------------------------------===//
+#include "Input.h"
+
+#include "keel/Blocks/AutoFDO.h"
+#include "keel/Blocks/BlockLayout.h"
+#include "keel/Profile/Binary.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/LineIterator.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace keel;
+
+static const char *Tool = "layout-blocks";
+static cl::OptionCategory Cat("layout-blocks options");
+static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat),
+    cl::desc("the profiled binary, built with -fbasic-block-address-map"));
+static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat),
+    cl::desc("a profile of the binary (fdata, pre-aggregated, perf script, "
+             "callgrind); repeatable, merged"));
+static cl::opt<std::string> OutDir("o", cl::Required, cl::cat(Cat),
+    cl::desc("output directory"), cl::value_desc("dir"));
+static cl::opt<double> HotCoverage("hot-coverage", cl::init(0.99), cl::cat(Cat),
+    cl::desc("lay out the functions covering this share of executed "
+             "instructions (default 0.99)"));
+static cl::opt<bool> NoSplit("no-split", cl::cat(Cat),
+    cl::desc("keep never-executed blocks in the function (no .cold part)"));
+static cl::opt<std::string> FunctionOrder("function-order", cl::cat(Cat),
+    cl::desc("an lld symbol order (e.g. layout-order's order.txt) to keep for "
+             "the hot functions; default: hottest first"));
+static cl::opt<bool> AutoFDO("autofdo", cl::cat(Cat),
+    cl::desc("also write autofdo.prof (needs DWARF line tables in the binary)"));
+static cl::opt<bool> JSON("json", cl::cat(Cat),
+    cl::desc("print the summary as JSON on stdout"));
+
+static Expected<AddressProfile> loadProfiles(const Binary &Bin,
+                                             QualityReport &Quality) {
+  AddressProfile Merged;
+  for (const std::string &Path : Profiles) {
+    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, {});
+    if (!LP)
+      return LP.takeError();
+    StringRef ID = LP->Symbolic ? LP->Sym.BuildID : LP->Addr.BuildID;
+    if (!ID.empty() && !Bin.buildID().empty() && ID != Bin.buildID())
+      return inputError(Path, 0, "profile of build-id {0}, binary has {1}",
+                        ID, Bin.buildID());
+    Merged.merge(LP->Symbolic ? resolve(LP->Sym, Bin, Quality) : LP->Addr);
+  }
+  return Merged;
+}
+
+static Expected<std::vector<std::string>> readOrder(StringRef Path) {
+  std::vector<std::string> Out;
+  if (Path.empty())
+    return Out;
+  auto MB = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  if (!MB)
+    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+  for (line_iterator L(**MB, /*SkipBlanks=*/true, '#'); !L.is_at_eof(); ++L)
+    Out.push_back(L->trim().str());
+  return Out;
+}
+
+static void printSummary(const BlockMapStats &S,
+                         ArrayRef<FunctionLayout> Layout) {
+  uint64_t Hot = 0, Cold = 0, Split = 0;
+  for (const FunctionLayout &L : Layout) {
+    Hot += L.HotOrder.size();
+    Cold += L.ColdBlocks.size();
+    Split += !L.ColdBlocks.empty();
+  }
+  if (JSON) {
+    json::Array Fns;
+    for (const FunctionLayout &L : Layout)
+      Fns.push_back(json::Object{{"name", L.Name},
+                                 {"weight", int64_t(L.Weight)},
+                                 {"hot_blocks", int64_t(L.HotOrder.size())},
+                                 {"cold_blocks", int64_t(L.ColdBlocks.size())},
+                                 {"exttsp_before", L.ScoreBefore},
+                                 {"exttsp_after", L.ScoreAfter}});
+    outs() << formatv("{0:2}\n", json::Value(json::Object{
+                                     {"version", 1},
+                                     {"functions_with_map", int64_t(S.FunctionsWithMap)},
+                                     {"coverage", S.coverage()},
+                                     {"laid_out", int64_t(Layout.size())},
+                                     {"split", int64_t(Split)},
+                                     {"functions", std::move(Fns)}}));
+    return;
+  }
+  outs() << formatv("{0}: {1} functions with a block map; {2:P2} of the "
+                    "profile mapped onto blocks\n",
+                    Tool, S.FunctionsWithMap, S.coverage());
+  outs() << formatv("{0}: laid out {1} hot functions: {2} hot blocks, {3} "
+                    "cold blocks split from {4} functions\n",
+                    Tool, Layout.size(), Hot, Cold, Split);
+}
+
+static Error run() {
+  // 1. The binary and its block map.
+  auto Bin = Binary::open(BinaryPath);
+  if (!Bin)
+    return Bin.takeError();
+  // 2. The profiles, merged, by address.
+  QualityReport Quality;
+  auto AP = loadProfiles(**Bin, Quality);
+  if (!AP)
+    return AP.takeError();
+  // 3. Counts on blocks; Ext-TSP and split per hot function.
+  BlockMapStats Stats;
+  auto Fns = mapProfileToBlocks(**Bin, *AP, Stats);
+  if (!Fns)
+    return Fns.takeError();
+  BlockLayoutOptions Opts;
+  Opts.HotCoverage = HotCoverage;
+  Opts.Split = !NoSplit;
+  std::vector<FunctionLayout> Layout = computeBlockLayout(*Fns, Opts);
+  if (Layout.empty())
+    return inputError(Profiles.front(), 0,
+                      "no profiled function of {0} has a block map: nothing "
+                      "to lay out",
+                      BinaryPath);
+  auto Order = readOrder(FunctionOrder);
+  if (!Order)
+    return Order.takeError();
+  // 4. Outputs, each written whole or not at all.
+  if (Error E = prepareOutputDir(OutDir))
+    return E;
+  auto In = [](StringRef Name) {
+    SmallString<256> P(OutDir);
+    sys::path::append(P, Name);
+    return std::string(P);
+  };
+  if (Error E = writeOutput(In("bbsections.txt"), [&](raw_ostream &OS) {
+        writeBasicBlockSectionsProfile(Layout, OS);
+        return Error::success();
+      }))
+    return E;
+  if (Error E = writeOutput(In("order.txt"), [&](raw_ostream &OS) {
+        writeBlockSymbolOrder(*Order, Layout, OS);
+        return Error::success();
+      }))
+    return E;
+  if (AutoFDO)
+    if (Error E = writeOutput(In("autofdo.prof"), [&](raw_ostream &OS) {
+          return writeAutoFDOProfile(**Bin, *AP, OS, Quality);
+        }))
+      return E;
+  Quality.print(errs(), Tool, AP->Branches.size() + AP->FallThroughs.size(),
+                "profile records");
+  printSummary(Stats, Layout);
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter([](raw_ostream &OS) { OS << "layout-blocks (Keel) 0.1.0\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "
+      "profiles\n\n"
+      "  layout-blocks --binary BIN --profile P -o DIR\n"
+      "  clang -O2 -ffunction-sections -fbasic-block-sections=list=DIR/bbsections.txt ...\n"
+      "  clang -fuse-ld=lld -Wl,--symbol-ordering-file=DIR/order.txt ...\n");
+  if (Error E = run())
+    return reportError(Tool, std::move(E));
+  return 0;
+}
