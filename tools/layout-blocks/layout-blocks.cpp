@@ -26,6 +26,7 @@
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
 using namespace keel;
@@ -159,11 +160,16 @@ static Error run() {
         return Error::success();
       }))
     return E;
-  if (AutoFDO)
+  if (AutoFDO) {
+    // Its own report: its unit is executed instruction addresses.
+    QualityReport Lines;
     if (Error E = writeOutput(In("autofdo.prof"), [&](raw_ostream &OS) {
-          return writeAutoFDOProfile(**Bin, *AP, OS, Quality);
+          return writeAutoFDOProfile(**Bin, *AP, OS, Lines);
         }))
       return E;
+    for (const auto &[What, N] : Lines.counts())
+      WithColor::warning(errs(), Tool) << N << ' ' << What << '\n';
+  }
   Quality.print(errs(), Tool, AP->Branches.size() + AP->FallThroughs.size(),
                 "profile records");
   printSummary(Stats, Layout);

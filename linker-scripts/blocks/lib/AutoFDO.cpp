@@ -4,8 +4,10 @@
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/DebugInfo/Symbolize/Symbolize.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace llvm;
@@ -44,7 +46,8 @@ public:
     symbolize::LLVMSymbolizer::Options Opts;
     Opts.Demangle = false;
     Opts.UseSymbolTable = true;
-    Opts.PathStyle = DILineInfoSpecifier::FileLineInfoKind::None;
+    // With FileLineInfoKind::None DWARFContext fills in no line at all.
+    Opts.PathStyle = DILineInfoSpecifier::FileLineInfoKind::RawValue;
     Sym = std::make_unique<symbolize::LLVMSymbolizer>(Opts);
   }
 
@@ -54,13 +57,13 @@ public:
         Bin.object(), {Addr, object::SectionedAddress::UndefSection});
     if (!Frames) {
       consumeError(Frames.takeError());
-      Quality.count("executed addresses have no line information");
+      ++NoLines;
       return nullptr;
     }
     unsigned N = Frames->getNumberOfFrames();
     if (N == 0 || Frames->getFrame(N - 1).Line == 0 ||
         Frames->getFrame(N - 1).FunctionName == DILineInfo::BadString) {
-      Quality.count("executed addresses have no line information");
+      ++NoLines;
       return nullptr;
     }
     SampleNode *Node = &Top[Frames->getFrame(N - 1).FunctionName];
@@ -86,6 +89,9 @@ public:
     if (SampleNode *Node = nodeAt(From, Loc))
       Node->Calls[Loc][Callee.str()] += Count;
   }
+
+  uint64_t NoLines = 0; ///< executed addresses without line information
+  bool empty() const { return Top.empty(); }
 
   void addHead(StringRef Fn, uint64_t Count) { Top[Fn.str()].Head += Count; }
 
@@ -141,13 +147,51 @@ private:
   std::map<std::string, SampleNode> Top;
 };
 
+/// Profiles without ranges (fdata keeps fall-throughs as block-to-block
+/// edges): every record entering an address T starts a straight run that
+/// ends at the next address that is the source of some record, or at a
+/// return or unconditional jump, decoding forward from T.
+std::map<std::pair<uint64_t, uint64_t>, uint64_t>
+rangesFromBranches(const AddressProfile &AP, const Binary &Bin) {
+  std::set<uint64_t> Sources;
+  std::map<uint64_t, uint64_t> Entered;
+  for (const auto &[Br, C] : AP.Branches) {
+    Sources.insert(Br.first);
+    Entered[Br.second] += C.Count;
+  }
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> Ranges;
+  for (const auto &[Start, N] : Entered) {
+    const SymbolInfo *F = Bin.functionAt(Start);
+    if (!F || !N)
+      continue;
+    uint64_t End = F->Size ? F->Addr + F->Size : UINT64_MAX;
+    uint64_t Addr = Start;
+    while (Addr < End) {
+      auto I = Bin.instructionAt(Addr);
+      if (!I) {
+        consumeError(I.takeError());
+        break;
+      }
+      if (Sources.count(Addr) || I->IsReturn ||
+          (I->IsBranch && !I->IsConditional)) {
+        Ranges[{Start, Addr}] += N;
+        break;
+      }
+      Addr += I->Size;
+    }
+  }
+  return Ranges;
+}
+
 } // namespace
 
 Error writeAutoFDOProfile(const Binary &Bin, const AddressProfile &AP,
                           raw_ostream &OS, QualityReport &Quality) {
   // Execution count of every instruction, from the fall-through ranges.
   std::map<uint64_t, uint64_t> InstCounts;
-  for (const auto &[Range, N] : AP.FallThroughs) {
+  auto Ranges = AP.FallThroughs.empty() ? rangesFromBranches(AP, Bin)
+                                        : AP.FallThroughs;
+  for (const auto &[Range, N] : Ranges) {
     auto End = Bin.nextInstruction(Range.second);
     if (!End) {
       consumeError(End.takeError());
@@ -181,9 +225,20 @@ Error writeAutoFDOProfile(const Binary &Bin, const AddressProfile &AP,
     }
     if (!I->IsCall)
       continue;
-    B.addCall(Br.first, Callee->Name, C.Count);
-    B.addHead(Callee->Name, C.Count);
+    // A call through the PLT is a call of the function itself.
+    StringRef Name = Callee->Name;
+    Name.consume_back("@plt");
+    B.addCall(Br.first, Name, C.Count);
+    B.addHead(Name, C.Count);
   }
+  if (B.NoLines)
+    Quality.count("executed instruction addresses without line information "
+                  "(not exported)",
+                  B.NoLines);
+  if (B.empty())
+    return inputError(Bin.path(), 0,
+                      "no executed address has line information: build with "
+                      "-g (DWARF 4 for valgrind) to export an AutoFDO profile");
   B.write(OS);
   return Error::success();
 }

@@ -27,7 +27,8 @@ namespace keel {
 class Binary;
 
 /// Write \p AP as an AutoFDO text sample profile for \p Bin (which must have
-/// DWARF line tables). Addresses without line info are counted in \p Quality.
+/// DWARF line tables). Executed instruction addresses without line info
+/// are counted in \p Quality; error if none has any.
 llvm::Error writeAutoFDOProfile(const Binary &Bin, const AddressProfile &AP,
                                 llvm::raw_ostream &OS, QualityReport &Quality);
 
