@@ -148,6 +148,20 @@ Error Binary::index() {
                                 return A.Addr == B.Addr;
                               }),
                   Functions.end());
+  // Size-0 functions (_init, _fini, hand-written asm) run to the next
+  // function or the end of their section, whichever comes first.
+  for (size_t I = 0; I < Functions.size(); ++I) {
+    SymbolInfo &F = Functions[I];
+    if (F.Size || !F.IsFunction)
+      continue;
+    const SectionInfo *Sec = sectionAt(F.Addr);
+    if (!Sec || !Sec->IsExec)
+      continue;
+    uint64_t End = Sec->Addr + Sec->Size;
+    if (I + 1 < Functions.size())
+      End = std::min(End, Functions[I + 1].Addr);
+    F.Size = End - F.Addr;
+  }
   indexNames();
   return Error::success();
 }
