@@ -27,9 +27,10 @@ cl::OptionCategory PerfCategory("layout-record --source=perf options");
 
 static cl::opt<std::string>
     PerfEvent("event",
-              cl::desc("sampling event: cycles, instructions, branches, or a "
+              cl::desc("sampling event: cycles, instructions, branches, a "
                        "libpfm4 name (BR_INST_RETIRED.NEAR_TAKEN, AMD's "
-                       "RETIRED_TAKEN_BRANCH_INSTRUCTIONS)"),
+                       "RETIRED_TAKEN_BRANCH_INSTRUCTIONS), or the software "
+                       "clock cpu-clock (no PMU, no branch stacks)"),
               cl::init("cycles"), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfLBR("lbr",
@@ -62,6 +63,11 @@ static cl::opt<bool> PerfNoInherit("no-inherit",
                                    cl::desc("do not follow threads and "
                                             "children"),
                                    cl::cat(PerfCategory));
+static cl::opt<bool>
+    PerfDataMmaps("data-mmaps",
+                  cl::desc("also record mappings of data (mmap_data), for "
+                           "data-layout work"),
+                  cl::cat(PerfCategory));
 static cl::opt<unsigned>
     PerfMmapPages("mmap-pages",
                   cl::desc("data pages per ring buffer (a power of two)"),
@@ -73,8 +79,9 @@ static cl::opt<std::string>
                 cl::value_desc("file"), cl::cat(PerfCategory));
 static cl::opt<std::string> PerfExport(
     "export",
-    cl::desc("write --samples in another format: perf-script (perf script "
-             "-F pid,tid,time,ip,brstack --ns text)"),
+    cl::desc("write --samples in another format: perf-script (the text of "
+             "perf script -F pid,tid,time,ip,brstack --ns "
+             "--show-mmap-events)"),
     cl::value_desc("format"), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfReplay("replay",
@@ -138,6 +145,7 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   Opts.Kernel = PerfKernel;
   Opts.Inherit = !PerfNoInherit;
   Opts.MmapPages = PerfMmapPages;
+  Opts.DataMmaps = PerfDataMmaps;
   // Options are checked (exit 2) before anything runs.
   if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
     return G.takeError();
