@@ -57,7 +57,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -110,7 +109,11 @@ private:
   template <typename... Ts> Error bad(const char *Fmt, Ts &&...Vals) {
     return inputError(FileName, LineNo, Fmt, std::forward<Ts>(Vals)...);
   }
-  ObjectData &cur() { return Objects[CurObj]; }
+  ObjectData &cur() {
+    if (!CurData) // std::map nodes stay put: cache the current object's
+      CurData = &Objects[CurObj];
+    return *CurData;
+  }
 
   StringRef FileName;
   unsigned LineNo = 0;
@@ -123,6 +126,7 @@ private:
   std::map<uint64_t, std::string> ObjIds, FileIds, FnIds;
   // Current context.
   std::string CurObj = "???", CurFn, CallObj;
+  ObjectData *CurData = nullptr;
   bool HaveCallObj = false;
   std::vector<uint64_t> Last = {0}; ///< previous cost line's position
   // What the previous line announced for this one.
@@ -249,6 +253,7 @@ Error Parser::spec(StringRef Key, StringRef Value) {
   std::string Ignored;
   if (Key == "ob") {
     HaveCallObj = false;
+    CurData = nullptr;
     return name(Value, ObjIds, CurObj);
   }
   if (Key == "fn") {
@@ -574,15 +579,23 @@ void ProfileBuilder::addJumps() {
     if (!J.Taken)
       continue;
     uint64_t Src = J.Src - Bias, Dst = J.Dst - Bias;
-    JumpsFrom[Src] += J.Taken;
     const InstInfo *I = inst(Src);
-    // valgrind models rep-prefixed string instructions as a jump to
-    // themselves; they are not branches of the program.
-    if (!I || !I->IsBranch || !inst(Dst)) {
-      Q.count("jumps whose source is not a branch instruction", J.Taken);
+    if (!I || !inst(Dst)) {
+      Q.count("jumps from or to outside the binary's code", J.Taken);
       continue;
     }
-    AP.Branches[{Src, Dst}].Count += J.Taken;
+    if (I->IsBranch) {
+      JumpsFrom[Src] += J.Taken;
+      AP.Branches[{Src, Dst}].Count += J.Taken;
+      continue;
+    }
+    // Not a branch of the program. valgrind ends a block where it likes
+    // (a length limit, an instruction it splits) and then reports the step
+    // to the next instruction as a jump: that is a fall-through. It models
+    // a rep-prefixed string instruction as a jump to itself: an exit and
+    // re-entry for the runs, but no branch.
+    if (Dst != Src + I->Size)
+      JumpsFrom[Src] += J.Taken;
   }
 }
 
