@@ -195,6 +195,20 @@ TEST(Callgrind, SkippedPLTCostIsNotAnExecution) {
             3u);
 }
 
+TEST(Callgrind, JumpToTheNextInstructionIsAFallThrough) {
+  // valgrind may end a block at any instruction and report the step to the
+  // next one as a jump; the runs must not break there.
+  auto Bin = openBinary("tiny");
+  ASSERT_TRUE(Bin);
+  std::string Text = edited("0x401000 0 1\n",
+                            "0x401000 0 1\njump=1 0x401002 0\n0x401000 0\n");
+  QualityReport Q;
+  auto AP = readCallgrind(Text, "split.callgrind", *Bin, Q);
+  ASSERT_TRUE(bool(AP)) << toString(AP.takeError());
+  expectTinyProfile(*AP, *Bin, 1);
+  EXPECT_TRUE(Q.empty());
+}
+
 std::string errorOf(const Binary &Bin, StringRef Text) {
   QualityReport Q;
   auto AP = readCallgrind(Text, "bad.callgrind", Bin, Q);
