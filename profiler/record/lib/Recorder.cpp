@@ -72,7 +72,20 @@ struct Session {
   std::vector<Ring> Rings;
   pid_t Child = -1;
   int GoFd = -1, ExecErrFd = -1;
+  bool IgnoringInt = false;
+  struct sigaction OldInt;
+  /// Ctrl-C reaches the whole foreground process group: let it stop the
+  /// program, and keep the recorder alive to write what was recorded (as
+  /// perf record does).
+  void ignoreInterrupts() {
+    struct sigaction Ignore;
+    std::memset(&Ignore, 0, sizeof(Ignore));
+    Ignore.sa_handler = SIG_IGN;
+    IgnoringInt = sigaction(SIGINT, &Ignore, &OldInt) == 0;
+  }
   ~Session() {
+    if (IgnoringInt)
+      sigaction(SIGINT, &OldInt, nullptr);
     for (Ring &R : Rings)
       if (R.Base)
         munmap(R.Base, R.Length);
@@ -297,6 +310,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
   if (N == sizeof(ExecErrno))
     return makeError("cannot run '{0}': {1}", *Path, strerror(ExecErrno));
 
+  S.ignoreInterrupts();
   RecordParser Parser(Layout);
   std::vector<pollfd> Polls;
   for (int Fd : S.Leaders)

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 
 #include <cerrno>
+#include <set>
 
 using namespace keel;
 using keel::test::errText;
@@ -129,9 +130,12 @@ TEST(Recorder, LiveSoftwareClock) {
   O.LBR = "none";
   O.CyclesEvent = O.InstructionsEvent = "";
   O.Freq = 4000;
+  // The shell loops, then a child shell loops too: inherit follows it.
   llvm::Expected<RecordResult> R = record(
-      {"/bin/sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; "
-                        "exit 7"},
+      {"/bin/sh", "-c",
+       "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done; "
+       "/bin/sh -c 'j=0; while [ $j -lt 60000 ]; do j=$((j+1)); done'; "
+       "exit 7"},
       O);
   if (!R) {
     // Kernels that cannot read groups of inherited events (< 6.12) or
@@ -158,8 +162,16 @@ TEST(Recorder, LiveSoftwareClock) {
     Last = S.Sample.Time;
     Mapped += Rec.mappingAt(S.Sample.Pid, S.Sample.IP, S.Sample.Time) != nullptr;
   }
-  // Most samples of a shell loop are in user code that is mapped.
+  // Most samples of a shell loop are in user code that is mapped (the
+  // child's through its own exec's mappings).
   EXPECT_GT(Mapped, Rec.Samples.size() / 2);
+  std::set<uint32_t> Pids;
+  for (const RecordedSample &S : Rec.Samples)
+    Pids.insert(S.Sample.Pid);
+  EXPECT_GE(Pids.size(), 2u) << "no samples of the child process";
+  EXPECT_TRUE(llvm::any_of(Rec.Tasks, [](const TaskEvent &T) {
+    return T.Kind == TaskEvent::Fork && T.Pid != T.PPid;
+  }));
 }
 
 TEST(Recorder, MissingProgramIsAnError) {
