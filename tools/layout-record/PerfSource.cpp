@@ -71,7 +71,7 @@ static cl::opt<bool>
 static cl::opt<unsigned>
     PerfMmapPages("mmap-pages",
                   cl::desc("data pages per ring buffer (a power of two)"),
-                  cl::init(256), cl::cat(PerfCategory));
+                  cl::init(128), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfSamples("samples",
                 cl::desc("also write the samples here (keel-samples v1, "
