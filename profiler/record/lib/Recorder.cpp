@@ -73,6 +73,7 @@ struct Session {
   pid_t Child = -1;
   int GoFd = -1, ExecErrFd = -1;
   bool IgnoringInt = false;
+  bool Released = false; ///< the child was let go to exec
   struct sigaction OldInt;
   /// Ctrl-C reaches the whole foreground process group: let it stop the
   /// program, and keep the recorder alive to write what was recorded (as
@@ -96,6 +97,10 @@ struct Session {
     if (ExecErrFd >= 0)
       close(ExecErrFd);
     if (Child > 0) {
+      // Still running after a failure: the recording is lost, so do not
+      // wait for the program to finish on its own.
+      if (Released)
+        kill(Child, SIGKILL);
       int Status;
       while (waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
       }
@@ -302,6 +307,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
     return makeError("cannot start the recorded program: {0}", strerror(errno));
   close(S.GoFd);
   S.GoFd = -1;
+  S.Released = true;
   int ExecErrno = 0;
   ssize_t N;
   while ((N = read(S.ExecErrFd, &ExecErrno, sizeof(ExecErrno))) < 0 &&
