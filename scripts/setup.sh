@@ -4,7 +4,7 @@
 set -eu
 PKGS="cmake ninja-build clang-22 lld-22 llvm-22-dev llvm-22-tools bolt-22 \
 libclang-rt-22-dev libpfm4-dev libfmt-dev valgrind googletest libgtest-dev \
-binutils linux-perf python3 file"
+binutils linux-perf python3 file time"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

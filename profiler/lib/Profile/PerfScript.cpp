@@ -91,7 +91,12 @@ private:
     ++InsideAddrs;
     return A;
   }
-  void aggregate(ArrayRef<Entry> Stack, uint64_t Bias);
+  /// State carried from one entry of a sample to the next (older) one.
+  struct Chain {
+    uint64_t NewerFrom = 0;
+    bool HaveNewer = false;
+  };
+  void aggregate(const Entry &E, uint64_t Bias, Chain &Ch);
 
   StringRef File;
   const Binary *Bin;
@@ -103,6 +108,9 @@ private:
   DenseMap<AddrPair, BranchCount> Branches;
   DenseMap<AddrPair, uint64_t> FallThroughs;
   DenseMap<uint64_t, uint64_t> IPSamples;
+  BranchCount *LastBranch = nullptr;
+  uint64_t *LastRange = nullptr;
+  AddrPair LastBranchKey, LastRangeKey;
   DenseMap<uint32_t, uint64_t> BiasByPid;
   uint64_t LastBias = 0;
   SmallVector<Entry, 32> Stack;
@@ -205,9 +213,12 @@ inline bool fastEntry(const char *&P, const char *End, Entry &E) {
   } else {
     uint64_t C = 0;
     const char *Start = P;
-    while (P < End && *P >= '0' && *P <= '9' && P - Start < 10)
-      C = C * 10 + uint64_t(*P++ - '0');
-    if (P == Start || C > UINT32_MAX)
+    unsigned D;
+    while (P < End && (D = unsigned(uint8_t(*P) - '0')) < 10) {
+      C = C * 10 + D;
+      ++P;
+    }
+    if (P == Start || P - Start > 10 || C > UINT32_MAX)
       return false;
     E.Cycles = uint32_t(C);
   }
@@ -313,34 +324,42 @@ void PerfScriptParser::mmapEvent(StringRef Line) {
   BiasByPid[uint32_t(Pid)] = LastBias;
 }
 
-void PerfScriptParser::aggregate(ArrayRef<Entry> Stack, uint64_t Bias) {
-  uint64_t NewerFrom = 0;
-  bool HaveNewer = false;
-  for (const Entry &E : Stack) {
-    uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
-    NumAddrs += 2;
-    if (!FirstAddrLine) {
-      FirstAddrLine = LineNo;
-      FirstAddr = E.From;
-    }
-    if (From || To || !Bin) {
-      BranchCount &C = Branches[{From, To}];
-      ++C.Count;
-      C.Mispreds += E.Mispred;
-      OneExternal += Bin && (!From || !To);
-    } else {
-      ++BothExternal;
-    }
-    // The CPU ran from this entry's target to the newer entry's source.
-    if (HaveNewer && To && NewerFrom) {
-      if (To <= NewerFrom)
-        ++FallThroughs[{To, NewerFrom}];
-      else
-        ++Backwards;
-    }
-    NewerFrom = From;
-    HaveNewer = true;
+void PerfScriptParser::aggregate(const Entry &E, uint64_t Bias, Chain &Ch) {
+  uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
+  NumAddrs += 2;
+  if (!FirstAddrLine) {
+    FirstAddrLine = LineNo;
+    FirstAddr = E.From;
   }
+  if (From || To || !Bin) {
+    // Loops repeat the same entry back to back: skip the hash lookup. The
+    // cached pointer stays valid because every insertion refreshes it.
+    AddrPair K{From, To};
+    if (K != LastBranchKey || !LastBranch) {
+      LastBranch = &Branches[K];
+      LastBranchKey = K;
+    }
+    ++LastBranch->Count;
+    LastBranch->Mispreds += E.Mispred;
+    OneExternal += Bin && (!From || !To);
+  } else {
+    ++BothExternal;
+  }
+  // The CPU ran from this entry's target to the newer entry's source.
+  if (Ch.HaveNewer && To && Ch.NewerFrom) {
+    if (To <= Ch.NewerFrom) {
+      AddrPair K{To, Ch.NewerFrom};
+      if (K != LastRangeKey || !LastRange) {
+        LastRange = &FallThroughs[K];
+        LastRangeKey = K;
+      }
+      ++*LastRange;
+    } else {
+      ++Backwards;
+    }
+  }
+  Ch.NewerFrom = From;
+  Ch.HaveNewer = true;
 }
 
 Error PerfScriptParser::sample(StringRef Line) {
@@ -391,9 +410,20 @@ Error PerfScriptParser::sample(StringRef Line) {
   } else if (NumNumbers == 1) {
     HaveIP = parseHexMaybe0x(NumTok[0], IP);
   }
-  // The entries: one pass over the usual spelling, the careful parser (which
-  // also words the errors) for anything else.
+  if (Opts.Pid && HavePid && Pid != Opts.Pid)
+    return Error::success();
+  uint64_t Bias = LastBias;
+  if (HavePid && !BiasByPid.empty()) {
+    auto It = BiasByPid.find(Pid);
+    if (It != BiasByPid.end())
+      Bias = It->second;
+  }
+  // The entries, aggregated as they are read: one pass over the usual
+  // spelling, the careful parser (which also words the errors) for anything
+  // else.
   const char *P = Tok.data(), *End = Line.data() + Line.size();
+  Chain C;
+  uint64_t N = 0;
   while (!Tok.empty()) {
     while (P < End && isBlank(*P))
       ++P;
@@ -408,22 +438,17 @@ Error PerfScriptParser::sample(StringRef Line) {
       if (Error Err = entry(StringRef(P, Q - P), E))
         return Err;
     }
-    Stack.push_back(E);
+    aggregate(E, Bias, C);
+    ++N;
+    if (Opts.KeepSamples)
+      Stack.push_back(E);
     P = Q;
   }
-  if (Stack.empty() && !HaveIP)
+  if (N == 0 && !HaveIP)
     return error("no brstack entries and no IP in this line");
-  if (Opts.Pid && HavePid && Pid != Opts.Pid)
-    return Error::success();
   ++NumSamples;
-  NumEntries += Stack.size();
-  uint64_t Bias = LastBias;
-  if (HavePid && !BiasByPid.empty()) {
-    auto It = BiasByPid.find(Pid);
-    if (It != BiasByPid.end())
-      Bias = It->second;
-  }
-  if (Stack.empty()) {
+  NumEntries += N;
+  if (N == 0) {
     uint64_t A = map(IP, Bias);
     ++NumAddrs;
     if (!FirstAddrLine) {
@@ -434,8 +459,6 @@ Error PerfScriptParser::sample(StringRef Line) {
       ++IPSamples[A];
     else
       ++OutsideIPs;
-  } else {
-    aggregate(Stack, Bias);
   }
   if (Opts.KeepSamples) {
     RawSample R;

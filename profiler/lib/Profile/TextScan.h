@@ -89,9 +89,15 @@ public:
     for (const SectionInfo &S : Bin->sections())
       if (S.IsAlloc && S.IsExec && S.Size)
         Ranges.push_back({S.Addr, S.Addr + S.Size});
-    std::sort(Ranges.begin(), Ranges.end());
-    Lo = Ranges.empty() ? 0 : Ranges.front().first;
-    Hi = Ranges.empty() ? 0 : Ranges.back().second;
+    Lo = Ranges.empty() ? 0 : ~uint64_t(0);
+    for (const auto &[B, E] : Ranges) {
+      Lo = std::min(Lo, B);
+      Hi = std::max(Hi, E);
+    }
+    // Largest first: nearly every address is in .text.
+    std::sort(Ranges.begin(), Ranges.end(), [](const auto &A, const auto &B) {
+      return A.second - A.first > B.second - B.first;
+    });
   }
   bool contains(uint64_t A) const {
     if (A < Lo || A >= Hi)

@@ -9,10 +9,10 @@
 //     tell "no PMU" from "no branch stacks" and report;
 //  4. release the child: it execs, which enables the groups;
 //  5. poll and drain the rings until the child exits, then drain once more.
-// The ring protocol: read data_head with acquire semantics, parse
-// [data_tail, data_head), then store data_tail with release semantics so
-// the kernel may reuse the space (see the comment at perf_event_mmap_page
-// in <linux/perf_event.h>).
+// The ring protocol (drainMappedRing in RingBuffer.cpp): read data_head
+// with acquire semantics, parse [data_tail, data_head), then store
+// data_tail with release semantics so the kernel may reuse the space (see
+// the comment at perf_event_mmap_page in <linux/perf_event.h>).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Record/Recorder.h"
@@ -60,24 +60,8 @@ int readParanoid() {
 struct Ring {
   void *Base = nullptr;
   size_t Length = 0, PageSize = 0;
-  perf_event_mmap_page *meta() const {
-    return static_cast<perf_event_mmap_page *>(Base);
-  }
-  ArrayRef<uint8_t> data() const {
-    const perf_event_mmap_page *M = meta();
-    // data_offset/data_size exist since Linux 4.1; before, data follows the
-    // first page.
-    uint64_t Off = M->data_offset ? M->data_offset : PageSize;
-    uint64_t Size = M->data_size ? M->data_size : Length - PageSize;
-    return {static_cast<const uint8_t *>(Base) + Off, size_t(Size)};
-  }
   Error drain(RecordParser &P) {
-    perf_event_mmap_page *M = meta();
-    uint64_t Head = __atomic_load_n(&M->data_head, __ATOMIC_ACQUIRE);
-    uint64_t Tail = M->data_tail;
-    Error E = P.parseRing(data(), Tail, Head);
-    __atomic_store_n(&M->data_tail, Head, __ATOMIC_RELEASE);
-    return E;
+    return drainMappedRing(Base, Length, PageSize, P);
   }
 };
 
@@ -88,7 +72,21 @@ struct Session {
   std::vector<Ring> Rings;
   pid_t Child = -1;
   int GoFd = -1, ExecErrFd = -1;
+  bool IgnoringInt = false;
+  bool Released = false; ///< the child was let go to exec
+  struct sigaction OldInt;
+  /// Ctrl-C reaches the whole foreground process group: let it stop the
+  /// program, and keep the recorder alive to write what was recorded (as
+  /// perf record does).
+  void ignoreInterrupts() {
+    struct sigaction Ignore;
+    std::memset(&Ignore, 0, sizeof(Ignore));
+    Ignore.sa_handler = SIG_IGN;
+    IgnoringInt = sigaction(SIGINT, &Ignore, &OldInt) == 0;
+  }
   ~Session() {
+    if (IgnoringInt)
+      sigaction(SIGINT, &OldInt, nullptr);
     for (Ring &R : Rings)
       if (R.Base)
         munmap(R.Base, R.Length);
@@ -99,6 +97,10 @@ struct Session {
     if (ExecErrFd >= 0)
       close(ExecErrFd);
     if (Child > 0) {
+      // Still running after a failure: the recording is lost, so do not
+      // wait for the program to finish on its own.
+      if (Released)
+        kill(Child, SIGKILL);
       int Status;
       while (waitpid(Child, &Status, 0) < 0 && errno == EINTR) {
       }
@@ -305,6 +307,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
     return makeError("cannot start the recorded program: {0}", strerror(errno));
   close(S.GoFd);
   S.GoFd = -1;
+  S.Released = true;
   int ExecErrno = 0;
   ssize_t N;
   while ((N = read(S.ExecErrFd, &ExecErrno, sizeof(ExecErrno))) < 0 &&
@@ -313,6 +316,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
   if (N == sizeof(ExecErrno))
     return makeError("cannot run '{0}': {1}", *Path, strerror(ExecErrno));
 
+  S.ignoreInterrupts();
   RecordParser Parser(Layout);
   std::vector<pollfd> Polls;
   for (int Fd : S.Leaders)

@@ -391,8 +391,10 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
 
   AddressProfile AP;
   AP.BuildID = Bin.buildID().str();
-  const bool AllBranches = StringRef(R.Info.LBR).split(',').first == "any" ||
-                           StringRef(R.Info.LBR).contains("any");
+  // Only a record of every taken branch says what ran between two records.
+  SmallVector<StringRef, 6> Words;
+  StringRef(R.Info.LBR).split(Words, ',');
+  const bool AllBranches = llvm::is_contained(Words, "any");
   for (const RecordedSample &RS : R.Samples) {
     RawSample X = RS.Sample;
     auto Rebase = [&](uint64_t &Addr) {

@@ -62,7 +62,7 @@ TEST(EventGroup, DefaultsSampleCyclesWithEveryTakenBranch) {
   EXPECT_EQ(L.task, 1u);
   EXPECT_EQ(L.sample_id_all, 1u);
   EXPECT_EQ(L.watermark, 1u);
-  EXPECT_EQ(L.wakeup_watermark, 256u * 4096 / 4);
+  EXPECT_EQ(L.wakeup_watermark, 128u * 4096 / 4);
   EXPECT_EQ(G.Members[0].Roles,
             (std::vector<CounterRole>{CounterRole::Sample, CounterRole::Cycles}));
 

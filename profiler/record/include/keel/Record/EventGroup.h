@@ -52,8 +52,10 @@ struct RecordOptions {
   /// Also record mappings of non-executable files (PERF_RECORD_MMAP2 for
   /// data), for data-layout work.
   bool DataMmaps = false;
-  /// Data pages of each ring buffer (a power of two).
-  unsigned MmapPages = 256;
+  /// Data pages of each ring buffer (a power of two). 128 (512 KiB), as
+  /// perf record: unprivileged users may lock perf_event_mlock_kb (516 KiB)
+  /// per CPU, and there is one buffer per CPU.
+  unsigned MmapPages = 128;
 };
 
 /// --lbr value -> PERF_SAMPLE_BRANCH_* bits (0 for "none"). Words:

@@ -4,7 +4,8 @@
 // are open on it (one group per CPU when following children, since the
 // kernel refuses to mmap inherited per-task events), then lets it exec; the
 // groups are enabled by that exec (enable_on_exec). The ring buffers are
-// drained until the child exits.
+// drained until the child exits. While it runs, the recorder ignores SIGINT
+// (Ctrl-C stops the program, and what was recorded is still returned).
 //
 // When the machine cannot do it, the error is an UnavailableError (tools
 // exit 3) that says exactly what is missing: no PMU (typical in VMs), no
