@@ -42,7 +42,19 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
 if shutil.which("ld.bfd"):
     config.available_features.add("ld.bfd")
-if shutil.which("perf") and _works(["perf", "stat", "-e", "cycles", "true"]):
+# `perf stat` exits 0 even when it prints "<not supported>" for cycles (as in
+# VMs without a PMU), so look at the count it reports (-x, CSV: count first).
+def _counts_cycles():
+    try:
+        r = subprocess.run(["perf", "stat", "-x,", "-e", "cycles", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    return r.returncode == 0 and bool(lines) and lines[-1].split(",")[0].isdigit()
+
+if shutil.which("perf") and _counts_cycles():
     config.available_features.add("pmu")
 if shutil.which("chromium"):
     config.available_features.add("chromium")

@@ -1,22 +1,230 @@
 //===- layout-profile.cpp - convert, merge and show profiles --------------===//
-// Placeholder main: subcommands are added by the profile readers.
+//
+//   layout-profile convert [--format=F] [--binary=B] [--to=fdata|pa] -o OUT IN
+//   layout-profile merge -o OUT A.fdata B.fdata ...
+//   layout-profile show [--format=F] [--binary=B] [--top=N] [--json] IN
+//   layout-profile --binary=B              (describe the binary model)
+//
+// Inputs: perf script brstack text, BOLT fdata, BOLT pre-aggregated, and
+// callgrind output; the format is detected from the first line unless
+// --format says it. Outputs are written atomically; bad input exits 2
+// naming file:line and leaves no output; data-quality problems are
+// summarised once on stderr.
+//
+//===----------------------------------------------------------------------===//
+#include "Input.h"
+#include "Show.h"
+
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
 
 using namespace llvm;
+using namespace keel;
+
+static const char *const Tool = "layout-profile";
+
+static cl::OptionCategory Cat("layout-profile options");
+static cl::SubCommand ConvertCmd(
+    "convert", "Convert a profile to BOLT fdata or pre-aggregated text");
+static cl::SubCommand MergeCmd("merge", "Merge fdata profiles into one");
+static cl::SubCommand ShowCmd(
+    "show", "Print the hottest functions and call edges of a profile");
+
+static cl::opt<std::string>
+    BinaryPath("binary",
+               cl::desc("The profiled binary (needed for address profiles; "
+                        "alone: describe its model)"),
+               cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
+               cl::sub(ShowCmd), cl::sub(cl::SubCommand::getTopLevel()));
+static cl::opt<std::string>
+    FormatName("format",
+               cl::desc("Input format: auto, perf, fdata, pa, callgrind"),
+               cl::init("auto"), cl::cat(Cat), cl::sub(ConvertCmd),
+               cl::sub(ShowCmd));
+static cl::opt<bool> PerfPidField(
+    "perf-pid-field",
+    cl::desc("perf script: a single number before the entries is the pid "
+             "(perf script -F pid,brstack) rather than the IP"),
+    cl::cat(Cat), cl::sub(ConvertCmd), cl::sub(ShowCmd));
+static cl::opt<unsigned> PerfPid("pid",
+                                 cl::desc("perf script: only this process"),
+                                 cl::init(0), cl::cat(Cat),
+                                 cl::sub(ConvertCmd), cl::sub(ShowCmd));
+static cl::opt<std::string>
+    OutputPath("o", cl::desc("Output file ('-' for stdout)"),
+               cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
+               cl::sub(MergeCmd));
+static cl::opt<std::string> ToFormat("to",
+                                     cl::desc("Output format: fdata or pa"),
+                                     cl::init("fdata"), cl::cat(Cat),
+                                     cl::sub(ConvertCmd));
+static cl::list<std::string> Inputs(cl::Positional, cl::desc("<profile>..."),
+                                    cl::cat(Cat), cl::sub(ConvertCmd),
+                                    cl::sub(MergeCmd), cl::sub(ShowCmd));
+static cl::opt<unsigned> Top("top", cl::desc("How many functions and edges"),
+                             cl::init(10), cl::cat(Cat), cl::sub(ShowCmd));
+static cl::opt<bool> Json("json", cl::desc("Print JSON"), cl::cat(Cat),
+                          cl::sub(ShowCmd));
+static cl::opt<std::string>
+    By("by", cl::desc("Rank functions by 'instructions' or 'samples' "
+                      "(default: instructions when known)"),
+       cl::cat(Cat), cl::sub(ShowCmd));
+
+namespace {
+
+Expected<std::unique_ptr<Binary>> openBinary() {
+  if (BinaryPath.empty())
+    return std::unique_ptr<Binary>();
+  return Binary::open(BinaryPath);
+}
+
+void printQuality(const QualityReport &Q, const LoadedProfile &LP) {
+  Q.print(errs(), Tool, LP.NumItems, LP.ItemName);
+}
+
+Error runConvert(const Binary *Bin) {
+  if (Inputs.size() != 1)
+    return inputError("layout-profile convert", 0,
+                      "expected one input profile, got {0}", Inputs.size());
+  if (OutputPath.empty())
+    return inputError("layout-profile convert", 0, "no output: give -o");
+  if (ToFormat != "fdata" && ToFormat != "pa")
+    return inputError("--to", 0, "unknown output format '{0}' (fdata or pa)",
+                      ToFormat);
+  auto Want = parseFormatName(FormatName);
+  if (!Want)
+    return Want.takeError();
+  PerfScriptOptions PO;
+  PO.FirstFieldIsPid = PerfPidField;
+  PO.Pid = PerfPid;
+  QualityReport Q;
+  auto LP = loadProfile(Inputs[0], *Want, Bin, Q, PO);
+  if (!LP)
+    return LP.takeError();
+
+  std::function<void(raw_ostream &)> Render;
+  BranchProfile Sym;
+  if (ToFormat == "fdata") {
+    if (LP->Symbolic) {
+      Sym = std::move(LP->Sym);
+    } else {
+      if (!Bin)
+        return inputError(Inputs[0], 0,
+                          "a {0} profile holds addresses: give the binary "
+                          "with --binary to write fdata",
+                          formatName(LP->Format));
+      Sym = symbolizeForFdata(LP->Addr, *Bin, Q);
+    }
+    Render = [&](raw_ostream &OS) { writeFdata(Sym, OS); };
+  } else {
+    if (LP->Symbolic)
+      return inputError(Inputs[0], 0,
+                        "fdata keeps no fall-through ranges, so it cannot "
+                        "become a pre-aggregated profile");
+    Render = [&](raw_ostream &OS) { writePreAggregated(LP->Addr, OS); };
+  }
+  if (Error E = writeOutput(OutputPath, [&](raw_ostream &OS) {
+        Render(OS);
+        return Error::success();
+      }))
+    return E;
+  printQuality(Q, *LP);
+  return Error::success();
+}
+
+Error runMerge() {
+  if (Inputs.empty())
+    return inputError("layout-profile merge", 0, "no input profiles");
+  if (OutputPath.empty())
+    return inputError("layout-profile merge", 0, "no output: give -o");
+  BranchProfile All;
+  std::string FirstLBR, FirstNoLBR;
+  for (const std::string &Path : Inputs) {
+    QualityReport Q;
+    auto LP = loadProfile(Path, ProfileFormat::Fdata, nullptr, Q, {});
+    if (!LP)
+      return LP.takeError();
+    if (LP->Sym.empty())
+      continue;
+    (LP->Sym.NoLBR ? FirstNoLBR : FirstLBR) = Path;
+    if (!FirstLBR.empty() && !FirstNoLBR.empty())
+      return inputError(Path, 0,
+                        "cannot merge a no_lbr (IP sample) profile with an "
+                        "LBR profile ({0} and {1})",
+                        FirstNoLBR, FirstLBR);
+    All.merge(LP->Sym);
+  }
+  return writeOutput(OutputPath, [&](raw_ostream &OS) {
+    writeFdata(All, OS);
+    return Error::success();
+  });
+}
+
+Error runShow(const Binary *Bin) {
+  if (Inputs.size() != 1)
+    return inputError("layout-profile show", 0,
+                      "expected one input profile, got {0}", Inputs.size());
+  if (!By.empty() && By != "instructions" && By != "samples")
+    return inputError("--by", 0, "expected 'instructions' or 'samples'");
+  auto Want = parseFormatName(FormatName);
+  if (!Want)
+    return Want.takeError();
+  PerfScriptOptions PO;
+  PO.FirstFieldIsPid = PerfPidField;
+  PO.Pid = PerfPid;
+  QualityReport Q;
+  auto LP = loadProfile(Inputs[0], *Want, Bin, Q, PO);
+  if (!LP)
+    return LP.takeError();
+  ShowOptions SO;
+  SO.Top = Top;
+  SO.Json = Json;
+  SO.By = By;
+  SO.InputName = Inputs[0];
+  if (Error E = showProfile(*LP, Bin, SO, Q, outs()))
+    return E;
+  printQuality(Q, *LP);
+  return Error::success();
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::opt<std::string> BinaryPath("binary", cl::desc("binary to describe"),
-                                  cl::Required);
-  cl::ParseCommandLineOptions(argc, argv, "layout-profile\n");
-  auto B = keel::Binary::open(BinaryPath);
-  if (!B)
-    return keel::reportError("layout-profile", B.takeError());
-  outs() << "build-id " << (*B)->buildID() << " functions "
-         << (*B)->functions().size() << '\n';
-  return 0;
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter(
+      [](raw_ostream &OS) { OS << "layout-profile (Keel) 0.1\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-profile: convert, merge and show branch profiles\n\n"
+      "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
+      "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
+      "  layout-profile show [--binary=B] [--top=N] [--json] IN\n");
+
+  auto Bin = openBinary();
+  if (!Bin)
+    return reportError(Tool, Bin.takeError());
+  Error E = Error::success();
+  if (ConvertCmd)
+    E = runConvert(Bin->get());
+  else if (MergeCmd)
+    E = runMerge();
+  else if (ShowCmd)
+    E = runShow(Bin->get());
+  else if (*Bin)
+    outs() << "build-id " << (*Bin)->buildID() << " functions "
+           << (*Bin)->functions().size() << '\n';
+  else {
+    WithColor::error(errs(), Tool)
+        << "expected a subcommand (convert, merge, show); see --help\n";
+    return ExitBadInput;
+  }
+  if (E)
+    return reportError(Tool, std::move(E));
+  return ExitOK;
 }

@@ -43,6 +43,7 @@ Expected<std::unique_ptr<Binary>> Binary::open(StringRef Path) {
     return std::move(E);
   if (Error E = B->initDisassembler())
     return std::move(E);
+  B->addPLTEntries();
   return std::move(B);
 }
 
@@ -146,11 +147,93 @@ Error Binary::index() {
                                 return A.Addr == B.Addr;
                               }),
                   Functions.end());
+  indexNames();
+  return Error::success();
+}
+
+void Binary::indexNames() {
+  FunctionByName.clear();
+  FunctionByBoltName.clear();
   for (size_t I = 0; I < Functions.size(); ++I) {
     FunctionByName.try_emplace(Functions[I].Name, I);
     FunctionByBoltName.try_emplace(Functions[I].BoltName, I);
   }
-  return Error::success();
+}
+
+/// GOT slot -> symbol name, from the dynamic relocations that fill slots
+/// (JUMP_SLOT in .rela.plt, GLOB_DAT in .rela.dyn for .plt.got entries).
+static std::map<uint64_t, std::string> gotSlots(const ObjectFile &Obj) {
+  std::map<uint64_t, std::string> Slots;
+  for (const SectionRef &Sec : Obj.sections())
+    for (const RelocationRef &R : Sec.relocations()) {
+      auto Sym = R.getSymbol();
+      if (Sym == Obj.symbol_end())
+        continue;
+      auto Name = Sym->getName();
+      if (!Name) {
+        consumeError(Name.takeError());
+        continue;
+      }
+      if (!Name->empty())
+        Slots.emplace(R.getOffset(), Name->str());
+    }
+  return Slots;
+}
+
+void Binary::addPLTEntries() {
+  std::map<uint64_t, std::string> Slots;
+  bool HaveSlots = false;
+  std::vector<SymbolInfo> Entries;
+  for (const SectionInfo &Sec : Sections) {
+    if (!Sec.IsExec || !StringRef(Sec.Name).starts_with(".plt"))
+      continue;
+    if (!HaveSlots) {
+      Slots = gotSlots(*Obj);
+      HaveSlots = true;
+    }
+    size_t First = Entries.size();
+    uint64_t Prev = 0;
+    bool PrevIsEndbr = false;
+    Error E = forEachInstruction(
+        Sec.Addr, Sec.Addr + Sec.Size, [&](const InstInfo &I, const MCInst &MI) {
+          uint64_t Slot;
+          bool IsEndbr = MII->getName(MI.getOpcode()).starts_with("ENDBR");
+          if (I.IsBranch && I.IsIndirect &&
+              MIA->evaluateMemoryOperandAddress(MI, STI.get(), I.Addr, I.Size)
+                  .has_value()) {
+            Slot = *MIA->evaluateMemoryOperandAddress(MI, STI.get(), I.Addr,
+                                                      I.Size);
+            auto It = Slots.find(Slot);
+            if (It != Slots.end()) {
+              SymbolInfo S;
+              S.Addr = PrevIsEndbr ? Prev : I.Addr;
+              S.Name = It->second + "@plt";  // as objdump labels it
+              S.BoltName = It->second + "@PLT"; // as BOLT names it
+              S.IsFunction = true;
+              S.Section = Sec.Name;
+              Entries.push_back(std::move(S));
+            }
+          }
+          Prev = I.Addr;
+          PrevIsEndbr = IsEndbr;
+        });
+    consumeError(std::move(E)); // undecodable padding: keep what we found
+    // An entry runs to the next one (its lazy-binding push/jmp included).
+    for (size_t I = First; I < Entries.size(); ++I)
+      Entries[I].Size = (I + 1 < Entries.size() ? Entries[I + 1].Addr
+                                                 : Sec.Addr + Sec.Size) -
+                        Entries[I].Addr;
+  }
+  if (Entries.empty())
+    return;
+  for (SymbolInfo &S : Entries)
+    if (!functionAt(S.Addr) || functionAt(S.Addr)->Addr != S.Addr)
+      Functions.push_back(std::move(S));
+  llvm::stable_sort(Functions, [](const SymbolInfo &A, const SymbolInfo &B) {
+    return std::tie(A.Addr, A.IsLocal, A.Name) <
+           std::tie(B.Addr, B.IsLocal, B.Name);
+  });
+  indexNames();
 }
 
 Error Binary::initDisassembler() {
@@ -203,8 +286,13 @@ static const SymbolInfo *lookupSymbol(const Vec &Syms, uint64_t Addr) {
 
 const SymbolInfo *Binary::functionAt(uint64_t Addr) const {
   const SymbolInfo *S = lookupSymbol(Functions, Addr);
-  if (S && !S->Size && !isExecutableAddress(Addr))
-    return nullptr;
+  // A size-0 symbol (_init, hand-written asm) covers at most the rest of
+  // its own section: not the .plt that follows .init.
+  if (S && !S->Size) {
+    const SectionInfo *Sec = sectionAt(Addr);
+    if (!Sec || !Sec->IsExec || Sec->Name != S->Section)
+      return nullptr;
+  }
   return S;
 }
 

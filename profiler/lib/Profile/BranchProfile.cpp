@@ -19,6 +19,7 @@ void AddressProfile::merge(const AddressProfile &O) {
     IPSamples[K] += V;
   Samples.insert(Samples.end(), O.Samples.begin(), O.Samples.end());
   NumSamples += O.NumSamples;
+  NumEntries += O.NumEntries;
 }
 
 void BranchProfile::merge(const BranchProfile &O) {

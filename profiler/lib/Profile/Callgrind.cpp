@@ -129,6 +129,7 @@ private:
   enum { Cost, CallCost, JumpSource } Expect = Cost;
   RawJump PendingJump;
   RawCall PendingCall;
+  unsigned PendingLineNo = 0;
   /// Call site of the latest call cost line, for the skipped-cost rule.
   std::optional<uint64_t> LastCallSite;
 };
@@ -148,8 +149,10 @@ Error Parser::parse(StringRef Text) {
     if (Error E = line(L, Next))
       return E;
   }
-  if (Expect != Cost)
+  if (Expect != Cost) {
+    LineNo = PendingLineNo;
     return bad("file ends after a calls=/jump= line without its source line");
+  }
   return Error::success();
 }
 
@@ -209,15 +212,18 @@ Error Parser::header(StringRef Key, StringRef Value) {
 
 Error Parser::name(StringRef Value, std::map<uint64_t, std::string> &Ids,
                    std::string &Out) {
-  if (!Value.consume_front("(")) {
+  // "(id) name" or "(id)"; anything else, "(below main)" included, is a
+  // plain name.
+  size_t Close = Value.find(')');
+  uint64_t Id;
+  if (!Value.starts_with("(") || Close == StringRef::npos ||
+      Value.slice(1, Close).getAsInteger(10, Id)) {
     Out = Value.str();
     return Error::success();
   }
-  size_t Close = Value.find(')');
-  uint64_t Id;
-  if (Close == StringRef::npos || Value.take_front(Close).getAsInteger(10, Id))
-    return bad("bad compressed name '({0}'", Value);
   StringRef Rest = Value.drop_front(Close + 1).trim();
+  if (!Rest.empty() && Value[Close + 1] != ' ')
+    return bad("bad compressed name '{0}'", Value);
   if (!Rest.empty()) {
     Ids[Id] = Rest.str();
     Out = Rest.str();
@@ -284,6 +290,7 @@ Error Parser::spec(StringRef Key, StringRef Value) {
       return E;
     if (I != Toks.size())
       return bad("trailing fields after the {0}= target", Key);
+    PendingLineNo = LineNo;
     if (Key == "calls") {
       PendingCall = RawCall{0, Target, Count, HaveCallObj ? CallObj : CurObj};
       HaveCallObj = false;
@@ -429,12 +436,13 @@ Expected<const ObjectData *> selectObject(const Parser &P, const Binary &Bin,
 
 /// The difference between callgrind's addresses and link-time addresses:
 /// the most common (lowest address of a fn= block - its ELF symbol) over
-/// the functions callgrind named. 0 when nothing matches.
+/// the functions callgrind named, among page multiples. 0 when nothing
+/// matches.
 uint64_t findBias(const ObjectData &D, const Binary &Bin) {
   std::map<uint64_t, unsigned> Votes;
   for (const auto &[Name, Lowest] : D.FnLowest)
     if (const SymbolInfo *S = Bin.functionNamed(Name))
-      if (!S->IsLocal)
+      if (((Lowest - S->Addr) & 0xfff) == 0) // load biases are whole pages
         ++Votes[Lowest - S->Addr];
   uint64_t Best = 0;
   unsigned BestVotes = 0;
@@ -528,29 +536,35 @@ void ProfileBuilder::addCalls() {
         AP.Branches[{Src, *I->Target}].Count += Count[Src];
       continue;
     }
-    if (C.DstObj == MainName && inst(C.Dst - Bias)) {
+    // Indirect calls into shared libraries (_start's call of
+    // __libc_start_main) have no address in this binary: not kept, as
+    // BOLT keeps them only as "[unknown]".
+    if (C.DstObj == MainName && inst(C.Dst - Bias))
       AP.Branches[{Src, C.Dst - Bias}].Count += C.Count;
-      continue;
-    }
-    Q.count("indirect calls into other objects (not kept)", C.Count);
   }
 }
 
-/// How often control left \p Addr other than to the next instruction.
+/// How often control left \p Addr other than to the next instruction. A
+/// call that returns counts as going on to the next instruction: BOLT keeps
+/// calls inside basic blocks, so a run continues over them (one that does
+/// not return shows up as fewer executions after it).
 uint64_t ProfileBuilder::exits(uint64_t Addr, const InstInfo &I) const {
   auto C = Count.find(Addr);
   uint64_t N = C == Count.end() ? 0 : C->second;
-  if (I.IsCall || I.IsReturn || (I.IsBranch && !I.IsConditional))
+  if (I.IsCall)
+    return 0;
+  if (I.IsReturn || (I.IsBranch && !I.IsConditional))
     return N;
   auto J = JumpsFrom.find(Addr);
   return std::min(N, J == JumpsFrom.end() ? 0 : J->second);
 }
 
 /// Cover the executed instructions with straight-line runs: a run starts
-/// where control arrives other than by falling through (a branch target, a
-/// return point) and ends where it leaves (a taken branch, call, return).
-/// Runs with the same start share a count; where runs from different
-/// starts meet, they continue together and the oldest ends first.
+/// where control arrives other than by falling through or returning (a
+/// branch target, a function entry) and ends where it leaves (a taken
+/// branch, a return, a call that does not come back). Where runs from
+/// different starts meet, they continue together and the oldest ends first.
+/// Each instruction's executions are thus covered exactly once.
 void ProfileBuilder::addRanges() {
   struct Open {
     uint64_t Start, N;
@@ -585,7 +599,7 @@ void ProfileBuilder::addRanges() {
     bool Continues = Next != Count.end() && Next->first == Addr + I.Size &&
                      Bin.functionAt(Next->first) == Bin.functionAt(Addr);
     if (Flow && !Continues) {
-      if (Next != Count.end() && Next->first == Addr + I.Size)
+      if (Next != Count.end() && Next->first == Addr + I.Size && !I.IsCall)
         Q.count("fall-throughs across a function boundary", Flow);
       endRuns(Addr, Flow);
       Flow = 0;

@@ -80,7 +80,9 @@ public:
   /// file offset \p PgOff minus its link-time address.
   uint64_t loadBias(uint64_t MapStart, uint64_t PgOff) const;
 
-  /// Function symbols sorted by address (aliases collapsed: global name first).
+  /// Function symbols sorted by address (aliases collapsed: global name
+  /// first), plus one synthetic symbol per PLT entry ("f@plt", BOLT name
+  /// "f@PLT") so branches into the PLT symbolize as BOLT spells them.
   llvm::ArrayRef<SymbolInfo> functions() const { return Functions; }
   /// Data symbols (STT_OBJECT) sorted by address.
   llvm::ArrayRef<SymbolInfo> dataSymbols() const { return DataSymbols; }
@@ -129,6 +131,10 @@ private:
   Binary() = default;
   llvm::Error index();
   llvm::Error initDisassembler();
+  void indexNames();
+  /// Name the PLT entries "f@plt" (Name, as objdump) / "f@PLT" (BoltName,
+  /// as BOLT) after the GOT slot each one jumps through.
+  void addPLTEntries();
 
   std::string Path;
   std::string BuildID;

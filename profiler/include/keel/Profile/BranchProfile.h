@@ -71,6 +71,7 @@ struct AddressProfile {
   std::map<uint64_t, uint64_t> IPSamples;    ///< no-LBR samples
   std::vector<RawSample> Samples;            ///< raw, in input order
   uint64_t NumSamples = 0;                   ///< samples read (even if not kept)
+  uint64_t NumEntries = 0;                   ///< LBR entries read (perf script)
 
   void merge(const AddressProfile &O);
 };

@@ -25,6 +25,10 @@ struct PerfScriptOptions {
   bool KeepSamples = false;
   /// Only samples of this pid (0: all).
   uint32_t Pid = 0;
+  /// A single number before the entries is the pid (`perf script -F
+  /// pid,brstack`, perf2bolt's form) rather than the leading IP (`-F
+  /// ip,brstack`, llvm-profgen's form). Two numbers are always pid then IP.
+  bool FirstFieldIsPid = false;
 };
 
 /// perf script brstack text -> address profile (taken branches with counts
@@ -35,6 +39,12 @@ llvm::Expected<AddressProfile>
 readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
                const Binary *Bin, QualityReport &Quality,
                const PerfScriptOptions &Opts = {});
+
+/// readPerfScript on the file \p Path, read in chunks so that memory does
+/// not grow with the size of the text.
+llvm::Expected<AddressProfile>
+readPerfScriptFile(llvm::StringRef Path, const Binary *Bin,
+                   QualityReport &Quality, const PerfScriptOptions &Opts = {});
 
 /// BOLT fdata -> symbolic profile.
 llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,
@@ -51,6 +61,14 @@ void writeFdata(const BranchProfile &P, llvm::raw_ostream &OS);
 /// mispredicts. FallThroughs of the result is empty.
 BranchProfile symbolizeForFdata(const AddressProfile &AP, const Binary &Bin,
                                 QualityReport &Quality);
+
+/// Executed instructions per function (by BOLT name) that an fdata
+/// profile implies, as BOLT sees it: each basic block's count is the sum of
+/// the records entering it at its start (branches, fall-through edges,
+/// entries into the function), times its instruction count.
+std::map<std::string, uint64_t>
+fdataExecutedInstructions(const BranchProfile &P, const Binary &Bin,
+                          QualityReport &Quality);
 
 /// BOLT pre-aggregated text (perf2bolt --pa) -> address profile.
 llvm::Expected<AddressProfile> readPreAggregated(llvm::StringRef Text,

@@ -1,0 +1,101 @@
+//===- keel/Blocks/BlockLayout.h - basic-block layout from a profile -*- C++ -*-===//
+//
+// Propeller-style block layout at build time. A binary built with
+// `-fbasic-block-address-map` carries `.llvm_bb_addr_map`: for every
+// function, its machine basic blocks (stable IDs, offsets, sizes). Profile
+// counts (exact valgrind ranges or LBR-derived ones) are mapped onto those
+// blocks; per hot function LLVM's own Ext-TSP (llvm/Transforms/Utils/
+// CodeLayout.h: computeExtTspLayout) orders the executed blocks, and blocks
+// never executed are split off. The result is written as a
+// `-fbasic-block-sections=<file>` profile (version 1: "v1", "f name",
+// "c id id ...") plus a symbol order for lld that puts every hot part
+// together and the cold parts ("name.cold", section .text.split.name) apart.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_BLOCKS_BLOCKLAYOUT_H
+#define KEEL_BLOCKS_BLOCKLAYOUT_H
+
+#include "keel/Profile/BranchProfile.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace keel {
+
+class Binary;
+
+struct BlockInfo {
+  uint32_t ID = 0;    ///< MachineBasicBlock ID from .llvm_bb_addr_map
+  uint64_t Addr = 0;  ///< link-time address of the block
+  uint64_t Size = 0;
+  uint64_t Count = 0; ///< times execution entered the block
+};
+
+/// One function's blocks (address order) and profile on them.
+struct FunctionBlocks {
+  std::string Name; ///< symbol name, as -fbasic-block-sections matches it
+  uint64_t Addr = 0;
+  std::vector<BlockInfo> Blocks;
+  /// Edge counts between block indices (into Blocks): taken branches and
+  /// fall-throughs.
+  std::map<std::pair<unsigned, unsigned>, uint64_t> Edges;
+  uint64_t Instructions = 0; ///< executed instructions inside the function
+};
+
+/// How much of the profile landed on mapped blocks.
+struct BlockMapStats {
+  uint64_t FunctionsWithMap = 0;
+  uint64_t RangeCount = 0, RangeCountMapped = 0;   ///< fall-through ranges
+  uint64_t BranchCount = 0, BranchCountMapped = 0; ///< taken branches
+  double coverage() const {
+    uint64_t T = RangeCount + BranchCount;
+    return T ? double(RangeCountMapped + BranchCountMapped) / double(T) : 0.0;
+  }
+};
+
+/// Read .llvm_bb_addr_map of \p Bin and map \p AP onto its blocks. Error
+/// (InputError naming the binary) if the binary has no block map.
+llvm::Expected<std::vector<FunctionBlocks>>
+mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
+                   BlockMapStats &Stats);
+
+/// The planned layout of one function.
+struct FunctionLayout {
+  std::string Name;
+  std::vector<uint32_t> HotOrder; ///< block IDs of the hot cluster, in order
+  std::vector<uint32_t> ColdBlocks; ///< block IDs split off (never executed)
+  uint64_t Weight = 0;            ///< executed instructions (for ordering)
+  double ScoreBefore = 0, ScoreAfter = 0; ///< Ext-TSP scores (higher = better)
+};
+
+struct BlockLayoutOptions {
+  /// Only functions covering this share of executed instructions are laid
+  /// out (the rest keep the compiler's order).
+  double HotCoverage = 0.99;
+  /// Split never-executed blocks into the function's cold part.
+  bool Split = true;
+};
+
+/// Ext-TSP order and hot/cold split per hot function, hottest first.
+std::vector<FunctionLayout> computeBlockLayout(
+    llvm::ArrayRef<FunctionBlocks> Functions, const BlockLayoutOptions &Opts);
+
+/// Write the `-fbasic-block-sections=` profile (v1 format).
+void writeBasicBlockSectionsProfile(llvm::ArrayRef<FunctionLayout> Layout,
+                                    llvm::raw_ostream &OS);
+
+/// lld --symbol-ordering-file lines: \p FunctionOrder (hot functions in the
+/// planned order) followed by the cold parts "name.cold" of split functions.
+void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
+                           llvm::ArrayRef<FunctionLayout> Layout,
+                           llvm::raw_ostream &OS);
+
+} // namespace keel
+
+#endif

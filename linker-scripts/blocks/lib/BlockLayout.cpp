@@ -1,0 +1,220 @@
+//===- BlockLayout.cpp - basic-block layout from a profile ----------------===//
+#include "keel/Blocks/BlockLayout.h"
+#include "keel/Profile/Binary.h"
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Transforms/Utils/CodeLayout.h"
+
+#include <set>
+
+using namespace llvm;
+using namespace llvm::object;
+
+namespace keel {
+
+namespace {
+
+/// Address -> (function index, block index) over all mapped blocks.
+class BlockIndex {
+public:
+  explicit BlockIndex(std::vector<FunctionBlocks> &Fns) : Fns(Fns) {
+    for (unsigned F = 0; F < Fns.size(); ++F)
+      for (unsigned B = 0; B < Fns[F].Blocks.size(); ++B)
+        Starts.emplace(Fns[F].Blocks[B].Addr, std::make_pair(F, B));
+  }
+
+  /// The block containing \p Addr.
+  std::optional<std::pair<unsigned, unsigned>> find(uint64_t Addr) const {
+    auto It = Starts.upper_bound(Addr);
+    if (It == Starts.begin())
+      return std::nullopt;
+    --It;
+    const BlockInfo &BI = Fns[It->second.first].Blocks[It->second.second];
+    if (Addr >= BI.Addr + std::max<uint64_t>(BI.Size, 1))
+      return std::nullopt;
+    return It->second;
+  }
+
+  /// Blocks of one function starting inside [Lo, Hi].
+  template <typename Fn> void forStartsIn(uint64_t Lo, uint64_t Hi, Fn F) const {
+    for (auto It = Starts.lower_bound(Lo); It != Starts.end() && It->first <= Hi;
+         ++It)
+      F(It->second);
+  }
+
+private:
+  std::vector<FunctionBlocks> &Fns;
+  std::map<uint64_t, std::pair<unsigned, unsigned>> Starts;
+};
+
+} // namespace
+
+Expected<std::vector<FunctionBlocks>>
+mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
+                   BlockMapStats &Stats) {
+  const auto *ELF = dyn_cast<ELFObjectFileBase>(&Bin.object());
+  if (!ELF)
+    return inputError(Bin.path(), 0, "not an ELF file");
+  auto Maps = ELF->readBBAddrMap();
+  if (!Maps)
+    return inputError(Bin.path(), 0, "cannot read .llvm_bb_addr_map: {0}",
+                      toString(Maps.takeError()));
+  if (Maps->empty())
+    return inputError(Bin.path(), 0,
+                      "no .llvm_bb_addr_map section: build with "
+                      "-fbasic-block-address-map");
+
+  std::vector<FunctionBlocks> Fns;
+  for (const BBAddrMap &M : *Maps) {
+    FunctionBlocks FB;
+    FB.Addr = M.getFunctionAddress();
+    const SymbolInfo *Sym = Bin.functionAt(FB.Addr);
+    if (!Sym || Sym->Addr != FB.Addr)
+      continue;
+    FB.Name = Sym->Name;
+    for (const auto &Range : M.getBBRanges())
+      for (const auto &E : Range.BBEntries)
+        FB.Blocks.push_back(
+            {E.ID, Range.BaseAddress + E.Offset, E.Size, /*Count=*/0});
+    llvm::stable_sort(FB.Blocks, [](const BlockInfo &A, const BlockInfo &B) {
+      return A.Addr < B.Addr;
+    });
+    Fns.push_back(std::move(FB));
+  }
+  llvm::stable_sort(Fns, [](const FunctionBlocks &A, const FunctionBlocks &B) {
+    return A.Addr < B.Addr;
+  });
+  Stats.FunctionsWithMap = Fns.size();
+  BlockIndex Index(Fns);
+
+  // A fall-through range [S, E] executed N times enters every block that
+  // starts inside it and falls from each such block to the next.
+  for (const auto &RangeAndCount : AP.FallThroughs) {
+    const auto &Range = RangeAndCount.first;
+    uint64_t N = RangeAndCount.second;
+    Stats.RangeCount += N;
+    auto First = Index.find(Range.first);
+    auto Last = Index.find(Range.second);
+    if (!First || !Last || First->first != Last->first)
+      continue;
+    Stats.RangeCountMapped += N;
+    FunctionBlocks &FB = Fns[First->first];
+    auto Insts = Bin.countInstructions(Range.first, Range.second);
+    if (Insts)
+      FB.Instructions += *Insts * N;
+    else
+      consumeError(Insts.takeError());
+    std::optional<unsigned> Prev;
+    if (FB.Blocks[First->second].Addr != Range.first)
+      Prev = First->second; // entered mid-block (after a call returned)
+    Index.forStartsIn(Range.first, Range.second, [&](std::pair<unsigned, unsigned> P) {
+      if (P.first != First->first)
+        return;
+      FB.Blocks[P.second].Count += N;
+      if (Prev)
+        FB.Edges[{*Prev, P.second}] += N;
+      Prev = P.second;
+    });
+  }
+  // A taken branch into the start of a block of the same function is a CFG
+  // edge; the entry count of a block reached only by jumps comes from the
+  // range that starts there, so counts are not added twice here.
+  for (const auto &[Br, C] : AP.Branches) {
+    Stats.BranchCount += C.Count;
+    auto Src = Index.find(Br.first);
+    auto Dst = Index.find(Br.second);
+    if (!Src || !Dst)
+      continue;
+    Stats.BranchCountMapped += C.Count;
+    if (Src->first != Dst->first ||
+        Fns[Dst->first].Blocks[Dst->second].Addr != Br.second)
+      continue; // calls, returns, tail calls: not intra-function edges
+    Fns[Src->first].Edges[{Src->second, Dst->second}] += C.Count;
+  }
+  return Fns;
+}
+
+static FunctionLayout layoutOne(const FunctionBlocks &FB, bool Split) {
+  FunctionLayout L;
+  L.Name = FB.Name;
+  L.Weight = FB.Instructions;
+  std::vector<uint64_t> Sizes, Counts;
+  for (const BlockInfo &B : FB.Blocks) {
+    Sizes.push_back(std::max<uint64_t>(B.Size, 1));
+    Counts.push_back(B.Count);
+  }
+  std::vector<codelayout::EdgeCount> Edges;
+  for (const auto &[E, N] : FB.Edges)
+    if (E.first != E.second)
+      Edges.push_back({E.first, E.second, N});
+  L.ScoreBefore = codelayout::calcExtTspScore(Sizes, Edges);
+  std::vector<uint64_t> Order = codelayout::computeExtTspLayout(Sizes, Counts, Edges);
+  // The entry block must stay first (it is the function's symbol).
+  auto EntryIt = llvm::find(Order, 0);
+  if (EntryIt != Order.begin() && EntryIt != Order.end())
+    std::rotate(Order.begin(), EntryIt, EntryIt + 1);
+  L.ScoreAfter = codelayout::calcExtTspScore(Order, Sizes, Edges);
+  for (uint64_t I : Order) {
+    const BlockInfo &B = FB.Blocks[I];
+    if (Split && B.Count == 0 && I != 0)
+      L.ColdBlocks.push_back(B.ID);
+    else
+      L.HotOrder.push_back(B.ID);
+  }
+  llvm::sort(L.ColdBlocks);
+  return L;
+}
+
+std::vector<FunctionLayout>
+computeBlockLayout(ArrayRef<FunctionBlocks> Functions,
+                   const BlockLayoutOptions &Opts) {
+  std::vector<const FunctionBlocks *> ByWeight;
+  uint64_t Total = 0;
+  for (const FunctionBlocks &F : Functions)
+    if (F.Instructions) {
+      ByWeight.push_back(&F);
+      Total += F.Instructions;
+    }
+  llvm::stable_sort(ByWeight, [](const FunctionBlocks *A, const FunctionBlocks *B) {
+    return A->Instructions > B->Instructions;
+  });
+  std::vector<FunctionLayout> Out;
+  uint64_t Covered = 0;
+  for (const FunctionBlocks *F : ByWeight) {
+    if (Total && double(Covered) / double(Total) >= Opts.HotCoverage)
+      break;
+    Covered += F->Instructions;
+    Out.push_back(layoutOne(*F, Opts.Split));
+  }
+  return Out;
+}
+
+void writeBasicBlockSectionsProfile(ArrayRef<FunctionLayout> Layout,
+                                    raw_ostream &OS) {
+  OS << "v1\n";
+  for (const FunctionLayout &L : Layout) {
+    OS << "f " << L.Name << '\n';
+    OS << 'c';
+    for (uint32_t ID : L.HotOrder)
+      OS << ' ' << ID;
+    OS << '\n';
+  }
+}
+
+void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
+                           ArrayRef<FunctionLayout> Layout, raw_ostream &OS) {
+  std::set<std::string> Seen;
+  for (const std::string &F : FunctionOrder)
+    if (Seen.insert(F).second)
+      OS << F << '\n';
+  for (const FunctionLayout &L : Layout)
+    if (Seen.insert(L.Name).second)
+      OS << L.Name << '\n';
+  for (const FunctionLayout &L : Layout)
+    if (!L.ColdBlocks.empty())
+      OS << L.Name << ".cold\n";
+}
+
+} // namespace keel

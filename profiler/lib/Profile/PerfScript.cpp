@@ -1,0 +1,572 @@
+//===- PerfScript.cpp - `perf script -F ip,brstack` text -> AddressProfile -===//
+//
+// One sample per line; what perf prints for -F ip,brstack (llvm-profgen's
+// input), -F pid,brstack (perf2bolt's) and richer field lists:
+//
+//   [comm] [pid[/tid]] [time:] [event:] [ip]  ENTRY ENTRY ...
+//
+// An ENTRY is one LBR record, newest first:
+//
+//   0xFROM/0xTO/P|M|-/X|-/A|-/CYCLES[/TYPE[/SPEC]]
+//
+// P/M: predicted/mispredicted ('-' when the CPU does not say), X: in a
+// transaction, A: transaction abort, CYCLES: cycles since the previous
+// entry (0 or '-' when not reported), TYPE: branch type (COND, CALL, RET,
+// ...) on newer perf, SPEC: speculation outcome. Bare "0xFROM/0xTO" pairs
+// are accepted, and an address may carry a build-id prefix
+// "BUILDID:0xADDR" (it must name the binary; see below). A line with an IP
+// and no entries is an IP sample (perf script -F ip without LBR). Lines of
+// perf's side-band events ("... PERF_RECORD_MMAP2 pid/tid: [0xSTART(0xLEN)
+// @ 0xPGOFF ...]: r-xp /path") set the load bias of the binary for that pid
+// (perf script --show-mmap-events); other PERF_RECORD_ lines are skipped.
+//
+// What we build, as perf2bolt does:
+//  - every entry is a taken branch FROM->TO (count 1, mispredict if M);
+//  - between two consecutive entries the CPU ran straight from the target
+//    of the older one to the source of the newer one: the fall-through
+//    range [TO of entry i+1, FROM of entry i];
+//  - with a binary: addresses outside its code become 0 ("external", as in
+//    perf2bolt); entries external at both ends and ranges with an external
+//    end are dropped and counted; ranges that run backwards are counted.
+//
+// Speed: the text is scanned in place with StringRef (no allocation per
+// entry), counts go to DenseMaps and are moved to the ordered maps of the
+// model at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Profile/Formats.h"
+
+#include "TextScan.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace keel::textscan;
+
+namespace keel {
+
+namespace {
+
+using AddrPair = std::pair<uint64_t, uint64_t>;
+
+struct Entry {
+  uint64_t From, To;
+  bool Mispred, Predicted, InTx, Abort;
+  uint32_t Cycles;
+  StringRef Type;
+};
+
+class PerfScriptParser {
+public:
+  PerfScriptParser(StringRef File, const Binary *Bin, QualityReport &Quality,
+                   const PerfScriptOptions &Opts)
+      : File(File), Bin(Bin), Quality(Quality), Opts(Opts), Code(Bin) {}
+
+  /// Parse whole lines of \p Text (the last may lack its newline).
+  Error consume(StringRef Text);
+  /// Summarise quality and hand out the profile.
+  Expected<AddressProfile> finish();
+
+private:
+  template <typename... Ts> Error error(const char *Fmt, Ts &&...Vals) {
+    return inputError(File, LineNo, Fmt, std::forward<Ts>(Vals)...);
+  }
+  Error sample(StringRef Line);
+  Error entry(StringRef Tok, Entry &E);
+  Error address(StringRef Tok, StringRef Whole, uint64_t &A);
+  void mmapEvent(StringRef Line);
+  /// Link-time address of a runtime address, or 0 when it is outside the
+  /// binary's code.
+  uint64_t map(uint64_t A, uint64_t Bias) {
+    A -= Bias;
+    if (!Bin)
+      return A >= ~uint64_t(0) - 1 ? 0 : A;
+    if (!Code.contains(A))
+      return 0;
+    ++InsideAddrs;
+    return A;
+  }
+  void aggregate(ArrayRef<Entry> Stack, uint64_t Bias);
+
+  StringRef File;
+  const Binary *Bin;
+  QualityReport &Quality;
+  const PerfScriptOptions &Opts;
+  CodeRanges Code;
+  unsigned LineNo = 0;
+
+  DenseMap<AddrPair, BranchCount> Branches;
+  DenseMap<AddrPair, uint64_t> FallThroughs;
+  DenseMap<uint64_t, uint64_t> IPSamples;
+  DenseMap<uint32_t, uint64_t> BiasByPid;
+  uint64_t LastBias = 0;
+  SmallVector<Entry, 32> Stack;
+  std::vector<RawSample> Raw;
+  uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
+  uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OutsideIPs = 0;
+  unsigned FirstAddrLine = 0;
+};
+
+Error PerfScriptParser::address(StringRef Tok, StringRef Whole, uint64_t &A) {
+  size_t Colon = Tok.find(':');
+  if (Colon != StringRef::npos) {
+    StringRef ID = Tok.take_front(Colon);
+    Tok = Tok.drop_front(Colon + 1);
+    if (ID.empty() || !all_of(ID, isHexDigit))
+      return error("bad build-id '{0}' in brstack entry '{1}'", ID, Whole);
+    if (Bin && !Bin->buildID().empty() &&
+        !buildIDMatches(ID, Bin->buildID()))
+      return error("build-id {0} is not the build-id of {1} ({2}): the "
+                   "profile is of another build",
+                   ID, Bin->path(), Bin->buildID());
+  }
+  if (!parseHexMaybe0x(Tok, A))
+    return error("bad hex address '{0}' in brstack entry '{1}'", Tok, Whole);
+  return Error::success();
+}
+
+/// Hex digit values, -1 for anything else.
+struct HexTable {
+  int8_t V[256];
+  constexpr HexTable() : V() {
+    for (int I = 0; I < 256; ++I)
+      V[I] = -1;
+    for (int I = 0; I < 10; ++I)
+      V['0' + I] = int8_t(I);
+    for (int I = 0; I < 6; ++I)
+      V['a' + I] = V['A' + I] = int8_t(10 + I);
+  }
+};
+constexpr HexTable Hex;
+
+/// "0x" and up to 16 hex digits at P.
+inline bool fastHex(const char *&P, const char *End, uint64_t &V) {
+  if (End - P < 3 || P[0] != '0' || P[1] != 'x')
+    return false;
+  P += 2;
+  const char *Start = P;
+  uint64_t R = 0;
+  int8_t D;
+  while (P < End && (D = Hex.V[uint8_t(*P)]) >= 0) {
+    R = (R << 4) | uint64_t(D);
+    ++P;
+  }
+  V = R;
+  return P != Start && P - Start <= 16;
+}
+
+inline bool fastChar(const char *&P, const char *End, char C) {
+  if (P == End || *P != C)
+    return false;
+  ++P;
+  return true;
+}
+
+/// The usual spelling of an entry, "0xFROM/0xTO[/P/-/-/CYC[/TYPE[/SPEC]]]",
+/// scanned in one pass. False for anything else (build-id prefixes, bad
+/// input): the careful parser then takes the token.
+inline bool fastEntry(const char *&P, const char *End, Entry &E) {
+  auto AtEnd = [&] { return P == End || isBlank(*P); };
+  E = Entry{0, 0, false, false, false, false, 0, StringRef()};
+  if (!fastHex(P, End, E.From) || !fastChar(P, End, '/') ||
+      !fastHex(P, End, E.To))
+    return false;
+  if (AtEnd())
+    return true;
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  char F = *P++;
+  if (F != 'P' && F != 'M' && F != '-')
+    return false;
+  E.Mispred = F == 'M';
+  E.Predicted = F == 'P';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  F = *P++;
+  if (F != 'X' && F != '-')
+    return false;
+  E.InTx = F == 'X';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  F = *P++;
+  if (F != 'A' && F != '-')
+    return false;
+  E.Abort = F == 'A';
+  if (!fastChar(P, End, '/') || P == End)
+    return false;
+  if (*P == '-') {
+    ++P;
+  } else {
+    uint64_t C = 0;
+    const char *Start = P;
+    while (P < End && *P >= '0' && *P <= '9' && P - Start < 10)
+      C = C * 10 + uint64_t(*P++ - '0');
+    if (P == Start || C > UINT32_MAX)
+      return false;
+    E.Cycles = uint32_t(C);
+  }
+  if (AtEnd())
+    return true;
+  if (!fastChar(P, End, '/'))
+    return false;
+  const char *T = P;
+  while (P < End && *P != '/' && !isBlank(*P))
+    ++P;
+  if (!(P - T == 1 && *T == '-'))
+    E.Type = StringRef(T, P - T);
+  if (AtEnd())
+    return true;
+  ++P; // the '/' before the speculation field
+  while (P < End && *P != '/' && !isBlank(*P))
+    ++P;
+  return AtEnd();
+}
+
+Error PerfScriptParser::entry(StringRef Tok, Entry &E) {
+  E = Entry{0, 0, false, false, false, false, 0, StringRef()};
+  size_t S1 = Tok.find('/');
+  if (S1 == StringRef::npos || S1 + 1 >= Tok.size())
+    return error("truncated brstack entry '{0}' (expected 0xFROM/0xTO...)",
+                 Tok);
+  size_t S2 = Tok.find('/', S1 + 1);
+  StringRef ToTok = Tok.slice(S1 + 1, S2);
+  if (Error Err = address(Tok.take_front(S1), Tok, E.From))
+    return Err;
+  if (Error Err = address(ToTok, Tok, E.To))
+    return Err;
+  if (S2 == StringRef::npos)
+    return Error::success(); // bare FROM/TO pair
+  // Optional fields: flags, tx, abort, cycles, type, spec.
+  StringRef Rest = Tok.drop_front(S2 + 1);
+  for (unsigned Field = 0;; ++Field) {
+    auto [F, Tail] = Rest.split('/');
+    switch (Field) {
+    case 0: // P, M, '-' (SPE adds N: not taken)
+      if (F.empty() || F.size() > 2 ||
+          (F[0] != 'P' && F[0] != 'M' && F[0] != '-'))
+        return error("bad prediction flag '{0}' in brstack entry '{1}' "
+                     "(expected P, M or -)",
+                     F, Tok);
+      E.Mispred = F[0] == 'M';
+      E.Predicted = F[0] == 'P';
+      break;
+    case 1:
+      if (F != "X" && F != "-")
+        return error("bad transaction flag '{0}' in brstack entry '{1}'", F,
+                     Tok);
+      E.InTx = F == "X";
+      break;
+    case 2:
+      if (F != "A" && F != "-")
+        return error("bad abort flag '{0}' in brstack entry '{1}'", F, Tok);
+      E.Abort = F == "A";
+      break;
+    case 3: {
+      uint64_t C = 0;
+      if (F != "-" && (!parseDec(F, C) || C > UINT32_MAX))
+        return error("bad cycle count '{0}' in brstack entry '{1}'", F, Tok);
+      E.Cycles = uint32_t(C);
+      break;
+    }
+    case 4:
+      E.Type = F == "-" ? StringRef() : F;
+      break;
+    case 5:
+      break; // speculation outcome: not used
+    default:
+      return error("too many fields in brstack entry '{0}'", Tok);
+    }
+    if (F.size() == Rest.size()) // no further '/'
+      break;
+    Rest = Tail;
+  }
+  return Error::success();
+}
+
+void PerfScriptParser::mmapEvent(StringRef Line) {
+  // ... PERF_RECORD_MMAP2 1234/1234: [0x400000(0x1000) @ 0 fd:01 1 2]: r-xp /bin/prog
+  size_t P = Line.find("PERF_RECORD_MMAP");
+  if (P == StringRef::npos || !Bin)
+    return;
+  StringRef L = Line.drop_front(P);
+  StringRef Path = L.rsplit(' ').second;
+  if (sys::path::filename(Path) != sys::path::filename(Bin->path()))
+    return;
+  StringRef Perm = L.rsplit(']').second.ltrim(": ").split(' ').first;
+  if (!Perm.empty() && !Perm.contains('x'))
+    return;
+  uint64_t Pid = 0, Start = 0, PgOff = 0;
+  parseDec(L.split(' ').second.split('/').first, Pid);
+  StringRef Map = L.split('[').second;
+  if (!parseHexMaybe0x(Map.split('(').first, Start))
+    return;
+  StringRef Off = Map.split('@').second.ltrim().split(' ').first;
+  if (!parseHexMaybe0x(Off, PgOff) && !parseDec(Off, PgOff))
+    return;
+  LastBias = Bin->loadBias(Start, PgOff);
+  BiasByPid[uint32_t(Pid)] = LastBias;
+}
+
+void PerfScriptParser::aggregate(ArrayRef<Entry> Stack, uint64_t Bias) {
+  uint64_t NewerFrom = 0;
+  bool HaveNewer = false;
+  for (const Entry &E : Stack) {
+    uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
+    NumAddrs += 2;
+    if (!FirstAddrLine) {
+      FirstAddrLine = LineNo;
+      FirstAddr = E.From;
+    }
+    if (From || To || !Bin) {
+      BranchCount &C = Branches[{From, To}];
+      ++C.Count;
+      C.Mispreds += E.Mispred;
+      OneExternal += Bin && (!From || !To);
+    } else {
+      ++BothExternal;
+    }
+    // The CPU ran from this entry's target to the newer entry's source.
+    if (HaveNewer && To && NewerFrom) {
+      if (To <= NewerFrom)
+        ++FallThroughs[{To, NewerFrom}];
+      else
+        ++Backwards;
+    }
+    NewerFrom = From;
+    HaveNewer = true;
+  }
+}
+
+Error PerfScriptParser::sample(StringRef Line) {
+  size_t Pos = 0;
+  StringRef NumTok[2];
+  unsigned NumNumbers = 0;
+  uint32_t Pid = 0, Tid = 0;
+  bool HavePid = false;
+  StringRef Event;
+  Stack.clear();
+  StringRef Tok;
+  bool First = true;
+  // Leading fields, up to the first brstack entry.
+  while (!(Tok = nextToken(Line, Pos)).empty()) {
+    bool IsEntry = Tok.contains('/') &&
+                   (Tok.starts_with("0x") || Tok.contains(":0x"));
+    if (IsEntry)
+      break;
+    uint64_t V;
+    if (Tok.back() == ':') {
+      StringRef T = Tok.drop_back();
+      if (!(T.contains('.') && parseDec(T.split('.').first, V)))
+        Event = T; // else a time stamp
+    } else if (Tok.contains('/')) { // pid/tid
+      uint64_t P, T;
+      if (!parseDec(Tok.split('/').first, P) ||
+          !parseDec(Tok.split('/').second, T))
+        return error("unknown field '{0}' before the brstack entries", Tok);
+      Pid = uint32_t(P), Tid = uint32_t(T), HavePid = true;
+    } else if (NumNumbers < 2 && parseHexMaybe0x(Tok, V)) {
+      NumTok[NumNumbers++] = Tok;
+    } else if (!First) {
+      return error("unknown field '{0}' before the brstack entries", Tok);
+    } // else: the command name
+    First = false;
+  }
+  // Two numbers: pid (decimal) then IP (hex); one: the IP unless told
+  // otherwise.
+  uint64_t IP = 0;
+  bool HaveIP = false;
+  if (NumNumbers == 2 || (NumNumbers == 1 && Opts.FirstFieldIsPid)) {
+    uint64_t P;
+    if (!parseDec(NumTok[0], P))
+      return error("bad pid '{0}'", NumTok[0]);
+    Pid = uint32_t(P), HavePid = true;
+    if (NumNumbers == 2)
+      HaveIP = parseHexMaybe0x(NumTok[1], IP);
+  } else if (NumNumbers == 1) {
+    HaveIP = parseHexMaybe0x(NumTok[0], IP);
+  }
+  // The entries: one pass over the usual spelling, the careful parser (which
+  // also words the errors) for anything else.
+  const char *P = Tok.data(), *End = Line.data() + Line.size();
+  while (!Tok.empty()) {
+    while (P < End && isBlank(*P))
+      ++P;
+    if (P == End)
+      break;
+    Entry E;
+    const char *Q = P;
+    if (!fastEntry(Q, End, E)) {
+      Q = P;
+      while (Q < End && !isBlank(*Q))
+        ++Q;
+      if (Error Err = entry(StringRef(P, Q - P), E))
+        return Err;
+    }
+    Stack.push_back(E);
+    P = Q;
+  }
+  if (Stack.empty() && !HaveIP)
+    return error("no brstack entries and no IP in this line");
+  if (Opts.Pid && HavePid && Pid != Opts.Pid)
+    return Error::success();
+  ++NumSamples;
+  NumEntries += Stack.size();
+  uint64_t Bias = LastBias;
+  if (HavePid && !BiasByPid.empty()) {
+    auto It = BiasByPid.find(Pid);
+    if (It != BiasByPid.end())
+      Bias = It->second;
+  }
+  if (Stack.empty()) {
+    uint64_t A = map(IP, Bias);
+    ++NumAddrs;
+    if (!FirstAddrLine) {
+      FirstAddrLine = LineNo;
+      FirstAddr = IP;
+    }
+    if (A)
+      ++IPSamples[A];
+    else
+      ++OutsideIPs;
+  } else {
+    aggregate(Stack, Bias);
+  }
+  if (Opts.KeepSamples) {
+    RawSample R;
+    R.IP = HaveIP ? IP - Bias : 0;
+    R.Pid = Pid;
+    R.Tid = Tid;
+    R.Event = Event.str();
+    R.Stack.reserve(Stack.size());
+    for (const Entry &E : Stack) {
+      LBREntry L;
+      L.From = E.From - Bias;
+      L.To = E.To - Bias;
+      L.Mispred = E.Mispred;
+      L.Predicted = E.Predicted;
+      L.InTx = E.InTx;
+      L.Abort = E.Abort;
+      L.Cycles = E.Cycles;
+      L.Type = E.Type.str();
+      R.Stack.push_back(std::move(L));
+    }
+    Raw.push_back(std::move(R));
+  }
+  return Error::success();
+}
+
+Error PerfScriptParser::consume(StringRef Text) {
+  const char *P = Text.data(), *End = P + Text.size();
+  while (P < End) {
+    const char *NL = static_cast<const char *>(memchr(P, '\n', End - P));
+    const char *LineEnd = NL ? NL : End;
+    StringRef Line(P, LineEnd - P);
+    P = NL ? NL + 1 : End;
+    ++LineNo;
+    size_t F = Line.find_first_not_of(" \t\r");
+    if (F == StringRef::npos || Line[F] == '#')
+      continue;
+    if (Line.contains("PERF_RECORD_")) {
+      mmapEvent(Line);
+      continue;
+    }
+    if (Error E = sample(Line.drop_front(F)))
+      return E;
+  }
+  return Error::success();
+}
+
+Expected<AddressProfile> PerfScriptParser::finish() {
+  if (Bin && NumAddrs && !InsideAddrs)
+    return inputError(File, FirstAddrLine,
+                      "no address of this profile lies in the code of {0} "
+                      "(first one: {1:x}): a profile of another binary, or a "
+                      "PIE without its PERF_RECORD_MMAP2 event",
+                      Bin->path(), FirstAddr);
+  // Shares of all brstack entries (see the tools' summary line).
+  if (OneExternal)
+    Quality.count("have one end outside the binary's code (kept, that end "
+                  "as external)",
+                  OneExternal);
+  if (BothExternal)
+    Quality.count("lie wholly outside the binary's code (dropped)",
+                  BothExternal);
+  if (Backwards)
+    Quality.count("are followed by a fall-through range that runs backwards "
+                  "(range dropped)",
+                  Backwards);
+  if (Bin && OutsideIPs)
+    Quality.count("are IP-only samples outside the binary's code (dropped)",
+                  OutsideIPs);
+
+  AddressProfile AP;
+  AP.BuildID = Bin ? Bin->buildID().str() : "";
+  for (const auto &[K, V] : Branches)
+    AP.Branches.emplace(K, V);
+  for (const auto &[K, V] : FallThroughs)
+    AP.FallThroughs.emplace(K, V);
+  for (const auto &[K, V] : IPSamples)
+    AP.IPSamples.emplace(K, V);
+  AP.Samples = std::move(Raw);
+  AP.NumSamples = NumSamples;
+  AP.NumEntries = NumEntries;
+  return AP;
+}
+
+} // namespace
+
+Expected<AddressProfile> readPerfScript(StringRef Text, StringRef FileName,
+                                        const Binary *Bin,
+                                        QualityReport &Quality,
+                                        const PerfScriptOptions &Opts) {
+  PerfScriptParser Parser(FileName, Bin, Quality, Opts);
+  if (Error E = Parser.consume(Text))
+    return std::move(E);
+  return Parser.finish();
+}
+
+Expected<AddressProfile> readPerfScriptFile(StringRef Path, const Binary *Bin,
+                                            QualityReport &Quality,
+                                            const PerfScriptOptions &Opts) {
+  // Read in chunks: perf script text runs to gigabytes, and neither a copy
+  // nor a mapping of it all should count against our memory.
+  Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
+  if (!FD)
+    return inputError(Path, 0, "cannot read: {0}", toString(FD.takeError()));
+  auto Close = make_scope_exit([&] { sys::fs::closeFile(*FD); });
+  PerfScriptParser Parser(Path, Bin, Quality, Opts);
+  std::vector<char> Buf(4 << 20);
+  size_t Have = 0;
+  while (true) {
+    Expected<size_t> N = sys::fs::readNativeFile(
+        *FD, MutableArrayRef<char>(Buf.data() + Have, Buf.size() - Have));
+    if (!N)
+      return inputError(Path, 0, "cannot read: {0}", toString(N.takeError()));
+    Have += *N;
+    if (*N == 0) { // end of file: the last line may lack its newline
+      if (Error E = Parser.consume(StringRef(Buf.data(), Have)))
+        return std::move(E);
+      break;
+    }
+    StringRef Data(Buf.data(), Have);
+    size_t LastNL = Data.rfind('\n');
+    if (LastNL == StringRef::npos) {
+      if (Have == Buf.size())
+        Buf.resize(Buf.size() * 2); // a line longer than the buffer
+      continue;
+    }
+    if (Error E = Parser.consume(Data.take_front(LastNL + 1)))
+      return std::move(E);
+    Have -= LastNL + 1;
+    memmove(Buf.data(), Buf.data() + LastNL + 1, Have);
+  }
+  return Parser.finish();
+}
+
+} // namespace keel

@@ -1,0 +1,82 @@
+//===- EngineResultTest.cpp - JSON round trip of sweep results -------------===//
+#include "keel/Sweep/Result.h"
+
+#include "gtest/gtest.h"
+
+using namespace keel::sweep;
+using namespace llvm;
+
+namespace {
+
+Measurement sample(int64_t Off, bool Failed) {
+  Measurement M;
+  M.V.Offset = Off;
+  M.Failed = Failed;
+  if (Failed) {
+    M.FailReason = "killed by signal 11";
+  } else {
+    M.Cost = 1234.5 + Off;
+    M.Instructions = 1000;
+    M.Counters = {{"Ir", 1000}, {"I1mr", 12}};
+  }
+  return M;
+}
+
+TEST(EngineResult, MeasurementRoundTrip) {
+  for (bool Failed : {false, true}) {
+    Measurement M = sample(64, Failed);
+    std::string Text;
+    raw_string_ostream(Text) << json::Value(toJSON(M));
+    Expected<Measurement> Back = json::parse<Measurement>(Text);
+    ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+    EXPECT_EQ(Back->V, M.V);
+    EXPECT_EQ(Back->Failed, Failed);
+    EXPECT_EQ(Back->FailReason, M.FailReason);
+    EXPECT_EQ(Back->Cost, M.Cost);
+    EXPECT_EQ(Back->Instructions, M.Instructions);
+    EXPECT_EQ(Back->Counters, M.Counters);
+  }
+}
+
+TEST(EngineResult, SweepResultRoundTripKeepsCompareSeries) {
+  SweepResult R;
+  R.Binary = "./interp";
+  R.Backend = "sim";
+  R.Axis = "code";
+  R.Ms = {sample(0, false), sample(64, true)};
+  Series C;
+  C.Name = "compare";
+  C.Binary = "./interp.planned";
+  C.Ms = {sample(0, false)};
+  C.Ms[0].V.Series = "compare";
+  R.Compare = C;
+  std::string Text;
+  raw_string_ostream(Text) << json::Value(toJSON(R));
+  Expected<SweepResult> Back = json::parse<SweepResult>(Text);
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  ASSERT_EQ(Back->Ms.size(), 2u);
+  EXPECT_TRUE(Back->Ms[1].Failed);
+  ASSERT_TRUE(Back->Compare.has_value());
+  EXPECT_EQ(Back->Compare->Binary, "./interp.planned");
+  EXPECT_EQ(Back->Compare->Ms[0].V.Series, "compare");
+}
+
+TEST(EngineResult, RejectsNegativeInstructionCount) {
+  Expected<Measurement> M = json::parse<Measurement>(
+      R"({"variant":{"series":"base","axis":"code","offset":0},"failed":false,)"
+      R"("cost":1,"instructions":-5})");
+  EXPECT_FALSE(bool(M));
+  consumeError(M.takeError());
+}
+
+TEST(EngineResult, VariantKeyAndOrder) {
+  Variant A, B;
+  A.Offset = 64;
+  B.Offset = 128;
+  EXPECT_EQ(A.key(), "base/code/64");
+  EXPECT_TRUE(A < B);
+  B.Series = "aaa";
+  EXPECT_TRUE(B < A);
+}
+
+} // namespace

@@ -1,0 +1,199 @@
+//===- ReportTest.cpp - text, JSON, CSV, SVG and HTML reports -------------===//
+#include "keel/Sweep/Report.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace keel::sweep;
+using llvm::StringRef;
+
+namespace {
+
+/// 0..4096 by 256: base swings +-5% with a 2 KB period, compare is flat
+/// within 0.1%, offset 512 of base crashed.
+SweepResult sample() {
+  SweepResult R;
+  R.Binary = "bin/a<b>";
+  R.Backend = "sim";
+  R.Axis = "code";
+  R.GeometryPreset = "small";
+  R.CacheGeometry = "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64";
+  R.Compare = Series{"compare", "bin/planned", {}};
+  for (int64_t O = 0; O <= 4096; O += 256) {
+    Measurement M;
+    M.V = Variant{"base", "code", O};
+    M.Cost = (O % 2048) < 1024 ? 1050 : 950;
+    M.Instructions = 900;
+    M.Counters = {{"Ir", 900}, {"I1mr", M.Cost > 1000 ? 15 : 5}};
+    if (O == 512) {
+      M.Failed = true;
+      M.FailReason = "killed by signal 11";
+    }
+    R.Ms.push_back(M);
+    Measurement C;
+    C.V = Variant{"compare", "code", O};
+    C.Cost = 1000 + (O % 512 ? 1 : -1);
+    C.Instructions = 900;
+    R.Compare->Ms.push_back(C);
+  }
+  return R;
+}
+
+struct Rendered {
+  SweepResult R = sample();
+  GateResult G;
+  Rendered() {
+    GateOptions O;
+    O.FailOnFailedVariants = false;
+    G = *evaluateGate(R, O, nullptr);
+  }
+  template <typename F> std::string render(F Fn) {
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    Fn(OS, R, G);
+    return S;
+  }
+};
+
+size_t countOf(StringRef Haystack, StringRef Needle) {
+  size_t N = 0;
+  for (size_t P = Haystack.find(Needle); P != StringRef::npos;
+       P = Haystack.find(Needle, P + 1))
+    ++N;
+  return N;
+}
+
+TEST(ReportTest, TextTable) {
+  Rendered X;
+  std::string T = X.render(writeTextReport);
+  EXPECT_NE(T.find("layout-sweep: bin/a<b> (backend sim, axis code, preset "
+                   "small, I1=4096,2,64"),
+            std::string::npos);
+  // Base mean over the 16 measured variants: (8*1050 + 8*950... minus the
+  // failed 1050 at 512) = 15950/16... the row shows cost and vs mean.
+  EXPECT_NE(T.find("    offset           cost   vs mean           Ir         "
+                   "I1mr |        compare   vs mean"),
+            std::string::npos)
+      << T;
+  EXPECT_NE(T.find("       512         FAILED         -            -"),
+            std::string::npos)
+      << T;
+  EXPECT_NE(T.find("(killed by signal 11)"), std::string::npos);
+  EXPECT_NE(T.find("period 2048 B (strength 1.00): I1 way size"),
+            std::string::npos)
+      << T;
+  EXPECT_NE(T.find("verdict: spread 10.53% exceeds noise floor 0.00%"),
+            std::string::npos);
+  EXPECT_NE(T.find("gate: passed"), std::string::npos);
+  EXPECT_EQ(T, X.render(writeTextReport)); // deterministic
+}
+
+TEST(ReportTest, JSONIsVersionedAndReadableAsAResult) {
+  Rendered X;
+  llvm::json::Value V = reportJSON(X.R, X.G);
+  const llvm::json::Object *O = V.getAsObject();
+  ASSERT_TRUE(O);
+  EXPECT_EQ(O->getInteger("version"), ReportVersion);
+  EXPECT_EQ(O->getString("verdict")->str(), X.G.Verdict);
+  const llvm::json::Object *Base =
+      O->getObject("summary")->getObject("base");
+  EXPECT_EQ(Base->getObject("period")->getInteger("bytes"), 2048);
+  EXPECT_EQ(Base->getInteger("failed"), 1);
+  EXPECT_EQ(O->getObject("noise")->getString("kind")->str(), "deterministic");
+  EXPECT_EQ(O->getObject("gate")->getBoolean("failed"), false);
+  // --baseline reads the report back as a SweepResult.
+  SweepResult Back;
+  llvm::json::Path::Root Root;
+  ASSERT_TRUE(fromJSON(V, Back, Root));
+  EXPECT_EQ(Back.Ms.size(), X.R.Ms.size());
+  ASSERT_TRUE(Back.Compare.has_value());
+  EXPECT_EQ(Back.Compare->Ms.size(), X.R.Compare->Ms.size());
+  EXPECT_EQ(X.render(writeJSONReport), X.render(writeJSONReport));
+}
+
+TEST(ReportTest, CSV) {
+  Rendered X;
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeCSVReport(OS, X.R);
+  llvm::SmallVector<StringRef> Lines;
+  StringRef(S).trim().split(Lines, '\n');
+  ASSERT_EQ(Lines.size(), 1 + 17u * 2);
+  EXPECT_EQ(Lines[0], "series,axis,offset,status,cost,relative_to_mean,"
+                      "instructions,I1mr,Ir,reason");
+  EXPECT_EQ(Lines[1], "base,code,0,ok,1050,0.050000,900,15,900,");
+  EXPECT_EQ(Lines[3], "base,code,512,failed,,,,,,killed by signal 11");
+  EXPECT_EQ(Lines[18].substr(0, 18), "compare,code,0,ok,");
+  for (StringRef L : Lines)
+    EXPECT_EQ(countOf(L, ","), 9u) << L.str();
+}
+
+TEST(ReportTest, SVGPlot) {
+  Rendered X;
+  std::string S = X.render(writeSVGPlot);
+  EXPECT_EQ(S.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), 0u);
+  EXPECT_EQ(S.substr(S.size() - 7), "</svg>\n");
+  EXPECT_EQ(countOf(S, "<polyline"), 2u);     // base and compare
+  EXPECT_EQ(countOf(S, "<circle"), 16u);      // measured base variants
+  EXPECT_EQ(countOf(S, "width=\"5\" height=\"5\""), 17u); // compare markers
+  EXPECT_EQ(countOf(S, "stroke=\"#c0392b\""), 1u);        // the failed variant
+  // The title escapes the binary name and names backend and geometry.
+  EXPECT_NE(S.find("layout sweep: bin/a&lt;b&gt;"), std::string::npos);
+  EXPECT_EQ(S.find("bin/a<b>"), std::string::npos);
+  EXPECT_NE(S.find("backend sim, preset small, I1=4096,2,64"),
+            std::string::npos);
+  // Axis labels, ticks (power-of-two offsets, nice percents), legend.
+  EXPECT_NE(S.find(">code offset (bytes)<"), std::string::npos);
+  EXPECT_NE(S.find(">cost relative to the mean (%)<"), std::string::npos);
+  EXPECT_NE(S.find(">2 KB<"), std::string::npos);
+  EXPECT_NE(S.find(">4 KB<"), std::string::npos);
+  EXPECT_NE(S.find(">+5%<"), std::string::npos) << S;
+  EXPECT_NE(S.find(">-5%<"), std::string::npos);
+  EXPECT_EQ(S.find(">+6%<"), std::string::npos); // +-5% fits +-5% exactly
+  EXPECT_NE(S.find("width=\"960\" height=\"610\""), std::string::npos);
+  EXPECT_NE(S.find(">0%<"), std::string::npos);
+  EXPECT_NE(S.find("spread 10.53%, period 2048 B, 1 failed"),
+            std::string::npos);
+  EXPECT_NE(S.find("compare bin/planned: spread 0.20%"), std::string::npos);
+  EXPECT_EQ(S, X.render(writeSVGPlot));
+}
+
+TEST(ReportTest, HTMLEmbedsPlotTablesAndVerdict) {
+  Rendered X;
+  std::string H = X.render(writeHTMLReport);
+  EXPECT_EQ(H.find("<!DOCTYPE html>"), 0u);
+  EXPECT_EQ(countOf(H, "<svg"), 1u);
+  EXPECT_NE(H.find("<p class=\"verdict\">spread 10.53% exceeds noise floor"),
+            std::string::npos);
+  EXPECT_NE(H.find("<p class=\"pass\">gate passed</p>"), std::string::npos);
+  EXPECT_NE(H.find("failed: killed by signal 11"), std::string::npos);
+  EXPECT_EQ(countOf(H, "<tr><td>"), 17u); // one row per offset
+  EXPECT_NE(H.find("<th>spread (max/min - 1)</th><td>10.53%</td><td>0.20%</td>"),
+            std::string::npos);
+  EXPECT_EQ(H.find("<b>"), std::string::npos); // escaped everywhere
+}
+
+TEST(ReportTest, EmptyResultStillRenders) {
+  SweepResult R;
+  R.Binary = "x";
+  R.Backend = "time";
+  R.Axis = "stack";
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeSVGPlot(OS, R, G);
+  writeHTMLReport(OS, R, G);
+  writeTextReport(OS, R, G);
+  EXPECT_NE(S.find("gate: FAILED: no variant was measured"), std::string::npos);
+  EXPECT_EQ(S.find("nan"), std::string::npos);
+  EXPECT_EQ(S.find("inf"), std::string::npos);
+}
+
+TEST(ReportTest, EscapeXML) {
+  EXPECT_EQ(escapeXML("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+}
+
+} // namespace

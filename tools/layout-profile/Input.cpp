@@ -1,0 +1,140 @@
+//===- Input.cpp - load a profile of any format for layout-profile --------===//
+#include "Input.h"
+
+#include "keel/Profile/Binary.h"
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace keel {
+
+Expected<ProfileFormat> parseFormatName(StringRef Name) {
+  auto F = StringSwitch<std::optional<ProfileFormat>>(Name)
+               .Case("auto", ProfileFormat::Auto)
+               .Cases("perf", "perf-script", ProfileFormat::PerfScript)
+               .Case("fdata", ProfileFormat::Fdata)
+               .Cases("pa", "pre-aggregated", ProfileFormat::PreAggregated)
+               .Case("callgrind", ProfileFormat::Callgrind)
+               .Default(std::nullopt);
+  if (!F)
+    return inputError("--format", 0,
+                      "unknown format '{0}' (expected auto, perf, fdata, pa "
+                      "or callgrind)",
+                      Name);
+  return *F;
+}
+
+StringRef formatName(ProfileFormat F) {
+  switch (F) {
+  case ProfileFormat::Auto:
+    return "auto";
+  case ProfileFormat::PerfScript:
+    return "perf";
+  case ProfileFormat::Fdata:
+    return "fdata";
+  case ProfileFormat::PreAggregated:
+    return "pa";
+  case ProfileFormat::Callgrind:
+    return "callgrind";
+  }
+  return "auto";
+}
+
+ProfileFormat detectFormat(StringRef Text) {
+  // The first non-blank, non-comment line decides.
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Text = Rest;
+    StringRef L = Line.trim();
+    if (L.empty())
+      continue;
+    if (L.starts_with("# callgrind format") || L.starts_with("version:") ||
+        L.starts_with("creator:") || L.starts_with("events:"))
+      return ProfileFormat::Callgrind;
+    if (L.starts_with("#"))
+      continue;
+    if (L.starts_with("no_lbr") || L == "boltedcollection")
+      return ProfileFormat::Fdata;
+    if (L.size() > 2 && L[1] == ' ') {
+      if (L[0] >= '0' && L[0] <= '5')
+        return ProfileFormat::Fdata;
+      if (StringRef("BFfrTRSE").contains(L[0]))
+        return ProfileFormat::PreAggregated;
+    }
+    return ProfileFormat::PerfScript;
+  }
+  return ProfileFormat::PerfScript;
+}
+
+Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
+                                    const Binary *Bin, QualityReport &Quality,
+                                    const PerfScriptOptions &PerfOpts) {
+  // Map the file: perf-script text can be gigabytes.
+  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!MB)
+    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+  StringRef Text = (*MB)->getBuffer();
+
+  LoadedProfile LP;
+  LP.Format = Want == ProfileFormat::Auto ? detectFormat(Text) : Want;
+  auto needBinary = [&]() -> Error {
+    if (Bin)
+      return Error::success();
+    return inputError(Path, 0,
+                      "a {0} profile holds addresses: give the binary with "
+                      "--binary",
+                      formatName(LP.Format));
+  };
+  switch (LP.Format) {
+  case ProfileFormat::Fdata: {
+    auto P = readFdata(Text, Path);
+    if (!P)
+      return P.takeError();
+    LP.Symbolic = true;
+    LP.Sym = std::move(*P);
+    LP.NumItems = LP.Sym.Branches.size() + LP.Sym.Samples.size() +
+                  LP.Sym.MemAccesses.size();
+    return LP;
+  }
+  case ProfileFormat::PreAggregated: {
+    auto P = readPreAggregated(Text, Path, Bin, Quality);
+    if (!P)
+      return P.takeError();
+    LP.Addr = std::move(*P);
+    break;
+  }
+  case ProfileFormat::PerfScript: {
+    // Stream real files (only the first page of the mapping was touched).
+    auto P = Path == "-" ? readPerfScript(Text, Path, Bin, Quality, PerfOpts)
+                         : readPerfScriptFile(Path, Bin, Quality, PerfOpts);
+    if (!P)
+      return P.takeError();
+    LP.Addr = std::move(*P);
+    break;
+  }
+  case ProfileFormat::Callgrind: {
+    if (Error E = needBinary())
+      return std::move(E);
+    auto P = readCallgrind(Text, Path, *Bin, Quality);
+    if (!P)
+      return P.takeError();
+    LP.Addr = std::move(*P);
+    break;
+  }
+  case ProfileFormat::Auto:
+    llvm_unreachable("format was resolved above");
+  }
+  LP.NumItems = LP.Addr.Branches.size() + LP.Addr.FallThroughs.size() +
+                LP.Addr.IPSamples.size();
+  if (LP.Format == ProfileFormat::PerfScript) {
+    LP.NumItems = LP.Addr.NumEntries;
+    LP.ItemName = "brstack entries";
+  }
+  return LP;
+}
+
+} // namespace keel

@@ -1,0 +1,44 @@
+//===- Input.h - load a profile of any format for layout-profile ----------===//
+#ifndef KEEL_TOOLS_LAYOUTPROFILE_INPUT_H
+#define KEEL_TOOLS_LAYOUTPROFILE_INPUT_H
+
+#include "keel/Profile/BranchProfile.h"
+#include "keel/Profile/Formats.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace keel {
+
+enum class ProfileFormat { Auto, PerfScript, Fdata, PreAggregated, Callgrind };
+
+/// Parse a --format= value ("auto", "perf", "fdata", "pa", "callgrind").
+llvm::Expected<ProfileFormat> parseFormatName(llvm::StringRef Name);
+llvm::StringRef formatName(ProfileFormat F);
+
+/// Guess the format from the first lines of \p Text.
+ProfileFormat detectFormat(llvm::StringRef Text);
+
+/// A loaded profile: fdata is symbolic, the other formats are by address.
+struct LoadedProfile {
+  ProfileFormat Format = ProfileFormat::Auto;
+  bool Symbolic = false;
+  AddressProfile Addr;   ///< when !Symbolic
+  BranchProfile Sym;     ///< when Symbolic
+  uint64_t NumItems = 0; ///< records or entries read, for quality shares
+  std::string ItemName = "profile records";
+};
+
+/// Read \p Path (format \p Want, or detected) with the optional binary.
+/// Address formats that need a binary say so when \p Bin is null.
+llvm::Expected<LoadedProfile> loadProfile(llvm::StringRef Path,
+                                          ProfileFormat Want,
+                                          const Binary *Bin,
+                                          QualityReport &Quality,
+                                          const PerfScriptOptions &PerfOpts);
+
+} // namespace keel
+
+#endif

@@ -1,0 +1,91 @@
+//===- layout-sweep-report.cpp - re-render and gate a saved sweep ---------===//
+//
+// Reads a result written by `layout-sweep --json` and renders it again (text,
+// JSON, CSV, SVG, HTML) or applies a gate to it, without measuring anything:
+// the report and gate code of layout-sweep, on a file.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Support/Diagnostics.h"
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Report.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace keel;
+using namespace keel::sweep;
+
+static cl::OptionCategory Cat("layout-sweep-report options");
+static cl::opt<std::string> Input(cl::Positional, cl::Required,
+                                  cl::desc("<result.json>"), cl::cat(Cat));
+static cl::opt<std::string> JSONOut("json", cl::desc("write the JSON report"),
+                                    cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<std::string> CSVOut("csv", cl::desc("write the CSV table"),
+                                   cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<std::string> SVGOut("svg", cl::desc("write the SVG plot"),
+                                   cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<std::string> HTMLOut("html", cl::desc("write the HTML report"),
+                                    cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<bool> Quiet("quiet", cl::desc("do not print the text table"),
+                           cl::cat(Cat));
+static cl::opt<std::string>
+    MaxSpread("max-spread",
+              cl::desc("fail (exit 1) when the spread exceeds this, e.g. 1%"),
+              cl::value_desc("percent"), cl::cat(Cat));
+static cl::opt<std::string>
+    Baseline("baseline",
+             cl::desc("fail (exit 1) when worse than this earlier result "
+                      "beyond noise"),
+             cl::value_desc("file"), cl::cat(Cat));
+static cl::opt<std::string> Tolerance(
+    "baseline-tolerance",
+    cl::desc("extra slack over the baseline beyond noise (default 0%)"),
+    cl::value_desc("percent"), cl::init("0%"), cl::cat(Cat));
+
+static const char *const Tool = "layout-sweep-report";
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter(
+      [](raw_ostream &OS) { OS << Tool << " (Keel) 0.1.0\n"; });
+  cl::ParseCommandLineOptions(argc, argv,
+                              "render and gate a saved layout sweep\n");
+
+  GateOptions GO;
+  if (!MaxSpread.empty()) {
+    auto V = parsePercent(MaxSpread);
+    if (!V)
+      return reportError(Tool, V.takeError());
+    GO.MaxSpread = *V;
+  }
+  auto Tol = parsePercent(Tolerance);
+  if (!Tol)
+    return reportError(Tool, Tol.takeError());
+  GO.BaselineTolerance = *Tol;
+
+  auto R = readResultFile(Input);
+  if (!R)
+    return reportError(Tool, R.takeError());
+  std::optional<SweepResult> Base;
+  if (!Baseline.empty()) {
+    auto B = readResultFile(Baseline);
+    if (!B)
+      return reportError(Tool, B.takeError());
+    Base = std::move(*B);
+  }
+  auto G = evaluateGate(*R, GO, Base ? &*Base : nullptr);
+  if (!G)
+    return reportError(Tool, G.takeError());
+  if (Error E = writeReports(*R, *G, {JSONOut, CSVOut, SVGOut, HTMLOut}))
+    return reportError(Tool, std::move(E));
+  if (!Quiet)
+    writeTextReport(outs(), *R, *G);
+  if (G->Failed) {
+    errs() << Tool << ": gate failed: " << G->Reasons.front() << "\n";
+    return ExitCheckFailed;
+  }
+  return ExitOK;
+}

@@ -1,0 +1,337 @@
+//===- layout-sweep.cpp - measure layout-induced performance variance -----===//
+//
+// layout-sweep [options] ./bin [args...]
+//
+// Phases: parse options -> build EngineOptions -> runSweep (keel/Sweep/Engine.h)
+// -> evaluate the gate (keel/Sweep/Gate.h) -> write reports (Report.h) ->
+// exit 0, or 1 with a one-line reason when the gate fails.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Sweep/Engine.h"
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Report.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+
+#include <mutex>
+
+using namespace llvm;
+using namespace keel;
+using namespace keel::sweep;
+
+static const char *const Tool = "layout-sweep";
+
+namespace {
+cl::OptionCategory Cat("layout-sweep options");
+
+cl::opt<std::string> BinaryArg(cl::Positional, cl::desc("<binary>"),
+                               cl::Required, cl::cat(Cat));
+cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..."));
+
+cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
+                             cl::init("sim"), cl::cat(Cat));
+cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap"),
+                          cl::init("code"), cl::cat(Cat));
+cl::opt<std::string> GridPreset(
+    "grid", cl::desc("grid preset: default (0..4096 by 64), seed002-power3 "
+                     "(0..16 KB by 64), seed002-power4 (0..256 KB by 1 KB)"),
+    cl::cat(Cat));
+cl::opt<int64_t> From("from", cl::desc("first offset in bytes"), cl::cat(Cat));
+cl::opt<int64_t> To("to", cl::desc("last offset in bytes"), cl::cat(Cat));
+cl::opt<int64_t> Step("step", cl::desc("offset step in bytes"), cl::cat(Cat));
+
+cl::opt<std::string> Relink(
+    "relink",
+    cl::desc("command template that writes a variant: {pad} bytes, {out} the "
+             "binary to write, {padobj} a generated pad object, {dir} a "
+             "scratch directory (no shell: words and quotes only)"),
+    cl::cat(Cat));
+cl::opt<std::string> Compare("compare",
+                             cl::desc("a second binary swept on the same grid"),
+                             cl::cat(Cat));
+cl::opt<std::string> CompareRelink("compare-relink",
+                                   cl::desc("--relink template of the --compare binary"),
+                                   cl::cat(Cat));
+cl::opt<std::string> BoltPad(
+    "bolt-pad",
+    cl::desc("code axis through llvm-bolt --pad-funcs-before=FUNC:N (binary "
+             "linked with -Wl,--emit-relocs)"),
+    cl::value_desc("FUNC"), cl::cat(Cat));
+cl::opt<std::string> HeapShim("heap-shim", cl::desc("path of libkeelheapshift.so"),
+                              cl::cat(Cat));
+cl::list<std::string> ExtraEnv("env", cl::desc("NAME=VALUE added to every variant's environment"),
+                               cl::cat(Cat));
+
+cl::opt<std::string> Geometry("geometry",
+                              cl::desc("sim cache preset: small, small8k, skylake, "
+                                       "zen3, neoverse-n1"),
+                              cl::init("skylake"), cl::cat(Cat));
+cl::opt<std::string> I1("I1", cl::desc("sim L1 I-cache size,assoc,line (overrides --geometry)"),
+                        cl::cat(Cat));
+cl::opt<std::string> D1("D1", cl::desc("sim L1 D-cache size,assoc,line"), cl::cat(Cat));
+cl::opt<std::string> LL("LL", cl::desc("sim last-level cache size,assoc,line"), cl::cat(Cat));
+cl::opt<std::string> Weights("weights",
+                             cl::desc("sim cost weights, e.g. Ir=1,I1mr=10,Bim=20 "
+                                      "(0 removes an event)"),
+                             cl::cat(Cat));
+
+cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("variants measured in parallel (sim; 0 = all cores)"),
+                       cl::init(0), cl::cat(Cat));
+cl::opt<unsigned> Timeout("timeout", cl::desc("seconds per variant run (0 = none)"),
+                          cl::init(0), cl::cat(Cat));
+cl::opt<std::string> Executor(
+    "executor", cl::desc("run each variant through this template, {cmd} = the "
+                         "command (e.g. 'srun -n1 {cmd}')"),
+    cl::cat(Cat));
+cl::opt<std::string> JournalPath("journal",
+                                 cl::desc("append each finished measurement here "
+                                          "(default: OUTPUT.journal beside the first "
+                                          "output file; removed when the sweep completes)"),
+                                 cl::cat(Cat));
+cl::opt<bool> Resume("resume", cl::desc("continue a killed sweep from its journal"),
+                     cl::cat(Cat));
+cl::opt<std::string> KeepDir("keep-dir",
+                             cl::desc("build and run variants in this directory and "
+                                      "keep it (default: private, removed)"),
+                             cl::cat(Cat));
+cl::opt<double> InstrTolerance(
+    "instr-tolerance",
+    cl::desc("relative executed-instruction spread (%) tolerated as start-up noise"),
+    cl::init(0.01), cl::cat(Cat));
+
+cl::opt<unsigned> Rounds("rounds", cl::desc("time: measured rounds"), cl::init(11),
+                         cl::cat(Cat));
+cl::opt<unsigned> Warmup("warmup", cl::desc("time: warm-up rounds"), cl::init(1),
+                         cl::cat(Cat));
+cl::opt<unsigned> AACopies("aa-copies", cl::desc("time: byte-identical copies for the noise floor"),
+                           cl::init(3), cl::cat(Cat));
+cl::opt<int> Cpu("cpu", cl::desc("time: CPU to pin to (-1 auto, -2 none)"), cl::init(-1),
+                 cl::cat(Cat));
+
+cl::opt<std::string> MaxSpread("max-spread",
+                               cl::desc("gate: fail when the spread exceeds X%"),
+                               cl::value_desc("X%"), cl::cat(Cat));
+cl::opt<std::string> Baseline("baseline",
+                              cl::desc("gate: fail when worse than this earlier --json "
+                                       "result beyond noise"),
+                              cl::cat(Cat));
+cl::opt<double> BaselineTolerance("baseline-tolerance",
+                                  cl::desc("gate: extra slack over the baseline (%)"),
+                                  cl::init(0), cl::cat(Cat));
+cl::opt<std::string> JSON("json", cl::desc("write the JSON report (no value: stdout)"),
+                          cl::ValueOptional, cl::cat(Cat));
+cl::opt<std::string> CSV("csv", cl::desc("write the CSV table (no value: stdout)"),
+                         cl::ValueOptional, cl::cat(Cat));
+cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::cat(Cat));
+cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::cat(Cat));
+} // namespace
+
+static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
+  StringRef T = Text.trim();
+  T.consume_back("%");
+  double V;
+  if (T.getAsDouble(V) || V < 0)
+    return makeError("--{0}={1}: expected a percentage such as 1%", Opt, Text);
+  return V / 100;
+}
+
+static std::string defaultHeapShim(const char *Argv0) {
+  std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&defaultHeapShim);
+  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Exe)));
+  sys::path::append(P, "lib", "libkeelheapshift.so");
+  return P.str().str();
+}
+
+static Error buildGrid(Grid &G) {
+  if (!GridPreset.empty()) {
+    Expected<Grid> P = gridPreset(GridPreset);
+    if (!P)
+      return P.takeError();
+    G = *P;
+  }
+  if (From.getNumOccurrences())
+    G.From = From;
+  if (To.getNumOccurrences())
+    G.To = To;
+  if (Step.getNumOccurrences())
+    G.Step = Step;
+  return validateGrid(G);
+}
+
+static Error buildGeometry(EngineOptions &O) {
+  Expected<CacheGeometry> G = geometryPreset(Geometry);
+  if (!G)
+    return G.takeError();
+  O.Geometry = *G;
+  O.GeometryPreset = Geometry;
+  struct {
+    cl::opt<std::string> &Opt;
+    const char *Name;
+    CacheLevel &Level;
+  } Overrides[] = {{I1, "I1", O.Geometry.I1},
+                   {D1, "D1", O.Geometry.D1},
+                   {LL, "LL", O.Geometry.LL}};
+  for (auto &Ov : Overrides) {
+    if (Ov.Opt.empty())
+      continue;
+    Expected<CacheLevel> L = parseCacheLevel(Ov.Name, Ov.Opt);
+    if (!L)
+      return L.takeError();
+    Ov.Level = *L;
+    O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
+  }
+  if (Weights.empty())
+    return Error::success();
+  Expected<CostWeights> W = parseWeights(Weights);
+  if (!W)
+    return W.takeError();
+  O.Weights = *W;
+  return Error::success();
+}
+
+/// The first output file decides where the default journal goes.
+static std::string firstOutputFile() {
+  for (cl::opt<std::string> *O : {&JSON, &CSV, &SVG, &HTML})
+    if (O->getNumOccurrences() && !O->empty() && *O != "-")
+      return *O;
+  return "";
+}
+
+static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJournal) {
+  EngineOptions O;
+  O.Binary = BinaryArg;
+  O.Args.assign(ProgArgs.begin(), ProgArgs.end());
+  if (!Compare.empty())
+    O.CompareBinary = Compare;
+  O.Backend = Backend;
+  if (Error E = buildGrid(O.G))
+    return std::move(E);
+  O.Perturb.Axis = Axis;
+  O.Perturb.RelinkTemplate = Relink;
+  O.Perturb.CompareRelinkTemplate = CompareRelink;
+  O.Perturb.BoltFunction = BoltPad;
+  O.Perturb.HeapShim = HeapShim.empty() ? defaultHeapShim(Argv0) : HeapShim;
+  O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
+  if (Error E = buildGeometry(O))
+    return std::move(E);
+  O.Time.Rounds = Rounds;
+  O.Time.Warmup = Warmup;
+  O.Time.AACopies = AACopies;
+  O.Time.Cpu = Cpu;
+  O.Jobs = Jobs;
+  O.TimeoutSeconds = Timeout;
+  O.Executor = Executor;
+  O.InstructionTolerance = InstrTolerance / 100;
+  O.WorkDir = KeepDir;
+  O.Resume = Resume;
+  O.JournalPath = JournalPath;
+  // Default journal: beside the first output file (none without one, so
+  // concurrent sweeps never share a journal by accident).
+  ImplicitJournal = JournalPath.empty() && !firstOutputFile().empty();
+  if (ImplicitJournal)
+    O.JournalPath = firstOutputFile() + ".journal";
+  return O;
+}
+
+/// "[ 12/65]" on one terminal line, only when stderr is a terminal.
+static std::function<void(size_t, size_t)> progressPrinter() {
+  if (!sys::Process::StandardErrIsDisplayed())
+    return nullptr;
+  return [](size_t Done, size_t Total) {
+    errs() << formatv("\r{0}: measured {1}/{2} variants", Tool, Done, Total);
+    if (Done == Total)
+      errs() << "\n";
+    errs().flush();
+  };
+}
+
+static Error writeReports(const SweepResult &R, const GateResult &G) {
+  auto Write = [&](cl::opt<std::string> &Opt,
+                   function_ref<void(raw_ostream &)> Fn) -> Error {
+    if (!Opt.getNumOccurrences())
+      return Error::success();
+    std::string Path = Opt.empty() ? "-" : Opt.getValue();
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      Fn(OS);
+      return Error::success();
+    });
+  };
+  if (Error E = Write(JSON, [&](raw_ostream &OS) { writeJSONReport(OS, R, G); }))
+    return E;
+  if (Error E = Write(CSV, [&](raw_ostream &OS) { writeCSVReport(OS, R); }))
+    return E;
+  if (Error E = Write(SVG, [&](raw_ostream &OS) { writeSVGPlot(OS, R, G); }))
+    return E;
+  if (Error E = Write(HTML, [&](raw_ostream &OS) { writeHTMLReport(OS, R, G); }))
+    return E;
+  // The table goes to stdout unless a machine-readable report does.
+  bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
+                     (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
+  if (!StdoutTaken)
+    writeTextReport(outs(), R, G);
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "layout-sweep (Keel) " << KEEL_VERSION << "\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-sweep: measure how much a program's speed depends on its layout\n\n"
+      "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n"
+      "  layout-sweep --axis=stack --backend=sim ./app args\n\n"
+      "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");
+
+  bool ImplicitJournal = false;
+  Expected<EngineOptions> O = buildOptions(argv[0], ImplicitJournal);
+  if (!O)
+    return reportError(Tool, O.takeError());
+  GateOptions GO;
+  if (!MaxSpread.empty()) {
+    Expected<double> MS = parsePercent("max-spread", MaxSpread);
+    if (!MS)
+      return reportError(Tool, MS.takeError());
+    GO.MaxSpread = *MS;
+  }
+  GO.BaselineTolerance = BaselineTolerance / 100;
+  std::optional<SweepResult> BaselineResult;
+  if (!Baseline.empty()) { // read it first: a bad file must not cost a sweep
+    Expected<SweepResult> B = readResultFile(Baseline);
+    if (!B)
+      return reportError(Tool, B.takeError());
+    BaselineResult = std::move(*B);
+  }
+  O->Progress = progressPrinter();
+
+  Expected<SweepResult> R = runSweep(*O);
+  if (!R)
+    return reportError(Tool, R.takeError());
+  Expected<GateResult> G =
+      evaluateGate(*R, GO, BaselineResult ? &*BaselineResult : nullptr);
+  if (!G)
+    return reportError(Tool, G.takeError());
+  if (Error E = writeReports(*R, *G))
+    return reportError(Tool, std::move(E));
+  // A completed sweep no longer needs the journal the user did not ask for.
+  if (ImplicitJournal)
+    sys::fs::remove(O->JournalPath);
+  for (const std::string &N : R->Notes)
+    WithColor::note(errs(), Tool) << N << "\n";
+  if (G->Failed) {
+    WithColor::error(errs(), Tool)
+        << "gate failed: " << (G->Reasons.empty() ? G->Verdict : G->Reasons.front())
+        << "\n";
+    return ExitCheckFailed;
+  }
+  return ExitOK;
+}

@@ -1,0 +1,111 @@
+//===- Model.h - seed 003's cache-aware roofline estimator ------*- C++ -*-===//
+//
+// Minami, Inoue, Chiba, Yokokawa: "Performance estimation of programs by an
+// extension of the Roofline model with cache effects" (K computer), section
+// 5.4. A kernel is described per loop iteration by
+//   m      arrays (elements) streamed from memory,
+//   nL2    arrays re-read from L2,
+//   nL1_S  short-distance L1 re-reads (i+-1, i+-2: often served by registers),
+//   nL1_L  long-distance L1 re-reads (i+-12),
+//   k      floating-point operations,
+// and the machine by its sustained ceilings Mband, L2band, L1band, Ppeak.
+// Data-movement time per level bounds the run time; the estimate is a
+// fraction of Ppeak:
+//   eM  = (Mband/Ppeak)  / (m*E/k)
+//   eL2 = (L2band/Ppeak) / ((m+nL2)*E/k)
+//   eL1 = (L1band/Ppeak) / ((m+nL2+nL1_L)*E/k)       (E = element bytes)
+// Rules (e)-(j) pick which of them apply; see estimate().
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_ROOFLINE_MODEL_H
+#define KEEL_ROOFLINE_MODEL_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace roofline {
+
+/// Sustained ceilings of a machine (or of one core of it). Bandwidths in
+/// GB/s (1e9 bytes), peak in GFLOP/s.
+struct Ceilings {
+  std::string Name;
+  double Mband = 0, L2band = 0, L1band = 0, Ppeak = 0;
+};
+
+/// K computer, one CPU (8 cores), as measured in the paper (section 5.2/5.3
+/// and 5.4): Mband 46, L2band 146, L1band 241 GB/s; Ppeak 128 GFLOPS.
+Ceilings kComputerCeilings();
+
+/// One kernel (one loop) in the mM-nL2-kF vocabulary, counts per iteration.
+struct KernelCounts {
+  std::string Name;
+  double M = 0, NL2 = 0, NL1S = 0, NL1L = 0, K = 0;
+  unsigned ElementBytes = 8;
+  /// Accesses the producer could not classify (reported, not estimated).
+  std::vector<std::string> Unclassified;
+};
+
+enum class Bound { Memory, L2, L1, Compute, None };
+
+/// How the levels' transfer times combine. Max is the paper's model
+/// (time = max(Mtime, L2time, L1time), rules (e)-(j)). Sum is an extension,
+/// not in the paper: each array is charged only at its own level and the
+/// times add, time = (m/Mband + nL2/L2band + nL1_L/L1band) * E. It fits a
+/// core whose memory streams and L2 re-reads queue for the same L1 fill
+/// buffers (see docs/roofline.md for the measurement that motivates it).
+enum class Overlap { Max, Sum };
+llvm::StringRef boundName(Bound B);
+
+struct Estimate {
+  /// Rule (e): false when nL1_S >= 10m (the paper makes no estimate then);
+  /// also false for a loop without flops (k = 0).
+  bool Estimable = true;
+  std::string WhyNot;
+  double EM = 0, EL2 = 0, EL1 = 0;   ///< uncapped peak fractions
+  double L2Crossover = 0;           ///< n/m where Mtime = L2time (2.17 on K)
+  double L1Crossover = 0;           ///< n/m where Mtime = L1time (4.23 on K)
+  bool UseL1 = false;               ///< rule (g) fired
+  bool UseL2 = false;               ///< rule (i) fired
+  double Fraction = 0;              ///< rule (j), capped at 1
+  Bound BoundBy = Bound::None;
+  double GFlops = 0;                ///< Fraction * Ppeak
+  std::vector<std::string> Trace;   ///< one line per rule, for reports
+};
+
+/// Apply rules (e)-(j) of section 5.4. The crossovers are computed from the
+/// ceilings (L2band/Mband - 1, L1band/Mband - 1) rather than the paper's
+/// rounded 2.17 and 4.23, so the rules and "the lowest of eM, eL2, eL1" agree.
+/// Errors: non-positive ceilings, negative counts.
+llvm::Expected<Estimate> estimate(const KernelCounts &KC, const Ceilings &C,
+                                  Overlap O = Overlap::Max);
+
+/// Parse ceilings from JSON: an object with Mband/L2band/L1band/Ppeak, or a
+/// `layout-roofline machine --json` report (its "ceilings"."<Scope>" object).
+llvm::Expected<Ceilings> parseCeilings(const llvm::json::Value &V,
+                                       llvm::StringRef Scope,
+                                       llvm::StringRef File);
+
+/// Parse kernels: one object {name,m,nL2,nL1_S,nL1_L,k,element_bytes}, or an
+/// object with "kernels": [...] (what the RooflineAnalysis pass writes).
+llvm::Expected<std::vector<KernelCounts>>
+parseKernels(llvm::StringRef Text, llvm::StringRef File);
+
+/// Parse a name like "3M-8L2-16F" (also "5M-21L2-6L1S-12L1L-43F").
+llvm::Expected<KernelCounts> parseKernelName(llvm::StringRef Name);
+
+llvm::json::Object toJSON(const KernelCounts &KC);
+llvm::json::Object toJSON(const Estimate &E);
+llvm::json::Object toJSON(const Ceilings &C);
+void printText(llvm::raw_ostream &OS, const KernelCounts &KC,
+               const Ceilings &C, const Estimate &E);
+
+} // namespace roofline
+} // namespace keel
+
+#endif

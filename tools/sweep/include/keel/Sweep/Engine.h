@@ -1,0 +1,90 @@
+//===- keel/Sweep/Engine.h - perturb x measure x journal ----------*- C++ -*-===//
+//
+// runSweep() is the whole sweep as a library call (the CLI only parses
+// options and prints): prepare every variant of the grid (Perturb.h), measure
+// it with a backend (sim: cachegrind, time: TimeBackend.h, perf: perf_event
+// counters), append it to the journal as soon as it finishes (Journal.h),
+// and return a SweepResult sorted by variant. A variant that cannot be built,
+// crashes, or exits non-zero is a failed Measurement, never a cost.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_ENGINE_H
+#define KEEL_SWEEP_ENGINE_H
+
+#include "keel/Sweep/Grid.h"
+#include "keel/Sweep/Perturb.h"
+#include "keel/Sweep/Result.h"
+#include "keel/Sweep/SimBackend.h"
+#include "keel/Sweep/TimeBackend.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+struct EngineOptions {
+  std::string Binary;
+  std::vector<std::string> Args;
+  std::optional<std::string> CompareBinary; ///< --compare: a second series
+  std::string Backend = "sim";              ///< sim, time, perf
+  Grid G;
+  PerturbOptions Perturb;
+
+  // sim
+  CacheGeometry Geometry;     ///< explicit I1/D1/LL
+  std::string GeometryPreset; ///< its name ("" when overridden)
+  CostWeights Weights = defaultWeights();
+
+  // time
+  TimeOptions Time;
+
+  unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
+  unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
+  std::string Executor;        ///< --executor template with {cmd}
+  std::string JournalPath;     ///< "" = no journal
+  bool Resume = false;
+  bool OverwriteJournal = false;
+  std::string WorkDir; ///< "" = a private temporary directory, removed after
+  /// Relative spread of executed instructions above which a series counts as
+  /// "not layout-independent" (SweepResult::InstructionsDiffer).
+  double InstructionTolerance = 1e-4;
+  /// (finished, total) after every variant; called from worker threads
+  /// under a lock.
+  std::function<void(size_t, size_t)> Progress;
+};
+
+/// Check an --executor template: it must contain the word {cmd}.
+llvm::Error checkExecutorTemplate(llvm::StringRef T);
+
+/// Wrap a command for --executor: every word "{cmd}" becomes
+/// `env -i ENV... ARGV...` (so the environment travels with the command),
+/// "{dir}" the variant's directory. Without an executor, returns Argv.
+llvm::Expected<std::vector<std::string>>
+wrapForExecutor(llvm::StringRef Executor, llvm::ArrayRef<std::string> Argv,
+                llvm::ArrayRef<std::string> Env, llvm::StringRef Dir);
+
+/// Stable identity of a sweep for the journal (everything that changes what
+/// a variant measures: binaries, arguments, backend, axis, geometry,
+/// relink templates; not the grid or weights - the cost is recomputed from
+/// the journal's counters).
+std::string sweepFingerprint(const EngineOptions &O);
+
+/// The perf backend's capability check: perf_event_open for cycles on this
+/// process. UnavailableError (exit 3) when the machine has no counters.
+llvm::Error checkPerfCounters();
+
+/// Run the sweep. Errors: bad options (InputError / plain error, exit 2),
+/// missing valgrind / counters / heap shim (UnavailableError, exit 3), every
+/// variant failing (the program itself is broken: exit 2, naming the first
+/// failure).
+llvm::Expected<SweepResult> runSweep(const EngineOptions &O);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

@@ -1,0 +1,115 @@
+//===- keel/Sweep/Perturb.h - make one layout variant -------------*- C++ -*-===//
+//
+// Turns a Variant (axis + offset) into something to run: a binary and the
+// exact environment it runs with. Axes (seed 002, DESIGN.md "The sweep"):
+//  code  - relink with --relink TEMPLATE: {pad} is the byte count, {out} the
+//          binary to write, {padobj} (optional) a generated object holding
+//          {pad} bytes of nops in .text.keelpad, to link between objects; or
+//          --bolt-pad=FUNC: llvm-bolt --pad-funcs-before=FUNC:N on a binary
+//          linked with --emit-relocs.
+//  data  - the same template mechanism ({padobj} then holds zero bytes in
+//          .data.keelpad; a planned link takes -Wl,--defsym=__keel_data_pad={pad}).
+//  stack - the environment grows by N bytes (KEEL_STACK_PAD=xxx...), which
+//          moves the initial stack pointer (in 16-byte steps: the kernel
+//          aligns it).
+//  heap  - LD_PRELOAD=libkeelheapshift.so KEEL_HEAP_SHIFT=N shifts every
+//          malloc result by N bytes (N a multiple of 16, at most 1 MiB).
+//
+// Every variant runs with the same argv path length (binaries are written or
+// copied to same-length names in a private directory) and a fixed
+// environment (PATH=/usr/local/bin:/usr/bin:/bin, LC_ALL=C, --env additions,
+// KEEL_STACK_PAD), so nothing but the layout differs between variants.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_PERTURB_H
+#define KEEL_SWEEP_PERTURB_H
+
+#include "keel/Sweep/Result.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+struct PerturbOptions {
+  std::string Axis = "code";
+  std::string RelinkTemplate;        ///< --relink
+  std::string CompareRelinkTemplate; ///< --compare-relink ("" = none)
+  std::string BoltFunction;          ///< --bolt-pad=FUNC ("" = not BOLT)
+  std::string HeapShim;              ///< path of libkeelheapshift.so
+  std::vector<std::string> ExtraEnv; ///< --env K=V, in order
+  unsigned TimeoutSeconds = 600;     ///< per relink/BOLT run
+};
+
+inline constexpr int64_t MaxHeapShift = 1 << 20;
+
+struct PreparedVariant {
+  Variant V;
+  std::string Dir;               ///< private directory of this variant
+  std::vector<std::string> Argv; ///< binary (same-length path) + arguments
+  std::vector<std::string> Env;  ///< the complete environment
+  std::string Failure;           ///< non-empty: could not be built (why)
+};
+
+/// Check that a --relink template names {out} and {pad} or {padobj}; the
+/// error says which is missing.
+llvm::Error checkRelinkTemplate(llvm::StringRef Option, llvm::StringRef T);
+
+/// Replace every {name} in \p Word by its value (unknown {...} stay).
+std::string substitutePlaceholders(
+    llvm::StringRef Word,
+    llvm::ArrayRef<std::pair<llvm::StringRef, std::string>> Values);
+
+class Perturber {
+public:
+  /// \p Binaries: series name -> binary ("base" first). Errors: bad axis,
+  /// bad template, missing heap shim, unreadable binary.
+  static llvm::Expected<std::unique_ptr<Perturber>>
+  create(PerturbOptions O, std::string WorkDir,
+         std::vector<std::pair<std::string, std::string>> Binaries,
+         std::vector<std::string> Args);
+
+  /// Build variant number \p Index (used for its directory name). A failed
+  /// relink is reported in PreparedVariant::Failure, not as an error; errors
+  /// are for the machine (cannot create files, llvm-mc missing).
+  llvm::Expected<PreparedVariant> prepare(const Variant &V, unsigned Index);
+
+  /// The program name used for every variant (base binary's file name).
+  const std::string &programName() const { return ProgName; }
+
+private:
+  Perturber() = default;
+  bool relinks(llvm::StringRef Series) const;
+  llvm::Expected<std::string> copyBinary(llvm::StringRef Series);
+  llvm::Expected<std::string> makePadObject(const Variant &V,
+                                            llvm::StringRef Dir);
+  llvm::Error relink(const Variant &V, llvm::StringRef Dir,
+                     llvm::StringRef Out, std::string &Failure);
+  llvm::Error bolt(const Variant &V, llvm::StringRef Dir, llvm::StringRef Out,
+                   std::string &Failure);
+  std::vector<std::string> environment(const Variant &V) const;
+
+  PerturbOptions Opts;
+  std::string WorkDir, ProgName;
+  std::vector<std::pair<std::string, std::string>> Binaries;
+  std::vector<std::string> Args;
+  std::map<std::string, std::string> Copies; ///< series -> shared copy
+  std::mutex CopyLock;
+};
+
+/// First line of a file (for failure reasons), at most \p Max characters.
+std::string firstLineOf(llvm::StringRef Path, size_t Max = 160);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

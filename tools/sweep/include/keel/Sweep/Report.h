@@ -1,0 +1,67 @@
+//===- keel/Sweep/Report.h - tables, JSON, CSV, SVG and HTML -----*- C++ -*-===//
+//
+// Reporters only read a SweepResult and the GateResult computed from it
+// (google/benchmark keeps reporters apart from measurement the same way).
+// Every format is deterministic: fixed number formats, variants in Variant
+// order, counters in name order. docs/sweep-statistics.md describes the
+// formats; the JSON carries "version": ReportVersion.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_REPORT_H
+#define KEEL_SWEEP_REPORT_H
+
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Result.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace keel {
+namespace sweep {
+
+/// Bumped whenever a key of the JSON report changes meaning or goes away.
+inline constexpr int ReportVersion = 1;
+
+/// The text table: one row per offset (with the --compare series beside
+/// it), then the summary, the verdict and the gate outcome.
+void writeTextReport(llvm::raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G);
+
+/// The JSON report: the SweepResult's own JSON (so --baseline can read it
+/// back) plus "version", "summary" (per series), "noise", "verdict", "gate".
+llvm::json::Value reportJSON(const SweepResult &R, const GateResult &G);
+void writeJSONReport(llvm::raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G);
+
+/// CSV: one row per measurement of every series (A/A copies included).
+void writeCSVReport(llvm::raw_ostream &OS, const SweepResult &R);
+
+/// A standalone SVG plot: cost relative to the series mean (%) against the
+/// offset, one line per series, failed variants marked, title with binary,
+/// backend and geometry, spread and period in the legend.
+void writeSVGPlot(llvm::raw_ostream &OS, const SweepResult &R,
+                  const GateResult &G);
+
+/// One self-contained HTML page: the verdict, the SVG, the summary and the
+/// per-variant table.
+void writeHTMLReport(llvm::raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G);
+
+/// Output files requested on the command line ("" = not wanted, "-" =
+/// stdout).
+struct ReportFiles {
+  std::string JSON, CSV, SVG, HTML;
+};
+
+/// Render and write every requested file atomically (keel::writeOutput):
+/// a failure leaves no half-written file.
+llvm::Error writeReports(const SweepResult &R, const GateResult &G,
+                         const ReportFiles &F);
+
+/// Escape &, <, >, " and ' for XML/HTML text and attributes.
+std::string escapeXML(llvm::StringRef S);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

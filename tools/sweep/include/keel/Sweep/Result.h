@@ -1,0 +1,111 @@
+//===- keel/Sweep/Result.h - what a layout sweep measured --------*- C++ -*-===//
+//
+// The narrow type between the sweep engine (perturb x measure x journal) and
+// the statistics/report side (Stats.h, Report.h). The engine fills a
+// SweepResult; statistics, gates and reports only read it.
+//
+// One Variant = one point of the perturbation grid (axis + offset in bytes)
+// of one series (the swept binary, or the --compare binary). A Measurement is
+// what one backend observed for that variant, or why it failed: a failed
+// variant never carries a cost and must be left out of every statistic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_RESULT_H
+#define KEEL_SWEEP_RESULT_H
+
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+/// Perturbation axes (Variant::Axis spells them exactly like this).
+///  "code"  - bytes of code added outside the hot code (relink / pad object /
+///            BOLT --pad-funcs-before)
+///  "data"  - bytes added before the data (__keel_data_pad)
+///  "stack" - bytes of environment (moves the initial stack)
+///  "heap"  - bytes every malloc result is shifted by (LD_PRELOAD shim)
+///  "aa"    - A/A: byte-identical copies of one binary (time backend noise floor);
+///            Offset is then the copy number.
+
+/// Series names: the swept binary is "base", the --compare binary "compare".
+struct Variant {
+  std::string Series = "base";
+  std::string Axis = "code";
+  int64_t Offset = 0; ///< bytes (copy number for Axis == "aa")
+
+  /// Stable identity used by the journal: "base/code/64".
+  std::string key() const;
+  bool operator<(const Variant &O) const;
+  bool operator==(const Variant &O) const {
+    return Series == O.Series && Axis == O.Axis && Offset == O.Offset;
+  }
+};
+
+struct Measurement {
+  Variant V;
+  bool Failed = false;
+  std::string FailReason; ///< one line, e.g. "exit code 1", "killed by signal 11"
+
+  /// Backend cost (sim: the weighted cost model; time: median seconds;
+  /// perf: cycles). Meaningless when Failed.
+  double Cost = 0;
+  /// Raw counters by name. sim: Ir I1mr ILmr Dr Dw D1mr D1mw DLmr DLmw Bc Bcm
+  /// Bi Bim (cachegrind's event names); perf: cycles instructions.
+  std::map<std::string, double> Counters;
+  /// Executed instructions (sim: Ir; perf: instructions; time: 0 = unknown).
+  /// Differences across variants mean the program is not layout-independent.
+  uint64_t Instructions = 0;
+  /// time backend: one wall-clock sample (seconds) per round, in round order.
+  std::vector<double> Samples;
+};
+
+/// A series of measurements over one binary (used for --compare).
+struct Series {
+  std::string Name = "base";
+  std::string Binary;
+  std::vector<Measurement> Ms; ///< sorted by Variant
+};
+
+struct SweepResult {
+  std::string Binary;        ///< the swept binary as given by the user
+  std::vector<std::string> Args; ///< its arguments
+  std::string Backend;       ///< "sim", "time" or "perf"
+  std::string Axis;          ///< the perturbation axis (see above)
+  std::string CacheGeometry; ///< sim: "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64"
+  std::string GeometryPreset;///< sim: "small", "skylake", ... ("" if custom)
+  /// sim cost model weights by counter name ("Ir", "I1mr", ...); cost =
+  /// sum(weight * counter).
+  std::map<std::string, double> Weights;
+
+  std::vector<Measurement> Ms;   ///< the swept binary ("base"), sorted by Variant
+  std::optional<Series> Compare; ///< the --compare binary, same grid
+  /// time backend: A/A measurements of byte-identical copies (Axis "aa").
+  std::vector<Measurement> NoiseFloor;
+
+  /// Engine findings that are not measurements, one line each, e.g.
+  /// "executed instructions differ across variants (min 1200, max 1350): the
+  /// program is not layout-independent".
+  std::vector<std::string> Notes;
+  /// True when executed-instruction counts differ across (non-failed)
+  /// variants of one series.
+  bool InstructionsDiffer = false;
+};
+
+// JSON forms (used by the journal, --json, and --baseline).
+llvm::json::Value toJSON(const Variant &V);
+llvm::json::Value toJSON(const Measurement &M);
+llvm::json::Value toJSON(const SweepResult &R);
+bool fromJSON(const llvm::json::Value &E, Variant &V, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &E, Measurement &M, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &E, SweepResult &R, llvm::json::Path P);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

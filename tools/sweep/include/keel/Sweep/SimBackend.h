@@ -1,0 +1,82 @@
+//===- keel/Sweep/SimBackend.h - cachegrind as a deterministic backend -*- C++ -*-===//
+//
+// The `sim` backend runs every variant under valgrind's cachegrind with an
+// explicit cache geometry (never the host's: VMs report bogus caches) and
+// branch simulation, and turns the counters into one cost:
+//
+//   cost = sum over events E of Weight[E] * count[E]
+//
+// Default weights (a rough cycles model of an out-of-order core; every
+// weight is configurable with --weights=Ir=1,I1mr=10,...):
+//   Ir 1     every executed instruction costs about a cycle
+//   I1mr 10  L1 I-miss served by L2/LL
+//   D1mr 10  L1 D read miss served by L2/LL (write misses are buffered: 0)
+//   ILmr 100 LL miss on an instruction fetch (memory latency)
+//   DLmr 100 LL miss on a data read
+//   Bcm 15   conditional branch mispredict (pipeline refill)
+//   Bim 15   indirect branch mispredict
+// Events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim (cachegrind's).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_SIMBACKEND_H
+#define KEEL_SWEEP_SIMBACKEND_H
+
+#include "keel/Sweep/Stats.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+/// Cachegrind's event names, in its output order.
+llvm::ArrayRef<llvm::StringRef> cachegrindEvents();
+
+using CostWeights = std::map<std::string, double>;
+CostWeights defaultWeights();
+
+/// Parse "Ir=1,I1mr=12" on top of \p Base (unknown event names and negative
+/// or non-numeric weights are errors).
+llvm::Expected<CostWeights> parseWeights(llvm::StringRef Text,
+                                         CostWeights Base = defaultWeights());
+
+double costOf(const std::map<std::string, double> &Counters,
+              const CostWeights &W);
+
+/// Geometry presets: "small" (I1 4 KB 2-way, for sensitivity: a hot loop
+/// must fit it), "small8k" (I1 8 KB 2-way), "skylake" (32K 8-way L1I/L1D,
+/// LL 8 MB 16-way), "zen3" (32K 8-way L1I/L1D, LL 32 MB 16-way),
+/// "neoverse-n1" (64K 4-way L1I/L1D, LL 1 MB 8-way = its L2).
+llvm::Expected<CacheGeometry> geometryPreset(llvm::StringRef Name);
+llvm::ArrayRef<llvm::StringRef> geometryPresetNames();
+
+/// Parse "size,assoc,line" as cachegrind does, and check what cachegrind
+/// checks (line and set count powers of two) so bad input fails before a
+/// single variant runs.
+llvm::Expected<CacheLevel> parseCacheLevel(llvm::StringRef Option,
+                                           llvm::StringRef Spec);
+
+/// "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64" (parseCacheGeometry's form).
+std::string geometryText(const CacheGeometry &G);
+
+/// valgrind's arguments (after the valgrind path) for one variant.
+std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
+                                        llvm::StringRef OutFile,
+                                        llvm::StringRef LogFile);
+
+/// Read the totals ("events:" and "summary:" lines) of a cachegrind output
+/// file. Errors name file:line.
+llvm::Expected<std::map<std::string, double>>
+parseCachegrindOut(llvm::StringRef Path);
+llvm::Expected<std::map<std::string, double>>
+parseCachegrindText(llvm::StringRef Text, llvm::StringRef Name);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

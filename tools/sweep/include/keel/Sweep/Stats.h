@@ -1,0 +1,147 @@
+//===- keel/Sweep/Stats.h - statistics over sweep measurements ---*- C++ -*-===//
+//
+// Free functions over plain vectors of doubles, in the style of
+// google/benchmark's statistics: nothing here knows about variants, binaries
+// or backends, so every function can be tested with synthetic data whose
+// answer is known. docs/sweep-statistics.md defines each one.
+//
+// Conventions: an empty input gives 0 (and no interval / no period); the
+// sample standard deviation of fewer than two values is 0. Every random
+// choice uses a fixed-seed generator, so results repeat exactly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_STATS_H
+#define KEEL_SWEEP_STATS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+double mean(llvm::ArrayRef<double> V);
+/// Middle value (mean of the two middle values for an even count).
+double median(llvm::ArrayRef<double> V);
+/// Sample standard deviation (divides by n - 1); 0 for n < 2.
+double stddev(llvm::ArrayRef<double> V);
+/// Coefficient of variation: stddev / mean (0 when the mean is 0).
+double coefficientOfVariation(llvm::ArrayRef<double> V);
+double minimum(llvm::ArrayRef<double> V);
+double maximum(llvm::ArrayRef<double> V);
+/// max / min - 1: the relative distance between the best and worst variant
+/// (seed 002's "max variation"). 0 when min <= 0 or V is empty.
+double spread(llvm::ArrayRef<double> V);
+/// max |x - mean| / mean: how far the worst outlier is from the average
+/// variant. 0 when the mean is 0.
+double largestDeviation(llvm::ArrayRef<double> V);
+/// The q-quantile (0 <= q <= 1) with linear interpolation between order
+/// statistics (type 7 of Hyndman & Fan, the R / numpy default).
+double quantile(llvm::ArrayRef<double> V, double Q);
+
+/// A fixed-seed generator (SplitMix64): the same seed gives the same numbers
+/// on every platform and standard library, unlike std::*_distribution.
+class Rng {
+public:
+  explicit Rng(uint64_t Seed) : State(Seed) {}
+  uint64_t next();
+  /// Uniform in [0, N) (N > 0). The modulo bias is below 2^-40 for the
+  /// sizes used here.
+  uint64_t below(uint64_t N) { return next() % N; }
+
+private:
+  uint64_t State;
+};
+
+inline constexpr uint64_t DefaultSeed = 0x6b65656c2d737765ULL; // "keel-swe"
+
+/// Remove what every command of one round shares (machine load drifting
+/// between rounds): Samples[c][r] is command c's value in round r; each is
+/// divided by the median of round r over all commands and multiplied by the
+/// median of all samples, so units stay the same. Commands with a different
+/// number of rounds than the first (e.g. failed ones) are returned as given.
+std::vector<std::vector<double>>
+normalizeByRound(llvm::ArrayRef<std::vector<double>> Samples);
+
+struct Interval {
+  double Low = 0, High = 0;
+};
+
+/// Percentile-bootstrap confidence interval of the median: resample V with
+/// replacement \p Resamples times, take the (1-C)/2 and (1+C)/2 quantiles of
+/// the resampled medians. std::nullopt for fewer than two values.
+std::optional<Interval> bootstrapMedianCI(llvm::ArrayRef<double> V,
+                                          double Confidence = 0.95,
+                                          unsigned Resamples = 2000,
+                                          uint64_t Seed = DefaultSeed);
+
+/// Two-sided Mann-Whitney U test of "A and B come from the same
+/// distribution", normal approximation with tie correction and continuity
+/// correction. U is A's statistic (number of pairs with a > b, ties count
+/// half); Z > 0 means A tends to be larger.
+struct MannWhitneyResult {
+  double U = 0;
+  double Z = 0;
+  double PValue = 1;
+};
+MannWhitneyResult mannWhitneyU(llvm::ArrayRef<double> A,
+                               llvm::ArrayRef<double> B);
+
+/// The period of the swings over an evenly spaced offset grid.
+struct PeriodEstimate {
+  uint64_t Bytes = 0; ///< the period, a multiple of the grid step
+  /// Share of the (detrended) variance explained by a pattern repeating with
+  /// this period, adjusted for the number of phases fitted: ~1 for a clean
+  /// periodic signal, ~0 for noise.
+  double Strength = 0;
+};
+/// Below this strength the swings are reported as having no clear period.
+inline constexpr double MinPeriodStrength = 0.5;
+
+/// Estimate the dominant period of \p Values measured at \p Offsets (bytes,
+/// same length, evenly spaced, any order). Candidate periods are k * step for
+/// k = 2 .. n/2 (at least two full cycles on the grid); each is scored by
+/// fitting one mean per phase (offset / step mod k) plus a common linear
+/// drift, and measuring how much of the variation left by the drift alone
+/// the phases explain (adjusted R^2). The best
+/// score wins; a divisor of the winner whose score is within 10% of it is
+/// preferred, since a pattern with period P also repeats with 2P, 3P, ...
+/// The step is the gcd of the gaps between offsets, so missing points (failed
+/// variants) are holes in the grid rather than errors. std::nullopt for fewer
+/// than 4 points, a repeated offset, a grid more than half empty, or values
+/// that do not vary.
+std::optional<PeriodEstimate> dominantPeriod(llvm::ArrayRef<int64_t> Offsets,
+                                             llvm::ArrayRef<double> Values);
+
+/// One simulated cache level: size, associativity, line size (bytes).
+struct CacheLevel {
+  uint64_t Size = 0, Assoc = 0, Line = 0;
+  uint64_t waySize() const { return Assoc ? Size / Assoc : 0; }
+};
+/// The cache geometry a sweep ran with (zero levels when unknown, e.g. the
+/// time backend on an unknown CPU).
+struct CacheGeometry {
+  CacheLevel I1, D1, LL;
+};
+/// Parse "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64" (SweepResult's
+/// CacheGeometry); unknown or malformed parts are left zero.
+CacheGeometry parseCacheGeometry(llvm::StringRef S);
+
+/// Name the likely mechanism behind swings of period \p Bytes, as one line.
+/// Heuristic (docs/sweep-statistics.md): a period equal to a simulated
+/// cache's way size (size / associativity) or line size names that cache;
+/// otherwise the well-known address-bit effects of seed 002 are named by
+/// period: 16/32 B fetch windows, 64 B cache-line split, 1 KB branch
+/// predictor index, 4 KB store-to-load aliasing / page, 16 KB way size of a
+/// 2-way 32 KB L1D, 64 KB direct-mapped 64 KB L1I. Periods that are not a
+/// power of two are unlikely to be address-bit aliasing.
+std::string likelyMechanism(uint64_t Bytes, const CacheGeometry &G);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

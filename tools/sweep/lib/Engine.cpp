@@ -1,0 +1,490 @@
+//===- Engine.cpp - perturb x measure x journal ----------------------------===//
+//
+// runSweep() reads top to bottom: check the options, find the backend's
+// tools, open the journal, list the variants still to measure, measure them
+// (in parallel for sim), then assemble a sorted SweepResult and look at the
+// executed-instruction counts.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Sweep/Engine.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
+#include "keel/Sweep/Journal.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <linux/perf_event.h>
+#include <mutex>
+#include <set>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+Error checkExecutorTemplate(StringRef T) {
+  Expected<std::vector<std::string>> Words = splitCommandTemplate(T);
+  if (!Words)
+    return makeError("--executor: {0}", toString(Words.takeError()));
+  if (!is_contained(*Words, "{cmd}"))
+    return makeError("--executor template has no {{cmd} word (where the "
+                     "variant's command goes): '{0}'",
+                     T);
+  return Error::success();
+}
+
+Expected<std::vector<std::string>>
+wrapForExecutor(StringRef Executor, ArrayRef<std::string> Argv,
+                ArrayRef<std::string> Env, StringRef Dir) {
+  if (Executor.empty())
+    return std::vector<std::string>(Argv.begin(), Argv.end());
+  Expected<std::vector<std::string>> Words = splitCommandTemplate(Executor);
+  if (!Words)
+    return Words.takeError();
+  std::vector<std::string> Out;
+  for (const std::string &W : *Words) {
+    if (W == "{cmd}") {
+      // The environment travels inside the command, so a remote shell or a
+      // scheduler sees exactly the variant's environment.
+      Out.push_back("env");
+      Out.push_back("-i");
+      Out.insert(Out.end(), Env.begin(), Env.end());
+      Out.insert(Out.end(), Argv.begin(), Argv.end());
+      continue;
+    }
+    Out.push_back(substitutePlaceholders(W, {{"dir", Dir.str()}}));
+  }
+  return Out;
+}
+
+std::string sweepFingerprint(const EngineOptions &O) {
+  json::Object F{{"binary", O.Binary},
+                 {"args", json::Array(O.Args)},
+                 {"compare", O.CompareBinary ? *O.CompareBinary : ""},
+                 {"backend", O.Backend},
+                 {"axis", O.Perturb.Axis},
+                 {"relink", O.Perturb.RelinkTemplate},
+                 {"compare_relink", O.Perturb.CompareRelinkTemplate},
+                 {"bolt_pad", O.Perturb.BoltFunction},
+                 {"env", json::Array(O.Perturb.ExtraEnv)},
+                 {"geometry", O.Backend == "sim" ? geometryText(O.Geometry) : ""}};
+  std::string S;
+  raw_string_ostream(S) << json::Value(std::move(F));
+  return S;
+}
+
+Error checkPerfCounters() {
+  perf_event_attr A;
+  memset(&A, 0, sizeof(A));
+  A.type = PERF_TYPE_HARDWARE;
+  A.size = sizeof(A);
+  A.config = PERF_COUNT_HW_CPU_CYCLES;
+  A.disabled = 1;
+  A.exclude_kernel = 1;
+  A.exclude_hv = 1;
+  long FD = syscall(SYS_perf_event_open, &A, 0, -1, -1, 0);
+  if (FD < 0) {
+    int Err = errno;
+    std::string Why = Err == ENOENT || Err == EOPNOTSUPP
+                          ? "this machine exposes no hardware cycle counter "
+                            "(a VM without a virtual PMU?)"
+                      : Err == EACCES || Err == EPERM
+                          ? "not permitted (lower "
+                            "/proc/sys/kernel/perf_event_paranoid)"
+                          : "";
+    return make_error<UnavailableError>(
+        formatv("--backend=perf: perf_event_open(cycles) failed: {0}{1}{2}; "
+                "use --backend=sim (cachegrind) instead",
+                strerror(Err), Why.empty() ? "" : ": ", Why)
+            .str());
+  }
+  close(static_cast<int>(FD));
+  return Error::success();
+}
+
+namespace {
+
+/// What one run of a variant's command produced.
+struct RunOutcome {
+  bool Failed = false;
+  std::string Reason;
+};
+
+RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
+                             ArrayRef<std::string> Cmd, StringRef Stderr) {
+  RunOutcome Out;
+  Expected<std::vector<std::string>> Argv =
+      wrapForExecutor(O.Executor, Cmd, P.Env, P.Dir);
+  RunOptions RO;
+  if (O.Executor.empty())
+    RO.Env = P.Env; // else the executor gets ours and passes `env -i ...` on
+  RO.Stdin = "";
+  RO.Stdout = (Twine(P.Dir) + "/stdout").str();
+  RO.Stderr = Stderr.str();
+  RO.TimeoutSeconds = O.TimeoutSeconds;
+  Expected<RunResult> R = Argv ? runProgram(*Argv, RO)
+                               : Expected<RunResult>(Argv.takeError());
+  if (!R) {
+    Out.Failed = true;
+    Out.Reason = "cannot run: " + toString(R.takeError());
+    return Out;
+  }
+  if (R->Crashed || R->ExitCode != 0) {
+    Out.Failed = true;
+    Out.Reason = R->Crashed ? formatv("crashed ({0})", R->Message).str()
+                            : formatv("exit code {0}", R->ExitCode).str();
+    std::string Line = firstLineOf(Stderr);
+    if (!Line.empty())
+      Out.Reason += "; stderr: " + Line;
+  }
+  return Out;
+}
+
+Measurement failed(const Variant &V, std::string Reason) {
+  Measurement M;
+  M.V = V;
+  M.Failed = true;
+  M.FailReason = std::move(Reason);
+  return M;
+}
+
+Measurement measureSim(const EngineOptions &O, StringRef Valgrind,
+                       const PreparedVariant &P) {
+  std::string OutFile = P.Dir + "/cachegrind.out";
+  std::string Log = P.Dir + "/valgrind.log";
+  sys::fs::remove(OutFile);
+  std::vector<std::string> Cmd = {Valgrind.str()};
+  for (std::string &A : cachegrindArgs(O.Geometry, OutFile, Log))
+    Cmd.push_back(std::move(A));
+  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
+  RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
+  if (R.Failed)
+    return failed(P.V, R.Reason);
+  Expected<std::map<std::string, double>> C = parseCachegrindOut(OutFile);
+  if (!C)
+    return failed(P.V, "no cachegrind result: " + toString(C.takeError()));
+  Measurement M;
+  M.V = P.V;
+  M.Counters = std::move(*C);
+  M.Cost = costOf(M.Counters, O.Weights);
+  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
+  return M;
+}
+
+// perf stat's CSV: "value,unit,event,..." one line per event.
+Measurement measurePerf(const EngineOptions &O, StringRef Perf,
+                        const PreparedVariant &P) {
+  std::string OutFile = P.Dir + "/perf.csv";
+  std::vector<std::string> Cmd = {Perf.str(), "stat", "-x", ",", "-e",
+                                  "cycles:u,instructions:u", "-o", OutFile, "--"};
+  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
+  RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
+  if (R.Failed)
+    return failed(P.V, R.Reason);
+  Expected<std::string> Text = readWholeFile(OutFile);
+  if (!Text)
+    return failed(P.V, toString(Text.takeError()));
+  Measurement M;
+  M.V = P.V;
+  for (StringRef Line : split(*Text, '\n')) {
+    SmallVector<StringRef, 8> F;
+    Line.split(F, ',');
+    uint64_t V;
+    if (F.size() < 3 || F[0].trim().getAsInteger(10, V))
+      continue;
+    StringRef Event = F[2].split(':').first;
+    M.Counters[Event.str()] = static_cast<double>(V);
+  }
+  if (!M.Counters.count("cycles"))
+    return failed(P.V, "perf stat counted no cycles (see " + OutFile + ")");
+  M.Cost = M.Counters["cycles"];
+  M.Instructions = static_cast<uint64_t>(M.Counters["instructions"]);
+  return M;
+}
+
+/// Removes the private work directory when the sweep ends.
+struct WorkDirGuard {
+  std::string Dir;
+  bool Remove = false;
+  ~WorkDirGuard() {
+    if (Remove && !Dir.empty())
+      sys::fs::remove_directories(Dir);
+  }
+};
+
+Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
+  if (O.Backend != "sim" && O.Backend != "time" && O.Backend != "perf")
+    return makeError("unknown --backend '{0}' (sim, time, perf)", O.Backend);
+  if (Error E = validateGrid(O.G))
+    return E;
+  StringRef Axis = O.Perturb.Axis;
+  for (int64_t Off : Offsets) {
+    if (Axis == "heap" && (Off % 16 || Off > MaxHeapShift))
+      return makeError("--axis=heap offsets must be multiples of 16 up to {0} "
+                       "(malloc results stay 16-byte aligned); got {1}",
+                       MaxHeapShift, Off);
+    if (Axis == "stack" && Off > MaxHeapShift)
+      return makeError("--axis=stack offsets are environment bytes, at most "
+                       "{0}; got {1}",
+                       MaxHeapShift, Off);
+  }
+  if (!O.Executor.empty()) {
+    if (O.Backend != "sim")
+      return makeError("--executor runs variants elsewhere; only "
+                       "--backend=sim measures there (time and perf must "
+                       "measure on one machine)");
+    if (Error E = checkExecutorTemplate(O.Executor))
+      return E;
+  }
+  if (O.Resume && O.JournalPath.empty())
+    return makeError("--resume needs a journal (--journal=FILE, or an output "
+                     "file such as --json=FILE whose journal is FILE.journal)");
+  return Error::success();
+}
+
+std::vector<Variant> gridVariants(const EngineOptions &O,
+                                  ArrayRef<int64_t> Offsets) {
+  std::vector<Variant> Vs;
+  std::vector<std::string> Series = {"base"};
+  if (O.CompareBinary)
+    Series.push_back("compare");
+  for (const std::string &S : Series)
+    for (int64_t Off : Offsets)
+      Vs.push_back(Variant{S, O.Perturb.Axis, Off});
+  return Vs;
+}
+
+/// Measurements found in the journal that belong to this grid, with the
+/// cost recomputed under the current weights (the journal keeps counters).
+std::vector<Measurement> reuseJournal(const EngineOptions &O,
+                                      std::vector<Measurement> Done,
+                                      const std::vector<Variant> &Grid) {
+  std::set<Variant> InGrid(Grid.begin(), Grid.end());
+  std::vector<Measurement> Keep;
+  for (Measurement &M : Done) {
+    if (!InGrid.count(M.V))
+      continue;
+    if (!M.Failed && O.Backend == "sim")
+      M.Cost = costOf(M.Counters, O.Weights);
+    Keep.push_back(std::move(M));
+  }
+  return Keep;
+}
+
+/// Note (and flag) executed-instruction differences within each series: a
+/// program that does different work in different layouts is not showing a
+/// layout effect.
+void checkInstructions(SweepResult &R, ArrayRef<Measurement> Ms,
+                       StringRef Series, double Tolerance) {
+  const Measurement *Lo = nullptr, *Hi = nullptr;
+  for (const Measurement &M : Ms) {
+    if (M.Failed || !M.Instructions)
+      continue;
+    if (!Lo || M.Instructions < Lo->Instructions)
+      Lo = &M;
+    if (!Hi || M.Instructions > Hi->Instructions)
+      Hi = &M;
+  }
+  if (!Lo || Lo->Instructions == Hi->Instructions)
+    return;
+  double Rel = double(Hi->Instructions - Lo->Instructions) / Lo->Instructions;
+  bool Differ = Rel > Tolerance;
+  R.InstructionsDiffer |= Differ;
+  R.Notes.push_back(
+      formatv("{0}: executed instructions differ across variants: {1} at "
+              "offset {2} .. {3} at offset {4} ({5:f4}%){6}",
+              Series, Lo->Instructions, Lo->V.Offset, Hi->Instructions,
+              Hi->V.Offset, Rel * 100,
+              Differ ? "; the program does different work in different "
+                       "layouts, so part of the spread is not a layout effect"
+                     : " (within tolerance: start-up code)")
+          .str());
+}
+
+} // namespace
+
+Expected<SweepResult> runSweep(const EngineOptions &O) {
+  std::vector<int64_t> Offsets = O.G.offsets();
+  if (Error E = checkOptions(O, Offsets))
+    return std::move(E);
+
+  WorkDirGuard WD;
+  if (O.WorkDir.empty()) {
+    Expected<std::string> D = makePrivateTempDir("layout-sweep");
+    if (!D)
+      return D.takeError();
+    WD.Dir = *D;
+    WD.Remove = true;
+  } else {
+    WD.Dir = O.WorkDir;
+    if (Error E = prepareOutputDir(WD.Dir))
+      return std::move(E);
+  }
+
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
+  if (O.CompareBinary)
+    Binaries.push_back({"compare", *O.CompareBinary});
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
+  if (!P)
+    return P.takeError();
+
+  // The backend's tools: a missing one is the machine's limit (exit 3).
+  std::string Tool;
+  if (O.Backend == "sim") {
+    Expected<std::string> V = findProgram("valgrind");
+    if (!V)
+      return V.takeError();
+    Tool = *V;
+  } else if (O.Backend == "perf") {
+    if (Error E = checkPerfCounters())
+      return std::move(E);
+    Expected<std::string> Perf = findProgram("perf");
+    if (!Perf)
+      return Perf.takeError();
+    Tool = *Perf;
+  }
+
+  // Journal: what a killed sweep finished is not measured again.
+  std::vector<Variant> All = gridVariants(O, Offsets);
+  std::vector<Measurement> Done;
+  std::unique_ptr<Journal> J;
+  if (!O.JournalPath.empty()) {
+    Expected<std::unique_ptr<Journal>> JO = Journal::open(
+        O.JournalPath, sweepFingerprint(O), O.Resume, O.OverwriteJournal, Done);
+    if (!JO)
+      return JO.takeError();
+    J = std::move(*JO);
+  }
+  std::vector<Measurement> Results = reuseJournal(O, std::move(Done), All);
+  std::set<Variant> Finished;
+  for (const Measurement &M : Results)
+    Finished.insert(M.V);
+  std::vector<std::pair<unsigned, Variant>> Todo;
+  for (unsigned I = 0; I < All.size(); ++I)
+    if (!Finished.count(All[I]))
+      Todo.push_back({I, All[I]});
+
+  std::mutex Lock; // guards Results, FirstError, progress
+  Error FirstError = Error::success();
+  size_t Count = Results.size();
+  auto Record = [&](Measurement M) {
+    Error JE = J ? J->append(M) : Error::success();
+    std::lock_guard<std::mutex> G(Lock);
+    if (JE) {
+      if (!FirstError)
+        FirstError = std::move(JE);
+      else
+        consumeError(std::move(JE));
+    }
+    Results.push_back(std::move(M));
+    ++Count;
+    if (O.Progress)
+      O.Progress(Count, All.size());
+  };
+  auto Fail = [&](Error E) {
+    std::lock_guard<std::mutex> G(Lock);
+    if (!FirstError)
+      FirstError = std::move(E);
+    else
+      consumeError(std::move(E));
+  };
+
+  std::vector<Measurement> NoiseFloor;
+  std::vector<std::string> TimeNotes;
+  if (O.Backend == "time") {
+    // Interleaved rounds need every variant built first.
+    std::vector<TimedCommand> Cmds;
+    std::optional<TimedCommand> Baseline;
+    for (const auto &[Index, V] : Todo) {
+      Expected<PreparedVariant> PV = (*P)->prepare(V, Index);
+      if (!PV)
+        return PV.takeError();
+      if (!PV->Failure.empty()) {
+        Record(failed(V, PV->Failure));
+        continue;
+      }
+      TimedCommand C{V, PV->Argv, PV->Env};
+      if (!Baseline)
+        Baseline = C;
+      Cmds.push_back(std::move(C));
+    }
+    if (!Cmds.empty()) {
+      TimeOptions TO = O.Time;
+      if (TO.TimeoutSeconds == 0)
+        TO.TimeoutSeconds = O.TimeoutSeconds;
+      if (TO.WorkDir.empty())
+        TO.WorkDir = WD.Dir + "/time";
+      Expected<TimeResult> TR = TimeBackend(TO).measure(Cmds, *Baseline);
+      if (!TR)
+        return TR.takeError();
+      for (Measurement &M : TR->Ms)
+        Record(std::move(M));
+      NoiseFloor = std::move(TR->NoiseFloor);
+      TimeNotes = std::move(TR->Notes);
+    }
+  } else {
+    unsigned Jobs = O.Backend == "perf" ? 1 : O.Jobs;
+    DefaultThreadPool Pool(hardware_concurrency(Jobs));
+    for (const auto &[Index, V] : Todo) {
+      Pool.async([&, Index = Index, V = V] {
+        Expected<PreparedVariant> PV = (*P)->prepare(V, Index);
+        if (!PV)
+          return Fail(PV.takeError());
+        if (!PV->Failure.empty())
+          return Record(failed(V, PV->Failure));
+        Record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
+                                  : measurePerf(O, Tool, *PV));
+      });
+    }
+    Pool.wait();
+  }
+  if (FirstError)
+    return std::move(FirstError);
+
+  SweepResult R;
+  R.Binary = O.Binary;
+  R.Args = O.Args;
+  R.Backend = O.Backend;
+  R.Axis = O.Perturb.Axis;
+  if (O.Backend == "sim") {
+    R.CacheGeometry = geometryText(O.Geometry);
+    R.GeometryPreset = O.GeometryPreset;
+    R.Weights = O.Weights;
+  }
+  R.NoiseFloor = std::move(NoiseFloor);
+  R.Notes = std::move(TimeNotes);
+  llvm::sort(Results, [](const Measurement &A, const Measurement &B) {
+    return A.V < B.V;
+  });
+  std::vector<Measurement> Compare;
+  for (Measurement &M : Results)
+    (M.V.Series == "base" ? R.Ms : Compare).push_back(std::move(M));
+  if (O.CompareBinary)
+    R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare)};
+
+  if (all_of(R.Ms, [](const Measurement &M) { return M.Failed; }) &&
+      !R.Ms.empty())
+    return makeError("every variant failed, so the program (or the relink "
+                     "command) is broken, not its layout; first: {0}: {1}",
+                     R.Ms.front().V.key(), R.Ms.front().FailReason);
+  checkInstructions(R, R.Ms, "base", O.InstructionTolerance);
+  if (R.Compare)
+    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance);
+  return R;
+}
+
+} // namespace sweep
+} // namespace keel

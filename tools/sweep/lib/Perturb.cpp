@@ -1,0 +1,332 @@
+//===- Perturb.cpp - build and configure one layout variant ---------------===//
+#include "keel/Sweep/Perturb.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+Error checkRelinkTemplate(StringRef Option, StringRef T) {
+  Expected<std::vector<std::string>> Words = splitCommandTemplate(T);
+  if (!Words)
+    return makeError("--{0}: {1}", Option, toString(Words.takeError()));
+  auto Has = [&](StringRef P) {
+    return any_of(*Words, [&](const std::string &W) { return StringRef(W).contains(P); });
+  };
+  if (!Has("{out}"))
+    return makeError("--{0} template has no {{out} (where the variant binary "
+                     "goes): '{1}'",
+                     Option, T);
+  if (!Has("{pad}") && !Has("{padobj}"))
+    return makeError("--{0} template has no {{pad} or {{padobj} (the padding "
+                     "bytes): '{1}'",
+                     Option, T);
+  return Error::success();
+}
+
+std::string
+substitutePlaceholders(StringRef Word,
+                       ArrayRef<std::pair<StringRef, std::string>> Values) {
+  std::string Out;
+  while (!Word.empty()) {
+    bool Matched = false;
+    for (const auto &[Name, Value] : Values) {
+      std::string Key = ("{" + Name + "}").str();
+      if (Word.starts_with(Key)) {
+        Out += Value;
+        Word = Word.drop_front(Key.size());
+        Matched = true;
+        break;
+      }
+    }
+    if (!Matched) {
+      Out += Word.front();
+      Word = Word.drop_front();
+    }
+  }
+  return Out;
+}
+
+std::string firstLineOf(StringRef Path, size_t Max) {
+  Expected<std::string> Text = readWholeFile(Path);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return "";
+  }
+  for (StringRef Line : split(*Text, '\n'))
+    if (!Line.trim().empty())
+      return Line.trim().take_front(Max).str();
+  return "";
+}
+
+/// llvm-bolt can move functions only in relocation mode, which needs the
+/// static relocations that -Wl,--emit-relocs keeps (.rela.text).
+static Error checkEmitRelocs(StringRef Bin) {
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!O)
+    return inputError(Bin, 0, "cannot read: {0}", toString(O.takeError()));
+  for (const object::SectionRef &S : O->getBinary()->sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (Name && Name->starts_with(".rela.text"))
+      return Error::success();
+    if (!Name)
+      consumeError(Name.takeError());
+  }
+  return inputError(Bin, 0,
+                    "--bolt-pad needs a binary linked with -Wl,--emit-relocs "
+                    "(llvm-bolt cannot move functions without its relocations)");
+}
+
+static bool isKnownAxis(StringRef A) {
+  return A == "code" || A == "data" || A == "stack" || A == "heap";
+}
+
+Expected<std::unique_ptr<Perturber>>
+Perturber::create(PerturbOptions O, std::string WorkDir,
+                  std::vector<std::pair<std::string, std::string>> Binaries,
+                  std::vector<std::string> Args) {
+  if (!isKnownAxis(O.Axis))
+    return makeError("unknown --axis '{0}' (code, data, stack, heap)", O.Axis);
+  bool Layout = O.Axis == "code" || O.Axis == "data";
+  if (Layout && O.RelinkTemplate.empty() && O.BoltFunction.empty())
+    return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
+                     "--bolt-pad=FUNC for a binary linked with --emit-relocs)",
+                     O.Axis);
+  if (!Layout && (!O.RelinkTemplate.empty() || !O.BoltFunction.empty()))
+    return makeError("--relink/--bolt-pad perturb code or data; --axis={0} "
+                     "runs the binary as it is",
+                     O.Axis);
+  if (!O.BoltFunction.empty() && O.Axis != "code")
+    return makeError("--bolt-pad moves code only (use --axis=code)");
+  if (!O.RelinkTemplate.empty())
+    if (Error E = checkRelinkTemplate("relink", O.RelinkTemplate))
+      return std::move(E);
+  if (!O.CompareRelinkTemplate.empty())
+    if (Error E = checkRelinkTemplate("compare-relink", O.CompareRelinkTemplate))
+      return std::move(E);
+  if (O.Axis == "heap" && !sys::fs::exists(O.HeapShim))
+    return make_error<UnavailableError>(
+        formatv("the heap shim '{0}' is missing (build libkeelheapshift.so or "
+                "pass --heap-shim)",
+                O.HeapShim)
+            .str());
+  for (const std::string &E : O.ExtraEnv)
+    if (!StringRef(E).contains('=') || StringRef(E).starts_with("="))
+      return makeError("--env '{0}': expected NAME=VALUE", E);
+  for (const auto &[Series, Bin] : Binaries) {
+    bool Relinked = Layout && !O.RelinkTemplate.empty() &&
+                    (Series == "base" || !O.CompareRelinkTemplate.empty());
+    if (Relinked)
+      continue; // the template writes the binary
+    if (!sys::fs::exists(Bin))
+      return inputError(Bin, 0, "no such file");
+    if (!sys::fs::can_execute(Bin))
+      return inputError(Bin, 0, "not an executable file");
+    if (!O.BoltFunction.empty())
+      if (Error E = checkEmitRelocs(Bin))
+        return std::move(E);
+  }
+  if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
+      O.CompareRelinkTemplate.empty())
+    return makeError("--compare with --relink needs --compare-relink (how to "
+                     "relink the compared binary with {{pad})");
+  std::unique_ptr<Perturber> P(new Perturber());
+  P->Opts = std::move(O);
+  P->WorkDir = std::move(WorkDir);
+  P->ProgName = sys::path::filename(Binaries.front().second).str();
+  if (P->ProgName.empty())
+    P->ProgName = "prog";
+  P->Binaries = std::move(Binaries);
+  P->Args = std::move(Args);
+  return std::move(P);
+}
+
+bool Perturber::relinks(StringRef Series) const {
+  if (Opts.RelinkTemplate.empty())
+    return false;
+  return Series == "base" || !Opts.CompareRelinkTemplate.empty();
+}
+
+std::vector<std::string> Perturber::environment(const Variant &V) const {
+  std::vector<std::string> Env = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                                  "LC_ALL=C"};
+  Env.insert(Env.end(), Opts.ExtraEnv.begin(), Opts.ExtraEnv.end());
+  // Present in every variant, so only its length differs along the stack axis.
+  Env.push_back("KEEL_STACK_PAD=" +
+                std::string(V.Axis == "stack" ? V.Offset : 0, 'x'));
+  if (V.Axis == "heap") {
+    Env.push_back("LD_PRELOAD=" + Opts.HeapShim);
+    Env.push_back("KEEL_HEAP_SHIFT=" + std::to_string(V.Offset));
+  }
+  return Env;
+}
+
+// One copy per series, shared by its variants: same path length for every
+// series, and the original may be rebuilt while the sweep runs.
+Expected<std::string> Perturber::copyBinary(StringRef Series) {
+  std::lock_guard<std::mutex> G(CopyLock);
+  auto It = Copies.find(Series.str());
+  if (It != Copies.end())
+    return It->second;
+  std::string Src;
+  for (const auto &[S, B] : Binaries)
+    if (S == Series)
+      Src = B;
+  SmallString<256> Dir(WorkDir);
+  sys::path::append(Dir, Series == "base" ? "bin-b" : "bin-c");
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return makeError("cannot create {0}: {1}", Dir, EC.message());
+  SmallString<256> Dst(Dir);
+  sys::path::append(Dst, ProgName);
+  if (std::error_code EC = sys::fs::copy_file(Src, Dst))
+    return makeError("cannot copy {0} to {1}: {2}", Src, Dst, EC.message());
+  sys::fs::setPermissions(Dst, sys::fs::all_read | sys::fs::all_exe |
+                                   sys::fs::owner_write);
+  Copies[Series.str()] = Dst.str().str();
+  return Dst.str().str();
+}
+
+Expected<std::string> Perturber::makePadObject(const Variant &V,
+                                               StringRef Dir) {
+  bool Code = V.Axis == "code";
+  SmallString<256> Asm(Dir), Obj(Dir);
+  sys::path::append(Asm, "keelpad.s");
+  sys::path::append(Obj, "keelpad.o");
+  std::string Text =
+      Code ? formatv("\t.section .text.keelpad,\"ax\",@progbits\n\t.skip {0}, "
+                     "0x90\n",
+                     V.Offset)
+                 .str()
+           : formatv("\t.section .data.keelpad,\"aw\",@progbits\n\t.skip {0}, "
+                     "0\n",
+                     V.Offset)
+                 .str();
+  if (Error E = writeOutput(Asm, [&](raw_ostream &OS) {
+        OS << Text;
+        return Error::success();
+      }))
+    return std::move(E);
+  Expected<std::string> MC = findProgram("llvm-mc");
+  if (!MC)
+    return MC.takeError();
+  RunOptions RO;
+  RO.Stdout = "";
+  Expected<RunResult> R =
+      runProgram({*MC, "-filetype=obj", "-triple=x86_64-pc-linux-gnu",
+                  Asm.str().str(), "-o", Obj.str().str()},
+                 RO);
+  if (!R)
+    return R.takeError();
+  if (R->ExitCode != 0)
+    return makeError("llvm-mc could not assemble the pad object {0}", Asm);
+  return Obj.str().str();
+}
+
+Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
+                        std::string &Failure) {
+  StringRef T = V.Series == "base" ? StringRef(Opts.RelinkTemplate)
+                                   : StringRef(Opts.CompareRelinkTemplate);
+  Expected<std::vector<std::string>> Words = splitCommandTemplate(T);
+  if (!Words)
+    return Words.takeError();
+  std::vector<std::pair<StringRef, std::string>> Values = {
+      {"pad", std::to_string(V.Offset)}, {"out", Out.str()}, {"dir", Dir.str()}};
+  if (StringRef(T).contains("{padobj}")) {
+    Expected<std::string> Obj = makePadObject(V, Dir);
+    if (!Obj)
+      return Obj.takeError();
+    Values.push_back({"padobj", *Obj});
+  }
+  std::vector<std::string> Argv;
+  for (const std::string &W : *Words)
+    Argv.push_back(substitutePlaceholders(W, Values));
+  SmallString<256> Log(Dir);
+  sys::path::append(Log, "relink.log");
+  RunOptions RO;
+  RO.Stdout = Log.str().str();
+  RO.Stderr = Log.str().str();
+  RO.TimeoutSeconds = Opts.TimeoutSeconds;
+  Expected<RunResult> R = runProgram(Argv, RO);
+  if (!R) // cannot start the relink command: the template is wrong
+    return R.takeError();
+  if (R->Crashed || R->ExitCode != 0) {
+    Failure = formatv("relink failed ({0}): {1}",
+                      R->Crashed ? R->Message : "exit code " + std::to_string(R->ExitCode),
+                      firstLineOf(Log))
+                  .str();
+  } else if (!sys::fs::can_execute(Out)) {
+    Failure = formatv("the relink command did not write {0}", Out).str();
+  }
+  return Error::success();
+}
+
+Error Perturber::bolt(const Variant &V, StringRef Dir, StringRef Out,
+                     std::string &Failure) {
+  Expected<std::string> Bolt = findProgram("llvm-bolt");
+  if (!Bolt)
+    return Bolt.takeError();
+  std::string Src;
+  for (const auto &[S, B] : Binaries)
+    if (S == V.Series)
+      Src = B;
+  std::vector<std::string> Argv = {*Bolt, Src, "-o", Out.str()};
+  if (V.Offset > 0)
+    Argv.push_back(
+        formatv("--pad-funcs-before={0}:{1}", Opts.BoltFunction, V.Offset).str());
+  SmallString<256> Log(Dir);
+  sys::path::append(Log, "bolt.log");
+  RunOptions RO;
+  RO.Stdout = Log.str().str();
+  RO.Stderr = Log.str().str();
+  RO.TimeoutSeconds = Opts.TimeoutSeconds;
+  Expected<RunResult> R = runProgram(Argv, RO);
+  if (!R)
+    return R.takeError();
+  if (R->Crashed || R->ExitCode != 0)
+    Failure = formatv("llvm-bolt failed: {0}", firstLineOf(Log)).str();
+  return Error::success();
+}
+
+Expected<PreparedVariant> Perturber::prepare(const Variant &V, unsigned Index) {
+  PreparedVariant P;
+  P.V = V;
+  SmallString<256> Dir(WorkDir);
+  sys::path::append(Dir, formatv("{0}{1:d5}", V.Series == "base" ? 'b' : 'c',
+                                 Index)
+                             .str());
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return makeError("cannot create {0}: {1}", Dir, EC.message());
+  P.Dir = Dir.str().str();
+  P.Env = environment(V);
+  std::string Bin;
+  if (relinks(V.Series) || !Opts.BoltFunction.empty()) {
+    SmallString<256> Out(Dir);
+    sys::path::append(Out, ProgName);
+    Bin = Out.str().str();
+    Error E = relinks(V.Series) ? relink(V, Dir, Bin, P.Failure)
+                                : bolt(V, Dir, Bin, P.Failure);
+    if (E)
+      return std::move(E);
+  } else {
+    Expected<std::string> Copy = copyBinary(V.Series);
+    if (!Copy)
+      return Copy.takeError();
+    Bin = *Copy;
+  }
+  P.Argv.push_back(Bin);
+  P.Argv.insert(P.Argv.end(), Args.begin(), Args.end());
+  return P;
+}
+
+} // namespace sweep
+} // namespace keel

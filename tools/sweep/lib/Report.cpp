@@ -1,0 +1,659 @@
+//===- Report.cpp - tables, JSON, CSV, SVG and HTML -----------------------===//
+//
+// Every number goes through one of a few fixed printf formats, so the same
+// result always renders to the same bytes. The plot follows seed 002's
+// figure: each variant's cost relative to the mean over all variants (%),
+// against the offset that moved the code (or data, stack, heap).
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Sweep/Report.h"
+
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+std::string escapeXML(StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    switch (C) {
+    case '&': Out += "&amp;"; break;
+    case '<': Out += "&lt;"; break;
+    case '>': Out += "&gt;"; break;
+    case '"': Out += "&quot;"; break;
+    case '\'': Out += "&#39;"; break;
+    default: Out += C;
+    }
+  }
+  return Out;
+}
+
+namespace {
+
+std::string fmt(const char *F, double X) {
+  return formatv("{0}", format(F, X)).str();
+}
+
+/// Costs span seconds (time) to billions (sim): integers when large,
+/// six significant digits otherwise.
+std::string costText(double X) {
+  return std::fabs(X) >= 1000 ? fmt("%.0f", X) : fmt("%.6g", X);
+}
+
+std::string signedPercent(double Fraction) {
+  return fmt("%+.2f", Fraction * 100) + "%";
+}
+
+double seriesMean(ArrayRef<Measurement> Ms) {
+  std::vector<double> C;
+  for (const Measurement &M : Ms)
+    if (!M.Failed)
+      C.push_back(M.Cost);
+  return mean(C);
+}
+
+double relative(const Measurement &M, double Mean) {
+  return Mean > 0 ? M.Cost / Mean - 1 : 0;
+}
+
+/// Base and compare measurements side by side, by offset.
+struct Row {
+  const Measurement *Base = nullptr, *Cmp = nullptr;
+};
+std::map<int64_t, Row> rowsByOffset(const SweepResult &R) {
+  std::map<int64_t, Row> Rows;
+  for (const Measurement &M : R.Ms)
+    Rows[M.V.Offset].Base = &M;
+  if (R.Compare)
+    for (const Measurement &M : R.Compare->Ms)
+      Rows[M.V.Offset].Cmp = &M;
+  return Rows;
+}
+
+/// The counters worth a column in the table, in a fixed order: cachegrind's
+/// headline events for sim, the median's interval for time.
+std::vector<std::string> tableCounters(const SweepResult &R) {
+  static const char *const Wanted[] = {"Ir",   "I1mr",          "ILmr",
+                                       "D1mr", "DLmr",          "Bcm",
+                                       "Bim",  "median_ci_low", "median_ci_high",
+                                       "cycles", "instructions"};
+  std::set<std::string> Have;
+  for (const Measurement &M : R.Ms)
+    for (const auto &KV : M.Counters)
+      Have.insert(KV.first);
+  std::vector<std::string> Cols;
+  for (const char *W : Wanted)
+    if (Have.count(W))
+      Cols.push_back(W);
+  return Cols;
+}
+
+std::string counterHeader(StringRef C) {
+  if (C == "median_ci_low")
+    return "ci_low";
+  if (C == "median_ci_high")
+    return "ci_high";
+  return C.str();
+}
+
+std::string counterText(const Measurement &M, StringRef C) {
+  auto It = M.Counters.find(C.str());
+  if (It == M.Counters.end())
+    return "-";
+  return costText(It->second);
+}
+
+std::string titleLine(const SweepResult &R) {
+  std::string T = formatv("{0} (backend {1}, axis {2}", R.Binary, R.Backend,
+                          R.Axis)
+                      .str();
+  if (!R.GeometryPreset.empty())
+    T += ", preset " + R.GeometryPreset;
+  if (!R.CacheGeometry.empty())
+    T += ", " + R.CacheGeometry;
+  return T + ")";
+}
+
+std::string periodText(const SeriesSummary &S) {
+  if (!S.Period)
+    return "no clear period";
+  return formatv("period {0} B (strength {1}): {2}", S.Period->Bytes,
+                 fmt("%.2f", S.Period->Strength), S.Mechanism)
+      .str();
+}
+
+void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
+  OS << formatv("{0}: {1} measured, {2} failed; mean {3}, spread {4}, largest "
+                "deviation {5}, CV {6}\n",
+                S.Name, S.Measured, S.Failed, costText(S.Mean),
+                percent(S.Spread), percent(S.LargestDeviation), percent(S.CV));
+  if (S.Measured)
+    OS << formatv("  best offset {0}, worst offset {1}; {2}\n", S.BestOffset,
+                  S.WorstOffset, periodText(S));
+  if (S.InstructionSpread > 0)
+    OS << "  executed instructions spread " << percent(S.InstructionSpread, 4)
+       << "\n";
+}
+
+json::Value summaryJSON(const SeriesSummary &S) {
+  json::Object O{{"name", S.Name},
+                 {"measured", int64_t(S.Measured)},
+                 {"failed", int64_t(S.Failed)},
+                 {"mean", S.Mean},
+                 {"median", S.Median},
+                 {"min", S.Min},
+                 {"max", S.Max},
+                 {"spread", S.Spread},
+                 {"largest_deviation", S.LargestDeviation},
+                 {"cv", S.CV},
+                 {"best_offset", S.BestOffset},
+                 {"worst_offset", S.WorstOffset},
+                 {"instruction_spread", S.InstructionSpread}};
+  if (S.Period)
+    O["period"] = json::Object{{"bytes", int64_t(S.Period->Bytes)},
+                               {"strength", S.Period->Strength},
+                               {"mechanism", S.Mechanism}};
+  else
+    O["period"] = nullptr;
+  return O;
+}
+
+StringRef noiseKind(const NoiseFloor &N) {
+  switch (N.Kind) {
+  case NoiseFloor::Deterministic: return "deterministic";
+  case NoiseFloor::Measured: return "measured";
+  case NoiseFloor::Unknown: break;
+  }
+  return "unknown";
+}
+
+std::string csvField(StringRef S) {
+  if (S.find_first_of(",\"\n") == StringRef::npos)
+    return S.str();
+  std::string Out = "\"";
+  for (char C : S)
+    Out += C == '"' ? std::string("\"\"") : std::string(1, C);
+  return Out + "\"";
+}
+
+} // namespace
+
+void writeTextReport(raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G) {
+  OS << "layout-sweep: " << titleLine(R) << "\n\n";
+  std::vector<std::string> Cols = tableCounters(R);
+  double BaseMean = seriesMean(R.Ms);
+  double CmpMean = R.Compare ? seriesMean(R.Compare->Ms) : 0;
+  OS << formatv("{0,10} {1,14} {2,9}", "offset", "cost", "vs mean");
+  for (const std::string &C : Cols)
+    OS << formatv(" {0,12}", counterHeader(C));
+  if (R.Compare)
+    OS << formatv(" | {0,14} {1,9}", "compare", "vs mean");
+  OS << "\n";
+  auto Cell = [](const Measurement *M, double Mean) {
+    if (!M)
+      return formatv("{0,14} {1,9}", "-", "-").str();
+    if (M->Failed)
+      return formatv("{0,14} {1,9}", "FAILED", "-").str();
+    return formatv("{0,14} {1,9}", costText(M->Cost),
+                   signedPercent(relative(*M, Mean)))
+        .str();
+  };
+  for (const auto &[Off, Row] : rowsByOffset(R)) {
+    OS << formatv("{0,10} ", Off) << Cell(Row.Base, BaseMean);
+    for (const std::string &C : Cols)
+      OS << formatv(" {0,12}", Row.Base && !Row.Base->Failed
+                                   ? counterText(*Row.Base, C)
+                                   : std::string("-"));
+    if (R.Compare)
+      OS << " | " << Cell(Row.Cmp, CmpMean);
+    if (Row.Base && Row.Base->Failed)
+      OS << "  (" << Row.Base->FailReason << ")";
+    OS << "\n";
+  }
+  OS << "\n";
+  writeSummaryText(OS, G.Base);
+  if (G.Compare)
+    writeSummaryText(OS, *G.Compare);
+  if (G.Noise.Kind == NoiseFloor::Measured)
+    OS << formatv("noise: floor {0} for {1} variants x {2} rounds, A/A spread "
+                  "{3} over {4} copies\n",
+                  percent(G.Noise.Spread), G.Base.Measured, G.Noise.Rounds,
+                  percent(G.Noise.AASpread), G.Noise.Copies);
+  OS << "verdict: " << G.Verdict << "\n";
+  for (const std::string &N : G.Notes)
+    OS << "note: " << N << "\n";
+  if (G.Failed)
+    OS << "gate: FAILED: " << G.Reasons.front() << "\n";
+  else
+    OS << "gate: passed\n";
+}
+
+json::Value reportJSON(const SweepResult &R, const GateResult &G) {
+  json::Object O = std::move(*toJSON(R).getAsObject());
+  O["version"] = ReportVersion;
+  json::Object Summary{{"base", summaryJSON(G.Base)}};
+  if (G.Compare)
+    Summary["compare"] = summaryJSON(*G.Compare);
+  O["summary"] = std::move(Summary);
+  O["noise"] = json::Object{{"kind", noiseKind(G.Noise)},
+                            {"spread", G.Noise.Spread},
+                            {"aa_spread", G.Noise.AASpread},
+                            {"copies", int64_t(G.Noise.Copies)},
+                            {"rounds", int64_t(G.Noise.Rounds)}};
+  O["verdict"] = G.Verdict;
+  O["within_noise"] = G.WithinNoise;
+  O["gate"] = json::Object{
+      {"failed", G.Failed},
+      {"reasons", json::Array(ArrayRef<std::string>(G.Reasons))},
+      {"notes", json::Array(ArrayRef<std::string>(G.Notes))}};
+  return O;
+}
+
+void writeJSONReport(raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G) {
+  OS << formatv("{0:2}", reportJSON(R, G)) << "\n";
+}
+
+void writeCSVReport(raw_ostream &OS, const SweepResult &R) {
+  std::vector<const Measurement *> All;
+  for (const Measurement &M : R.Ms)
+    All.push_back(&M);
+  if (R.Compare)
+    for (const Measurement &M : R.Compare->Ms)
+      All.push_back(&M);
+  for (const Measurement &M : R.NoiseFloor)
+    All.push_back(&M);
+  std::set<std::string> Counters;
+  // Means per (series, axis), so A/A copies are relative to their own mean.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> Costs;
+  for (const Measurement *M : All) {
+    for (const auto &KV : M->Counters)
+      Counters.insert(KV.first);
+    if (!M->Failed)
+      Costs[{M->V.Series, M->V.Axis}].push_back(M->Cost);
+  }
+  OS << "series,axis,offset,status,cost,relative_to_mean,instructions";
+  for (const std::string &C : Counters)
+    OS << "," << csvField(C);
+  OS << ",reason\n";
+  for (const Measurement *M : All) {
+    OS << csvField(M->V.Series) << "," << csvField(M->V.Axis) << ","
+       << M->V.Offset << ",";
+    if (M->Failed) {
+      OS << "failed,,,";
+      for (size_t I = 0; I < Counters.size(); ++I)
+        OS << ",";
+      OS << "," << csvField(M->FailReason) << "\n";
+      continue;
+    }
+    double Mean = mean(Costs[{M->V.Series, M->V.Axis}]);
+    OS << "ok," << fmt("%.9g", M->Cost) << ","
+       << fmt("%.6f", relative(*M, Mean)) << "," << M->Instructions;
+    for (const std::string &C : Counters) {
+      auto It = M->Counters.find(C);
+      OS << "," << (It == M->Counters.end() ? "" : fmt("%.9g", It->second));
+    }
+    OS << ",\n";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// SVG plot
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr double PlotW = 960, PlotH = 540;
+constexpr double Left = 90, Right = 30, Top = 84, Bottom = 64;
+const char *const BaseColor = "#1f5fa8", *const CmpColor = "#e07b00",
+                  *const FailColor = "#c0392b";
+
+/// Tick step for byte offsets: a power of two giving at most 8 intervals.
+int64_t offsetTickStep(int64_t Range) {
+  int64_t Step = 1;
+  while (Range / Step > 8)
+    Step *= 2;
+  return Step;
+}
+
+std::string offsetLabel(int64_t B) {
+  if (B != 0 && B % 1024 == 0)
+    return formatv("{0} KB", B / 1024).str();
+  return std::to_string(B);
+}
+
+/// A "nice" percent step (1, 2, 2.5, 5 x 10^k) giving at most 5 ticks above
+/// zero for a largest deviation of \p MaxAbs percent.
+double percentTickStep(double MaxAbs) {
+  double Pow = std::pow(10.0, std::floor(std::log10(MaxAbs)) - 1);
+  for (;; Pow *= 10)
+    for (double M : {1.0, 2.0, 2.5, 5.0})
+      if (MaxAbs / (M * Pow) <= 5 + 1e-9) // rounding must not add a tick
+        return M * Pow;
+}
+
+struct Axes {
+  int64_t XMin, XMax;
+  double YMax;  // percent; the range is -YMax .. YMax
+  double YStep; // percent between horizontal grid lines
+  double x(int64_t Off) const {
+    return Left + (PlotW - Left - Right) * double(Off - XMin) / (XMax - XMin);
+  }
+  double y(double Pct) const {
+    // 6% headroom so the extreme variants do not sit on the frame.
+    double Range = YMax * 1.06;
+    return Top + (PlotH - Top - Bottom) * (Range - Pct) / (2 * Range);
+  }
+};
+
+std::string coord(double V) { return fmt("%.1f", V); }
+
+void svgText(raw_ostream &OS, double X, double Y, StringRef Anchor,
+             StringRef Text, StringRef Extra = "") {
+  OS << "<text x=\"" << coord(X) << "\" y=\"" << coord(Y)
+     << "\" text-anchor=\"" << Anchor << "\"" << Extra << ">"
+     << escapeXML(Text) << "</text>\n";
+}
+
+void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
+                StringRef Color, StringRef Marker) {
+  double Mean = seriesMean(Ms);
+  std::string Pts;
+  for (const Measurement &M : Ms)
+    if (!M.Failed)
+      Pts += coord(A.x(M.V.Offset)) + "," +
+             coord(A.y(relative(M, Mean) * 100)) + " ";
+  if (!Pts.empty()) {
+    Pts.pop_back();
+    OS << "<polyline fill=\"none\" stroke=\"" << Color
+       << "\" stroke-width=\"1.5\" points=\"" << Pts << "\"/>\n";
+  }
+  for (const Measurement &M : Ms) {
+    double X = A.x(M.V.Offset);
+    if (M.Failed) {
+      // Failed variants: a cross on the bottom axis, never a data point.
+      double Y = PlotH - Bottom;
+      OS << "<path d=\"M" << coord(X - 4) << "," << coord(Y - 4) << " L"
+         << coord(X + 4) << "," << coord(Y + 4) << " M" << coord(X - 4) << ","
+         << coord(Y + 4) << " L" << coord(X + 4) << "," << coord(Y - 4)
+         << "\" stroke=\"" << FailColor << "\" stroke-width=\"2\"/>\n";
+      continue;
+    }
+    double Y = A.y(relative(M, Mean) * 100);
+    if (Marker == "circle")
+      OS << "<circle cx=\"" << coord(X) << "\" cy=\"" << coord(Y)
+         << "\" r=\"2.5\" fill=\"" << Color << "\"/>\n";
+    else
+      OS << "<rect x=\"" << coord(X - 2.5) << "\" y=\"" << coord(Y - 2.5)
+         << "\" width=\"5\" height=\"5\" fill=\"" << Color << "\"/>\n";
+  }
+}
+
+std::string legendLine(const SeriesSummary &S, StringRef Label) {
+  std::string L = formatv("{0}: spread {1}", Label, percent(S.Spread)).str();
+  if (S.Period)
+    L += formatv(", period {0} B", S.Period->Bytes).str();
+  if (S.Failed)
+    L += formatv(", {0} failed", S.Failed).str();
+  return L;
+}
+
+void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
+  double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
+  // Horizontal grid and percent ticks.
+  double Step = A.YStep;
+  int Decimals = Step >= 1 ? 0 : Step >= 0.1 ? 1 : 2;
+  for (int I = -int(std::lround(A.YMax / Step)); I <= std::lround(A.YMax / Step);
+       ++I) {
+    double P = I * Step, Y = A.y(P);
+    OS << "<line x1=\"" << coord(X0) << "\" y1=\"" << coord(Y) << "\" x2=\""
+       << coord(X1) << "\" y2=\"" << coord(Y) << "\" stroke=\""
+       << (I == 0 ? "#555" : "#ddd") << "\" stroke-width=\""
+       << (I == 0 ? "1.2" : "1") << "\"/>\n";
+    svgText(OS, X0 - 8, Y + 4, "end",
+            (I > 0 ? "+" : "") + fmt(("%." + std::to_string(Decimals) + "f").c_str(), P) + "%");
+  }
+  // Offset ticks.
+  int64_t XStep = offsetTickStep(A.XMax - A.XMin);
+  for (int64_t T = (A.XMin + XStep - 1) / XStep * XStep; T <= A.XMax;
+       T += XStep) {
+    double X = A.x(T);
+    OS << "<line x1=\"" << coord(X) << "\" y1=\"" << coord(Y1) << "\" x2=\""
+       << coord(X) << "\" y2=\"" << coord(Y1 + 6)
+       << "\" stroke=\"#333\"/>\n";
+    svgText(OS, X, Y1 + 20, "middle", offsetLabel(T));
+  }
+  OS << "<rect x=\"" << coord(X0) << "\" y=\"" << coord(Y0) << "\" width=\""
+     << coord(X1 - X0) << "\" height=\"" << coord(Y1 - Y0)
+     << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  svgText(OS, (X0 + X1) / 2, PlotH - 16, "middle",
+          R.Axis + " offset (bytes)", " font-size=\"14\"");
+  svgText(OS, 0, 0, "middle", "cost relative to the mean (%)",
+          formatv(" font-size=\"14\" transform=\"translate(22,{0}) "
+                  "rotate(-90)\"",
+                  coord((Y0 + Y1) / 2))
+              .str());
+}
+
+} // namespace
+
+void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
+  // Ranges over every series so both share one chart.
+  int64_t XMin = INT64_MAX, XMax = INT64_MIN;
+  double MaxAbs = 0;
+  auto Scan = [&](ArrayRef<Measurement> Ms) {
+    double Mean = seriesMean(Ms);
+    for (const Measurement &M : Ms) {
+      XMin = std::min(XMin, M.V.Offset);
+      XMax = std::max(XMax, M.V.Offset);
+      if (!M.Failed)
+        MaxAbs = std::max(MaxAbs, std::fabs(relative(M, Mean) * 100));
+    }
+  };
+  Scan(R.Ms);
+  if (R.Compare)
+    Scan(R.Compare->Ms);
+  if (XMin > XMax)
+    XMin = XMax = 0;
+  if (XMin == XMax)
+    XMax = XMin + 1;
+  MaxAbs = std::max(MaxAbs, 0.1);
+  double Step = percentTickStep(MaxAbs);
+  Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step, Step};
+
+  // The legend goes below the chart, where it never hides a data point.
+  std::vector<std::pair<std::string, const char *>> Lines = {
+      {legendLine(G.Base, "base " + R.Binary), BaseColor}};
+  if (R.Compare && G.Compare)
+    Lines.push_back({legendLine(*G.Compare, "compare " + R.Compare->Binary),
+                     CmpColor});
+  if (G.Base.Period)
+    Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
+  const double LH = 18;
+  int W = int(PlotW), H = int(PlotH + LH * Lines.size() + 16);
+  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+     << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+     << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n";
+  OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svgText(OS, PlotW / 2, 26, "middle",
+          "layout sweep: " + R.Binary + " - cost relative to the mean vs " +
+              R.Axis + " offset",
+          " font-size=\"17\" font-weight=\"bold\"");
+  std::string Sub = "backend " + R.Backend;
+  if (!R.GeometryPreset.empty())
+    Sub += ", preset " + R.GeometryPreset;
+  if (!R.CacheGeometry.empty())
+    Sub += ", " + R.CacheGeometry;
+  svgText(OS, PlotW / 2, 46, "middle", Sub, " fill=\"#444\"");
+  svgText(OS, PlotW / 2, 66, "middle", G.Verdict,
+          G.WithinNoise ? " fill=\"#2e7d32\"" : " fill=\"#b03a2e\"");
+  drawAxes(OS, A, R);
+  drawSeries(OS, A, R.Ms, BaseColor, "circle");
+  if (R.Compare)
+    drawSeries(OS, A, R.Compare->Ms, CmpColor, "square");
+
+  double LX = Left, LY = PlotH + 2;
+  size_t Longest = 0;
+  for (const auto &L : Lines)
+    Longest = std::max(Longest, L.first.size());
+  OS << "<rect x=\"" << coord(LX) << "\" y=\"" << coord(LY) << "\" width=\""
+     << coord(std::min(PlotW - Left - Right - 20, 40 + 6.6 * Longest))
+     << "\" height=\"" << coord(LH * Lines.size() + 8)
+     << "\" fill=\"white\" fill-opacity=\"0.9\" stroke=\"#999\"/>\n";
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    double Y = LY + 4 + LH * I + LH / 2;
+    if (Lines[I].second)
+      OS << "<line x1=\"" << coord(LX + 8) << "\" y1=\"" << coord(Y)
+         << "\" x2=\"" << coord(LX + 28) << "\" y2=\"" << coord(Y)
+         << "\" stroke=\"" << Lines[I].second << "\" stroke-width=\"3\"/>\n";
+    svgText(OS, LX + 34, Y + 4, "start", Lines[I].first);
+  }
+  OS << "</svg>\n";
+}
+
+//===----------------------------------------------------------------------===//
+// HTML report
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void htmlSummaryTable(raw_ostream &OS, const GateResult &G) {
+  std::vector<const SeriesSummary *> S = {&G.Base};
+  if (G.Compare)
+    S.push_back(&*G.Compare);
+  OS << "<table class=\"summary\">\n<tr><th></th>";
+  for (const SeriesSummary *X : S)
+    OS << "<th>" << escapeXML(X->Name) << "</th>";
+  OS << "</tr>\n";
+  auto RowOf = [&](StringRef Label, auto Get) {
+    OS << "<tr><th>" << Label << "</th>";
+    for (const SeriesSummary *X : S)
+      OS << "<td>" << escapeXML(Get(*X)) << "</td>";
+    OS << "</tr>\n";
+  };
+  RowOf("measured / failed", [](const SeriesSummary &X) {
+    return formatv("{0} / {1}", X.Measured, X.Failed).str();
+  });
+  RowOf("mean cost", [](const SeriesSummary &X) { return costText(X.Mean); });
+  RowOf("spread (max/min - 1)",
+        [](const SeriesSummary &X) { return percent(X.Spread); });
+  RowOf("largest deviation from the mean",
+        [](const SeriesSummary &X) { return percent(X.LargestDeviation); });
+  RowOf("CV", [](const SeriesSummary &X) { return percent(X.CV); });
+  RowOf("best / worst offset", [](const SeriesSummary &X) {
+    return formatv("{0} / {1}", X.BestOffset, X.WorstOffset).str();
+  });
+  RowOf("period", [](const SeriesSummary &X) { return periodText(X); });
+  OS << "</table>\n";
+}
+
+void htmlVariantTable(raw_ostream &OS, const SweepResult &R) {
+  std::vector<std::string> Cols = tableCounters(R);
+  double BaseMean = seriesMean(R.Ms);
+  double CmpMean = R.Compare ? seriesMean(R.Compare->Ms) : 0;
+  OS << "<table class=\"variants\">\n<tr><th>offset</th><th>cost</th><th>vs "
+        "mean</th>";
+  for (const std::string &C : Cols)
+    OS << "<th>" << escapeXML(counterHeader(C)) << "</th>";
+  if (R.Compare)
+    OS << "<th>compare cost</th><th>vs mean</th>";
+  OS << "</tr>\n";
+  auto Cells = [](const Measurement *M, double Mean) -> std::string {
+    if (!M)
+      return "<td>-</td><td>-</td>";
+    if (M->Failed)
+      return "<td class=\"failed\" colspan=\"2\">failed: " +
+             escapeXML(M->FailReason) + "</td>";
+    return "<td>" + costText(M->Cost) + "</td><td>" +
+           signedPercent(relative(*M, Mean)) + "</td>";
+  };
+  for (const auto &[Off, Row] : rowsByOffset(R)) {
+    OS << "<tr><td>" << Off << "</td>" << Cells(Row.Base, BaseMean);
+    for (const std::string &C : Cols)
+      OS << "<td>"
+         << (Row.Base && !Row.Base->Failed ? counterText(*Row.Base, C) : "-")
+         << "</td>";
+    if (R.Compare)
+      OS << Cells(Row.Cmp, CmpMean);
+    OS << "</tr>\n";
+  }
+  OS << "</table>\n";
+}
+
+} // namespace
+
+void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G) {
+  OS << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+     << "<title>layout sweep: " << escapeXML(R.Binary) << "</title>\n"
+     << "<style>\n"
+        "body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 24px; "
+        "color: #222; }\n"
+        "table { border-collapse: collapse; margin: 12px 0; }\n"
+        "th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; "
+        "}\n"
+        "table.summary th { text-align: left; }\n"
+        ".failed { color: #b03a2e; }\n"
+        ".verdict { font-size: 18px; font-weight: bold; }\n"
+        ".pass { color: #2e7d32; } .fail { color: #b03a2e; }\n"
+        "</style>\n</head>\n<body>\n";
+  OS << "<h1>layout sweep: " << escapeXML(R.Binary) << "</h1>\n";
+  OS << "<p>" << escapeXML(titleLine(R)) << "</p>\n";
+  OS << "<p class=\"verdict\">" << escapeXML(G.Verdict) << "</p>\n";
+  if (G.Failed)
+    OS << "<p class=\"fail\">gate FAILED: " << escapeXML(G.Reasons.front())
+       << "</p>\n";
+  else
+    OS << "<p class=\"pass\">gate passed</p>\n";
+  for (const std::string &N : G.Notes)
+    OS << "<p>note: " << escapeXML(N) << "</p>\n";
+  writeSVGPlot(OS, R, G);
+  OS << "<h2>Summary</h2>\n";
+  htmlSummaryTable(OS, G);
+  if (G.Noise.Kind == NoiseFloor::Measured)
+    OS << "<p>noise floor " << percent(G.Noise.Spread) << " from "
+       << G.Noise.Copies << " A/A copies (their spread "
+       << percent(G.Noise.AASpread) << ")</p>\n";
+  OS << "<h2>Variants</h2>\n";
+  htmlVariantTable(OS, R);
+  OS << "</body>\n</html>\n";
+}
+
+Error writeReports(const SweepResult &R, const GateResult &G,
+                   const ReportFiles &F) {
+  using Writer = void (*)(raw_ostream &, const SweepResult &, const GateResult &);
+  auto Write = [&](StringRef Path, Writer W) -> Error {
+    if (Path.empty())
+      return Error::success();
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      W(OS, R, G);
+      return Error::success();
+    });
+  };
+  auto CSV = [](raw_ostream &OS, const SweepResult &R, const GateResult &) {
+    writeCSVReport(OS, R);
+  };
+  if (Error E = Write(F.JSON, writeJSONReport))
+    return E;
+  if (Error E = Write(F.CSV, CSV))
+    return E;
+  if (Error E = Write(F.SVG, writeSVGPlot))
+    return E;
+  return Write(F.HTML, writeHTMLReport);
+}
+
+} // namespace sweep
+} // namespace keel

@@ -1,0 +1,125 @@
+//===- Result.cpp - JSON forms of sweep results ----------------------------===//
+//
+// One JSON object per Measurement (the journal's line format) and one per
+// SweepResult (--json, --baseline). Keys are stable; maps print ordered.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Sweep/Result.h"
+
+#include <tuple>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+std::string Variant::key() const {
+  return Series + "/" + Axis + "/" + std::to_string(Offset);
+}
+
+bool Variant::operator<(const Variant &O) const {
+  return std::tie(Series, Axis, Offset) < std::tie(O.Series, O.Axis, O.Offset);
+}
+
+json::Value toJSON(const Variant &V) {
+  return json::Object{{"series", V.Series}, {"axis", V.Axis}, {"offset", V.Offset}};
+}
+
+static json::Value countersJSON(const std::map<std::string, double> &C) {
+  json::Object O;
+  for (const auto &[K, X] : C)
+    O[K] = X;
+  return O;
+}
+
+json::Value toJSON(const Measurement &M) {
+  json::Object O{{"variant", toJSON(M.V)}, {"failed", M.Failed}};
+  if (M.Failed) {
+    O["reason"] = M.FailReason;
+  } else {
+    O["cost"] = M.Cost;
+    O["instructions"] = static_cast<int64_t>(M.Instructions);
+    O["counters"] = countersJSON(M.Counters);
+    if (!M.Samples.empty())
+      O["samples"] = json::Array(M.Samples);
+  }
+  return O;
+}
+
+static json::Array measurementsJSON(const std::vector<Measurement> &Ms) {
+  json::Array A;
+  for (const Measurement &M : Ms)
+    A.push_back(toJSON(M));
+  return A;
+}
+
+json::Value toJSON(const SweepResult &R) {
+  json::Object O{{"binary", R.Binary},
+                 {"args", json::Array(R.Args)},
+                 {"backend", R.Backend},
+                 {"axis", R.Axis},
+                 {"cache_geometry", R.CacheGeometry},
+                 {"geometry_preset", R.GeometryPreset},
+                 {"weights", countersJSON(R.Weights)},
+                 {"measurements", measurementsJSON(R.Ms)},
+                 {"instructions_differ", R.InstructionsDiffer},
+                 {"notes", json::Array(R.Notes)}};
+  if (R.Compare)
+    O["compare"] = json::Object{{"name", R.Compare->Name},
+                                {"binary", R.Compare->Binary},
+                                {"measurements", measurementsJSON(R.Compare->Ms)}};
+  if (!R.NoiseFloor.empty())
+    O["noise_floor"] = measurementsJSON(R.NoiseFloor);
+  return O;
+}
+
+bool fromJSON(const json::Value &E, Variant &V, json::Path P) {
+  json::ObjectMapper O(E, P);
+  return O && O.map("series", V.Series) && O.map("axis", V.Axis) &&
+         O.map("offset", V.Offset);
+}
+
+bool fromJSON(const json::Value &E, Measurement &M, json::Path P) {
+  json::ObjectMapper O(E, P);
+  if (!O || !O.map("variant", M.V) || !O.map("failed", M.Failed))
+    return false;
+  if (M.Failed)
+    return O.map("reason", M.FailReason);
+  int64_t Instr = 0;
+  if (!O.map("cost", M.Cost) || !O.map("instructions", Instr) ||
+      !O.mapOptional("counters", M.Counters) ||
+      !O.mapOptional("samples", M.Samples))
+    return false;
+  if (Instr < 0) {
+    P.field("instructions").report("must not be negative");
+    return false;
+  }
+  M.Instructions = static_cast<uint64_t>(Instr);
+  return true;
+}
+
+bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
+  json::ObjectMapper O(E, P);
+  if (!O || !O.map("binary", R.Binary) || !O.map("backend", R.Backend) ||
+      !O.map("axis", R.Axis) || !O.map("measurements", R.Ms) ||
+      !O.mapOptional("args", R.Args) ||
+      !O.mapOptional("cache_geometry", R.CacheGeometry) ||
+      !O.mapOptional("geometry_preset", R.GeometryPreset) ||
+      !O.mapOptional("weights", R.Weights) ||
+      !O.mapOptional("notes", R.Notes) ||
+      !O.mapOptional("instructions_differ", R.InstructionsDiffer) ||
+      !O.mapOptional("noise_floor", R.NoiseFloor))
+    return false;
+  if (const json::Value *C = E.getAsObject()->get("compare")) {
+    Series S;
+    json::ObjectMapper CO(*C, P.field("compare"));
+    if (!CO.map("name", S.Name) || !CO.map("binary", S.Binary) ||
+        !CO.map("measurements", S.Ms))
+      return false;
+    R.Compare = std::move(S);
+  }
+  return true;
+}
+
+} // namespace sweep
+} // namespace keel

@@ -1,0 +1,174 @@
+//===- SimBackend.cpp - cachegrind geometry, cost model, output parser ----===//
+#include "keel/Sweep/SimBackend.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+ArrayRef<StringRef> cachegrindEvents() {
+  static const StringRef Events[] = {"Ir", "I1mr", "ILmr", "Dr",  "D1mr",
+                                     "DLmr", "Dw", "D1mw", "DLmw", "Bc",
+                                     "Bcm", "Bi",  "Bim"};
+  return Events;
+}
+
+CostWeights defaultWeights() {
+  return {{"Ir", 1},    {"I1mr", 10}, {"D1mr", 10}, {"ILmr", 100},
+          {"DLmr", 100}, {"Bcm", 15},  {"Bim", 15}};
+}
+
+Expected<CostWeights> parseWeights(StringRef Text, CostWeights Base) {
+  SmallVector<StringRef, 8> Items;
+  Text.split(Items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef Item : Items) {
+    auto [Name, Value] = Item.trim().split('=');
+    if (!is_contained(cachegrindEvents(), Name))
+      return makeError("--weights: unknown event '{0}' (events: {1})", Name,
+                       join(cachegrindEvents(), " "));
+    double W;
+    if (Value.empty() || Value.getAsDouble(W) || W < 0)
+      return makeError("--weights: '{0}' needs a non-negative number", Item);
+    if (W == 0)
+      Base.erase(Name.str());
+    else
+      Base[Name.str()] = W;
+  }
+  return Base;
+}
+
+double costOf(const std::map<std::string, double> &Counters,
+              const CostWeights &W) {
+  double Cost = 0;
+  for (const auto &[Event, Weight] : W) {
+    auto It = Counters.find(Event);
+    if (It != Counters.end())
+      Cost += Weight * It->second;
+  }
+  return Cost;
+}
+
+namespace {
+struct Preset {
+  StringRef Name;
+  CacheGeometry G;
+};
+} // namespace
+
+static ArrayRef<Preset> presets() {
+  static const Preset P[] = {
+      {"small", {{4096, 2, 64}, {32768, 8, 64}, {262144, 8, 64}}},
+      {"small8k", {{8192, 2, 64}, {32768, 8, 64}, {262144, 8, 64}}},
+      {"skylake", {{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}}},
+      {"zen3", {{32768, 8, 64}, {32768, 8, 64}, {33554432, 16, 64}}},
+      {"neoverse-n1", {{65536, 4, 64}, {65536, 4, 64}, {1048576, 8, 64}}},
+  };
+  return P;
+}
+
+ArrayRef<StringRef> geometryPresetNames() {
+  static const StringRef Names[] = {"small", "small8k", "skylake", "zen3",
+                                    "neoverse-n1"};
+  return Names;
+}
+
+Expected<CacheGeometry> geometryPreset(StringRef Name) {
+  for (const Preset &P : presets())
+    if (P.Name == Name)
+      return P.G;
+  return makeError("unknown cache geometry '{0}' (known: {1})", Name,
+                   join(geometryPresetNames(), ", "));
+}
+
+Expected<CacheLevel> parseCacheLevel(StringRef Option, StringRef Spec) {
+  SmallVector<StringRef, 3> F;
+  Spec.split(F, ',');
+  CacheLevel L;
+  if (F.size() != 3 || F[0].trim().getAsInteger(10, L.Size) ||
+      F[1].trim().getAsInteger(10, L.Assoc) ||
+      F[2].trim().getAsInteger(10, L.Line) || !L.Size || !L.Assoc || !L.Line)
+    return makeError("--{0}={1}: expected size,associativity,line-size in "
+                     "bytes, e.g. 4096,2,64",
+                     Option, Spec);
+  if (!isPowerOf2_64(L.Line) || L.Line < 16)
+    return makeError("--{0}={1}: the line size must be a power of two >= 16",
+                     Option, Spec);
+  if (L.Size % (L.Assoc * L.Line) || !isPowerOf2_64(L.Size / (L.Assoc * L.Line)))
+    return makeError("--{0}={1}: size / (associativity * line) must be a power "
+                     "of two (the number of sets)",
+                     Option, Spec);
+  return L;
+}
+
+static std::string levelSpec(const CacheLevel &L) {
+  return formatv("{0},{1},{2}", L.Size, L.Assoc, L.Line).str();
+}
+
+std::string geometryText(const CacheGeometry &G) {
+  return formatv("I1={0} D1={1} LL={2}", levelSpec(G.I1), levelSpec(G.D1),
+                 levelSpec(G.LL))
+      .str();
+}
+
+std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
+                                        StringRef OutFile, StringRef LogFile) {
+  return {"--tool=cachegrind",
+          "--cache-sim=yes",
+          "--branch-sim=yes",
+          "--I1=" + levelSpec(G.I1),
+          "--D1=" + levelSpec(G.D1),
+          "--LL=" + levelSpec(G.LL),
+          ("--cachegrind-out-file=" + OutFile).str(),
+          ("--log-file=" + LogFile).str()};
+}
+
+Expected<std::map<std::string, double>> parseCachegrindText(StringRef Text,
+                                                            StringRef Name) {
+  SmallVector<StringRef, 16> Events;
+  unsigned EventsLine = 0, LineNo = 0;
+  for (StringRef Line : split(Text, '\n')) {
+    ++LineNo;
+    if (Line.consume_front("events:")) {
+      Events.clear();
+      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
+      EventsLine = LineNo;
+      continue;
+    }
+    if (!Line.consume_front("summary:"))
+      continue;
+    if (!EventsLine)
+      return inputError(Name, LineNo, "'summary:' before any 'events:' line");
+    SmallVector<StringRef, 16> Values;
+    Line.split(Values, ' ', -1, /*KeepEmpty=*/false);
+    if (Values.size() != Events.size())
+      return inputError(Name, LineNo,
+                        "'summary:' has {0} values for {1} events (line {2})",
+                        Values.size(), Events.size(), EventsLine);
+    std::map<std::string, double> Totals;
+    for (size_t I = 0; I < Values.size(); ++I) {
+      uint64_t V;
+      if (Values[I].getAsInteger(10, V))
+        return inputError(Name, LineNo, "'{0}' is not a count", Values[I]);
+      Totals[Events[I].str()] = static_cast<double>(V);
+    }
+    return Totals;
+  }
+  return inputError(Name, 0, "no 'summary:' line (truncated cachegrind output?)");
+}
+
+Expected<std::map<std::string, double>> parseCachegrindOut(StringRef Path) {
+  Expected<std::string> Text = readWholeFile(Path);
+  if (!Text)
+    return Text.takeError();
+  return parseCachegrindText(*Text, Path);
+}
+
+} // namespace sweep
+} // namespace keel
