@@ -14,6 +14,7 @@
 #include "keel/Profile/BranchProfile.h"
 #include "keel/Support/Diagnostics.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -43,6 +44,13 @@ using RecordFn = llvm::Expected<Recording> (*)(const RecordRequest &,
 llvm::Expected<Recording> recordWithValgrind(const RecordRequest &Req,
                                              const Binary &Bin,
                                              QualityReport &Quality);
+
+/// perf_event LBR sampling with per-sample CPI (PerfSource.cpp, keelRecord;
+/// docs/recording.md). Its options are in PerfCategory.
+llvm::Expected<Recording> recordWithPerf(const RecordRequest &Req,
+                                         const Binary &Bin,
+                                         QualityReport &Quality);
+extern llvm::cl::OptionCategory PerfCategory;
 
 } // namespace keel
 

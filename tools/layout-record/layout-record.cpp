@@ -27,7 +27,8 @@ static const char *Tool = "layout-record";
 static cl::OptionCategory Cat("layout-record options");
 static cl::opt<std::string>
     SourceName("source", cl::desc("profiling source: valgrind (exact, "
-                                  "PMU-free, callgrind)"),
+                                  "PMU-free, callgrind) or perf (LBR "
+                                  "sampling, needs counters)"),
                cl::init("valgrind"), cl::cat(Cat));
 static cl::opt<std::string> Output("o", cl::desc("output profile"),
                                    cl::value_desc("file"), cl::Required,
@@ -74,6 +75,7 @@ static const struct {
   RecordFn Record;
 } Sources[] = {
     {"valgrind", recordWithValgrind},
+    {"perf", recordWithPerf},
 };
 
 static Error writeProfile(const AddressProfile &AP, const Binary &Bin,
@@ -113,7 +115,7 @@ static void printSummary(const Recording &Rec, const Binary &Bin,
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
+  cl::HideUnrelatedOptions({&Cat, &PerfCategory});
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "layout-record (Keel) 0.1\n"; });
   if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))

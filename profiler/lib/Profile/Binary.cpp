@@ -60,7 +60,8 @@ Error Binary::index() {
   BaseAddr = UINT64_MAX;
   for (const auto &P : *Phdrs)
     if (P.p_type == ELF::PT_LOAD) {
-      Segments.push_back({P.p_vaddr, P.p_memsz, P.p_offset});
+      Segments.push_back({P.p_vaddr, P.p_memsz, P.p_offset, P.p_filesz,
+                          bool(P.p_flags & ELF::PF_X)});
       BaseAddr = std::min<uint64_t>(BaseAddr, P.p_vaddr);
     }
   if (BaseAddr == UINT64_MAX)
@@ -147,6 +148,20 @@ Error Binary::index() {
                                 return A.Addr == B.Addr;
                               }),
                   Functions.end());
+  // Size-0 functions (_init, _fini, hand-written asm) run to the next
+  // function or the end of their section, whichever comes first.
+  for (size_t I = 0; I < Functions.size(); ++I) {
+    SymbolInfo &F = Functions[I];
+    if (F.Size || !F.IsFunction)
+      continue;
+    const SectionInfo *Sec = sectionAt(F.Addr);
+    if (!Sec || !Sec->IsExec)
+      continue;
+    uint64_t End = Sec->Addr + Sec->Size;
+    if (I + 1 < Functions.size())
+      End = std::min(End, Functions[I + 1].Addr);
+    F.Size = End - F.Addr;
+  }
   indexNames();
   return Error::success();
 }
@@ -265,9 +280,21 @@ Error Binary::initDisassembler() {
 }
 
 uint64_t Binary::loadBias(uint64_t MapStart, uint64_t PgOff) const {
-  for (const LoadSegment &S : Segments)
-    if (PgOff >= S.Offset && PgOff < S.Offset + std::max<uint64_t>(S.MemSize, 1))
-      return MapStart - (S.VAddr + (PgOff - S.Offset));
+  // The kernel maps each PT_LOAD from its file offset rounded down to a
+  // page, so the pgoff of a code mapping can also lie in the segment before
+  // it: lld puts the read-only and the executable segment in one file page,
+  // and both mappings then have pgoff 0. The mappings asked about are
+  // code (perf's executable MMAP events), so executable segments win.
+  const LoadSegment *Best = nullptr;
+  for (const LoadSegment &S : Segments) {
+    uint64_t PageStart = S.Offset & ~uint64_t(0xfff);
+    if (PgOff >= PageStart &&
+        PgOff < S.Offset + std::max<uint64_t>(S.FileSize, 1) &&
+        (!Best || (S.Exec && !Best->Exec)))
+      Best = &S;
+  }
+  if (Best)
+    return MapStart - (Best->VAddr - Best->Offset + PgOff);
   return MapStart - BaseAddr;
 }
 

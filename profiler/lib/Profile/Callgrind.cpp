@@ -454,6 +454,72 @@ uint64_t findBias(const ObjectData &D, const Binary &Bin) {
   return Best;
 }
 
+/// valgrind maps only the sections its debug-info reader treats as the
+/// executable's text to the executable; code in .init, .plt, .plt.got and
+/// .fini comes out under the unnamed object "???" at run-time addresses.
+/// The run-time bias of that code is what the binary's direct calls into
+/// it say: callgrind's target minus the call's static target (a PLT entry).
+/// A non-PIE is not moved. Instructions of "???" that then decode in the
+/// binary's functions are moved over to \p Main (in \p Main's reported
+/// addresses, which are \p MainBias off link time); the rest stays out.
+void adoptUnnamedCode(ObjectData &Main, StringRef MainName, uint64_t MainBias,
+                      const ObjectData &Unnamed, const Binary &Bin) {
+  std::map<uint64_t, unsigned> Votes;
+  for (const RawCall &C : Main.Calls) {
+    if (C.DstObj != "???")
+      continue;
+    auto I = Bin.instructionAt(C.Src - MainBias);
+    if (!I) {
+      consumeError(I.takeError());
+      continue;
+    }
+    if (I->Target && ((C.Dst - *I->Target) & 0xfff) == 0)
+      ++Votes[C.Dst - *I->Target];
+  }
+  std::optional<uint64_t> Bias;
+  unsigned Best = 0;
+  for (const auto &[B, N] : Votes)
+    if (N > Best) {
+      Bias = B;
+      Best = N;
+    }
+  if (!Bias && !Bin.isPIE())
+    Bias = 0;
+  if (!Bias)
+    return;
+  // From "???"'s run-time addresses to Main's reported ones.
+  auto Move = [&](uint64_t A) { return A - *Bias + MainBias; };
+  // Only code of a symbol (PLT entries, _init, _fini): the PLT header
+  // belongs to no function.
+  auto InBinary = [&](uint64_t A) {
+    auto I = Bin.instructionAt(A - *Bias);
+    if (!I)
+      consumeError(I.takeError());
+    return I && Bin.functionAt(A - *Bias);
+  };
+  for (const auto &[A, N] : Unnamed.Executed)
+    if (InBinary(A))
+      Main.Executed[Move(A)] += N;
+  for (const RawJump &J : Unnamed.Jumps)
+    if (InBinary(J.Src) && InBinary(J.Dst))
+      Main.Jumps.push_back({Move(J.Src), Move(J.Dst), J.Taken});
+  for (const RawCall &C : Unnamed.Calls)
+    if (InBinary(C.Src)) {
+      RawCall M = C;
+      M.Src = Move(C.Src);
+      if (C.DstObj == "???" && InBinary(C.Dst)) {
+        M.Dst = Move(C.Dst);
+        M.DstObj = MainName.str();
+      }
+      Main.Calls.push_back(std::move(M));
+    }
+  for (RawCall &C : Main.Calls)
+    if (C.DstObj == "???" && InBinary(C.Dst)) {
+      C.Dst = Move(C.Dst);
+      C.DstObj = MainName.str();
+    }
+}
+
 class ProfileBuilder {
 public:
   ProfileBuilder(const ObjectData &D, StringRef MainName,
@@ -636,15 +702,18 @@ Expected<AddressProfile> readCallgrind(StringRef Text, StringRef FileName,
   for (const auto &[Name, D] : P.Objects)
     if (&D == *Obj)
       MainName = Name;
-  const ObjectData &D = **Obj;
-  uint64_t Bias = findBias(D, Bin);
+  uint64_t Bias = findBias(**Obj, Bin);
+  ObjectData D = **Obj;
+  auto Unnamed = P.Objects.find("???");
+  if (Unnamed != P.Objects.end() && &Unnamed->second != *Obj)
+    adoptUnnamedCode(D, MainName, Bias, Unnamed->second, Bin);
   ProfileBuilder B(D, MainName, Bin, Bias, Quality);
   AddressProfile AP = B.build();
-  if (!D.Executed.empty() && AP.FallThroughs.empty())
+  if (!(*Obj)->Executed.empty() && AP.FallThroughs.empty())
     return inputError(FileName, 0,
                       "none of the {0} executed instructions of {1} is in "
                       "the binary's code (a profile of another build?)",
-                      D.Executed.size(), MainName);
+                      (*Obj)->Executed.size(), MainName);
   return std::move(AP);
 }
 

@@ -1,7 +1,8 @@
 //===- EventNames.cpp - hardware event names through libpfm4 ---------------===//
 //
-// The generic perf names map to PERF_TYPE_HARDWARE directly (they work on
-// every PMU the kernel knows, including hybrid and virtual ones). Anything
+// The generic perf names map to PERF_TYPE_HARDWARE (or _SOFTWARE for the
+// clocks) directly; they work on every PMU the kernel knows, including
+// hybrid and virtual ones. Anything
 // else goes through libpfm4, which knows the vendor tables: the seeds'
 // INST_RETIRED.ANY_P and CPU_CLK_UNHALTED.THREAD_P on Intel, AMD's
 // RETIRED_TAKEN_BRANCH_INSTRUCTIONS for BRS. libpfm4 spells a unit mask
@@ -30,17 +31,23 @@ namespace {
 
 struct GenericEvent {
   const char *Name;
+  uint32_t Type;
   uint64_t Config;
 };
 
-// Generic hardware events (PERF_TYPE_HARDWARE) by their perf names.
+// Generic events by their perf names: hardware ones, and the two software
+// clocks, which sample without a PMU (no branch stacks, no CPI) and so let
+// the whole recorder run on machines without counters.
 const GenericEvent GenericEvents[] = {
-    {"cycles", PERF_COUNT_HW_CPU_CYCLES},
-    {"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES},
-    {"instructions", PERF_COUNT_HW_INSTRUCTIONS},
-    {"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-    {"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-    {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES},
+    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-instructions", PERF_TYPE_HARDWARE,
+     PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
 };
 
 Error initLibpfm() {
@@ -98,7 +105,7 @@ Expected<EventEncoding> encodeEvent(StringRef Name) {
   E.FullName = Name.str();
   for (const GenericEvent &G : GenericEvents)
     if (Name == G.Name) {
-      E.Type = PERF_TYPE_HARDWARE;
+      E.Type = G.Type;
       E.Config = G.Config;
       return E;
     }

@@ -9,10 +9,10 @@
 //     tell "no PMU" from "no branch stacks" and report;
 //  4. release the child: it execs, which enables the groups;
 //  5. poll and drain the rings until the child exits, then drain once more.
-// The ring protocol: read data_head with acquire semantics, parse
-// [data_tail, data_head), then store data_tail with release semantics so
-// the kernel may reuse the space (see the comment at perf_event_mmap_page
-// in <linux/perf_event.h>).
+// The ring protocol (drainMappedRing in RingBuffer.cpp): read data_head
+// with acquire semantics, parse [data_tail, data_head), then store
+// data_tail with release semantics so the kernel may reuse the space (see
+// the comment at perf_event_mmap_page in <linux/perf_event.h>).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Record/Recorder.h"
@@ -60,24 +60,8 @@ int readParanoid() {
 struct Ring {
   void *Base = nullptr;
   size_t Length = 0, PageSize = 0;
-  perf_event_mmap_page *meta() const {
-    return static_cast<perf_event_mmap_page *>(Base);
-  }
-  ArrayRef<uint8_t> data() const {
-    const perf_event_mmap_page *M = meta();
-    // data_offset/data_size exist since Linux 4.1; before, data follows the
-    // first page.
-    uint64_t Off = M->data_offset ? M->data_offset : PageSize;
-    uint64_t Size = M->data_size ? M->data_size : Length - PageSize;
-    return {static_cast<const uint8_t *>(Base) + Off, size_t(Size)};
-  }
   Error drain(RecordParser &P) {
-    perf_event_mmap_page *M = meta();
-    uint64_t Head = __atomic_load_n(&M->data_head, __ATOMIC_ACQUIRE);
-    uint64_t Tail = M->data_tail;
-    Error E = P.parseRing(data(), Tail, Head);
-    __atomic_store_n(&M->data_tail, Head, __ATOMIC_RELEASE);
-    return E;
+    return drainMappedRing(Base, Length, PageSize, P);
   }
 };
 

@@ -182,6 +182,26 @@ Error RecordParser::parseRing(ArrayRef<uint8_t> Ring, uint64_t Tail,
   return Error::success();
 }
 
+Error drainMappedRing(void *Base, size_t Length, size_t PageSize,
+                      RecordParser &Parser) {
+  auto *M = static_cast<perf_event_mmap_page *>(Base);
+  // data_offset/data_size exist since Linux 4.1; before, the data pages
+  // follow the first page.
+  uint64_t Off = M->data_offset ? M->data_offset : PageSize;
+  uint64_t Size = M->data_size ? M->data_size : Length - PageSize;
+  if (Off + Size > Length)
+    return makeError("perf ring buffer layout out of range (offset {0}, size "
+                     "{1}, mapped {2})",
+                     Off, Size, Length);
+  uint64_t Head = __atomic_load_n(&M->data_head, __ATOMIC_ACQUIRE);
+  uint64_t Tail = M->data_tail;
+  Error E = Parser.parseRing(
+      ArrayRef<uint8_t>(static_cast<const uint8_t *>(Base) + Off, Size), Tail,
+      Head);
+  __atomic_store_n(&M->data_tail, Head, __ATOMIC_RELEASE);
+  return E;
+}
+
 Error RecordParser::parse(ArrayRef<uint8_t> Bytes) {
   size_t Pos = 0;
   while (Pos < Bytes.size()) {

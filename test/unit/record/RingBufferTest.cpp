@@ -279,6 +279,42 @@ TEST(RingBuffer, RecordWrappedAroundTheEnd) {
   EXPECT_EQ(S.Stack[1].Cycles, 5u);
 }
 
+TEST(RingBuffer, DrainMappedRingPublishesTheTail) {
+  // A metadata page and one data page, laid out as the kernel maps them;
+  // the reader is one lap and 4000 bytes in, so the second sample wraps.
+  constexpr size_t Page = 4096;
+  alignas(8) static uint8_t Map[2 * Page];
+  std::memset(Map, 0, sizeof(Map));
+  auto *Meta = reinterpret_cast<perf_event_mmap_page *>(Map);
+  Meta->data_offset = Page;
+  Meta->data_size = Page;
+  std::vector<uint8_t> Stream;
+  test::append(Stream, sample(101, 1, 0x10, 100, 200, {}));
+  test::append(Stream, sample(101, 2, 0x20, 150, 300,
+                              {{0x1, 0x2, RecordWriter::flags(0, 1, 7, 0)}}));
+  const uint64_t Tail = Page + 4000;
+  for (size_t I = 0; I < Stream.size(); ++I)
+    Map[Page + ((Tail + I) & (Page - 1))] = Stream[I];
+  Meta->data_tail = Tail;
+  Meta->data_head = Tail + Stream.size();
+
+  RecordParser P(layout());
+  ASSERT_EQ(errText(drainMappedRing(Map, sizeof(Map), Page, P)), "");
+  EXPECT_EQ(Meta->data_tail, Meta->data_head);
+  // Nothing new: nothing parsed twice.
+  ASSERT_EQ(errText(drainMappedRing(Map, sizeof(Map), Page, P)), "");
+  PerfRecording R = P.take();
+  ASSERT_EQ(R.Samples.size(), 2u);
+  EXPECT_EQ(R.Samples[1].Sample.Cycles, 50u);
+  EXPECT_EQ(R.Samples[1].Sample.Instructions, 100u);
+  ASSERT_EQ(R.Samples[1].Sample.Stack.size(), 1u);
+  EXPECT_EQ(R.Samples[1].Sample.Stack[0].Cycles, 7u);
+
+  // A layout that does not fit the mapping is refused.
+  Meta->data_size = 2 * Page;
+  EXPECT_NE(errText(drainMappedRing(Map, sizeof(Map), Page, P)), "");
+}
+
 TEST(RingBuffer, MalformedRecordsAreErrors) {
   auto Bytes = sample(101, 1, 0x1, 1, 1, {{0x1, 0x2, 0}});
   // Claim 5 branch entries where there is room for one.

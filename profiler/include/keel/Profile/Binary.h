@@ -76,8 +76,9 @@ public:
   bool isPIE() const { return IsPIE; }
   /// Lowest PT_LOAD p_vaddr (0 for most PIEs).
   uint64_t baseAddress() const { return BaseAddr; }
-  /// Load bias of a mapping seen at run time: runtime start of a mapping of
-  /// file offset \p PgOff minus its link-time address.
+  /// Load bias of a code mapping seen at run time: runtime start of a
+  /// mapping of file offset \p PgOff minus its link-time address (when
+  /// several segments share that file page, the executable one).
   uint64_t loadBias(uint64_t MapStart, uint64_t PgOff) const;
 
   /// Function symbols sorted by address (aliases collapsed: global name
@@ -141,7 +142,8 @@ private:
   bool IsPIE = false;
   uint64_t BaseAddr = 0;
   struct LoadSegment {
-    uint64_t VAddr, MemSize, Offset;
+    uint64_t VAddr, MemSize, Offset, FileSize;
+    bool Exec;
   };
   std::vector<LoadSegment> Segments;
   std::vector<SymbolInfo> Functions, DataSymbols;

@@ -29,7 +29,7 @@ struct EventEncoding {
 };
 
 /// Resolve \p Name: the generic names (cycles, instructions, branches,
-/// branch-misses) directly, everything else through libpfm4
+/// branch-misses; the software clocks cpu-clock and task-clock) directly, everything else through libpfm4
 /// (pfm_get_os_event_encoding with PFM_OS_PERF_EVENT_EXT). Intel-style
 /// "EVENT.UMASK" is accepted for libpfm4's "EVENT:UMASK". When libpfm4 finds
 /// no hardware PMU at all the error is an UnavailableError.

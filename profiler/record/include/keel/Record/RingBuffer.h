@@ -73,6 +73,13 @@ private:
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> Last;
 };
 
+/// Drain one mapped perf ring (\p Base: the metadata page followed by the
+/// data pages, \p Length bytes in all): read data_head with acquire
+/// semantics, parse [data_tail, data_head), then publish data_tail with
+/// release semantics so the kernel may reuse the space.
+llvm::Error drainMappedRing(void *Base, size_t Length, size_t PageSize,
+                            RecordParser &Parser);
+
 /// Branch type name as perf prints it (COND, CALL, RET, ...), "" when the
 /// hardware did not say. \p Type and \p NewType are the flag fields.
 llvm::StringRef branchTypeName(unsigned Type, unsigned NewType);

@@ -1,0 +1,168 @@
+//===- PerfSource.cpp - layout-record --source=perf (LBR sampling) ---------===//
+//
+// Hardware sampling with branch stacks through keelRecord (issue 7): the
+// program runs under a perf_event group (docs/recording.md), the samples
+// can be kept in the keel-samples file (--samples) or as perf script text
+// (--export=perf-script), and the part of the profile that ran in the
+// program's binary becomes the address profile layout-record writes.
+// --replay reads a keel-samples file instead of running the program, so the
+// conversion is testable on machines without counters.
+//
+//===----------------------------------------------------------------------===//
+#include "Sources.h"
+
+#include "keel/Profile/Binary.h"
+#include "keel/Record/Recorder.h"
+#include "keel/Record/SampleFile.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+
+namespace keel {
+
+cl::OptionCategory PerfCategory("layout-record --source=perf options");
+
+static cl::opt<std::string>
+    PerfEvent("event",
+              cl::desc("sampling event: cycles, instructions, branches, or a "
+                       "libpfm4 name (BR_INST_RETIRED.NEAR_TAKEN, AMD's "
+                       "RETIRED_TAKEN_BRANCH_INSTRUCTIONS)"),
+              cl::init("cycles"), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfLBR("lbr",
+            cl::desc("branch-stack filter: any, call, return, ind_call, user, "
+                     "kernel (comma-separated), seed (= call,return,user, as "
+                     "in the seeds) or none"),
+            cl::init("any"), cl::cat(PerfCategory));
+static cl::opt<uint64_t>
+    PerfPeriod("period", cl::desc("sample every N events (instead of --freq)"),
+               cl::init(0), cl::cat(PerfCategory));
+static cl::opt<uint64_t>
+    PerfFreq("freq",
+             cl::desc("samples per second (default 10000: the seeds' 100 us)"),
+             cl::init(0), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfCyclesEvent(
+    "cycles-event",
+    cl::desc("counter read with every sample for cycles ('' = none), e.g. "
+             "CPU_CLK_UNHALTED.THREAD_P"),
+    cl::init("cycles"), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfInstructionsEvent(
+    "instructions-event",
+    cl::desc("counter read with every sample for instructions ('' = none), "
+             "e.g. INST_RETIRED.ANY_P"),
+    cl::init("instructions"), cl::cat(PerfCategory));
+static cl::opt<bool> PerfKernel("kernel",
+                                cl::desc("sample kernel code too (needs "
+                                         "perf_event_paranoid <= 1)"),
+                                cl::cat(PerfCategory));
+static cl::opt<bool> PerfNoInherit("no-inherit",
+                                   cl::desc("do not follow threads and "
+                                            "children"),
+                                   cl::cat(PerfCategory));
+static cl::opt<unsigned>
+    PerfMmapPages("mmap-pages",
+                  cl::desc("data pages per ring buffer (a power of two)"),
+                  cl::init(256), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfSamples("samples",
+                cl::desc("also write the samples here (keel-samples v1, "
+                         "docs/formats/keel-samples.md)"),
+                cl::value_desc("file"), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfExport(
+    "export",
+    cl::desc("write --samples in another format: perf-script (perf script "
+             "-F pid,tid,time,ip,brstack --ns text)"),
+    cl::value_desc("format"), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfReplay("replay",
+               cl::desc("read a keel-samples file instead of running the "
+                        "program (the program names the binary)"),
+               cl::value_desc("file"), cl::cat(PerfCategory));
+
+static Expected<RecordResult> runOrReplay(const RecordRequest &Req,
+                                          const RecordOptions &Opts) {
+  if (PerfReplay.empty())
+    return record(Req.Command, Opts);
+  Expected<std::string> Text = readWholeFile(PerfReplay);
+  if (!Text)
+    return Text.takeError();
+  Expected<PerfRecording> Rec = readSampleFile(*Text, PerfReplay);
+  if (!Rec)
+    return Rec.takeError();
+  RecordResult R;
+  R.Rec = std::move(*Rec);
+  return R;
+}
+
+/// "perf: 812 samples (812 with branch stacks, 12,993 records), CPI 0.63".
+static std::string summarize(const PerfRecording &Rec) {
+  uint64_t WithStack = 0, Records = 0, Cycles = 0, Instructions = 0;
+  for (const RecordedSample &S : Rec.Samples) {
+    WithStack += !S.Sample.Stack.empty();
+    Records += S.Sample.Stack.size();
+    Cycles += S.Sample.Cycles;
+    Instructions += S.Sample.Instructions;
+  }
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << "perf: " << Rec.Samples.size() << " samples (" << WithStack
+     << " with branch stacks, " << Records << " branch records)";
+  if (Instructions)
+    OS << ", CPI " << format("%.2f", double(Cycles) / double(Instructions));
+  const RecordStats &S = Rec.Stats;
+  if (S.LostEvents || S.LostSamples)
+    OS << ", " << S.LostEvents + S.LostSamples << " events lost in "
+       << S.LostRecords << " LOST records";
+  if (S.Throttles)
+    OS << ", throttled " << S.Throttles << " times";
+  return Out;
+}
+
+Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
+                                   QualityReport &Quality) {
+  if (!PerfExport.empty() && PerfExport != "perf-script")
+    return makeError("unknown --export={0} (expected perf-script)",
+                     PerfExport);
+  if (!PerfExport.empty() && PerfSamples.empty())
+    return makeError("--export=perf-script needs --samples=FILE");
+  RecordOptions Opts;
+  Opts.Event = PerfEvent;
+  Opts.LBR = PerfLBR;
+  Opts.Period = PerfPeriod;
+  Opts.Freq = PerfFreq ? PerfFreq : (PerfPeriod ? 0 : 10000);
+  Opts.CyclesEvent = PerfCyclesEvent;
+  Opts.InstructionsEvent = PerfInstructionsEvent;
+  Opts.Kernel = PerfKernel;
+  Opts.Inherit = !PerfNoInherit;
+  Opts.MmapPages = PerfMmapPages;
+  // Options are checked (exit 2) before anything runs.
+  if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
+    return G.takeError();
+
+  Expected<RecordResult> R = runOrReplay(Req, Opts);
+  if (!R)
+    return R.takeError();
+  if (!PerfSamples.empty())
+    if (Error E = writeOutput(PerfSamples, [&](raw_ostream &OS) {
+          if (PerfExport == "perf-script")
+            exportPerfScript(R->Rec, OS);
+          else
+            writeSampleFile(R->Rec, OS);
+          return Error::success();
+        }))
+      return std::move(E);
+
+  Recording Out;
+  Out.Profile = toAddressProfile(R->Rec, Bin, Quality);
+  Out.ExitCode = R->ExitCode;
+  Out.Crashed = R->Signal != 0;
+  if (Out.Crashed)
+    Out.CrashMessage = formatv("signal {0}", R->Signal).str();
+  Out.Summary = summarize(R->Rec);
+  return Out;
+}
+
+} // namespace keel
