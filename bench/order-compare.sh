@@ -90,7 +90,9 @@ for p in $programs; do
       RUN=20000 compare interp ;;
     lua)
       . "$top/bench/lib-real-programs.sh"
-      src=$(keel_get_source lua5.4 "${KEEL_SRC:-/tmp/realsrc}")
+      # An unpacked lua5.4-* source tree if there is one, else apt-get source.
+      src=$(ls -d "${KEEL_SRC:-/tmp/realsrc}"/lua5.4-*/ 2>/dev/null | head -n1)
+      [ -n "$src" ] || src=$(keel_get_source lua5.4 "${KEEL_SRC:-/tmp/realsrc}")
       mkdir "$work/lua" && cd "$work/lua"
       keel_build_lua "$src" "$PWD" $CFLAGS
       rm -f lua5.4-deb-multiarch.h
