@@ -60,6 +60,8 @@ static cl::opt<uint64_t>
                   cl::desc("alignment of hot functions (for the pass plugin)"));
 static cl::opt<bool> PrintPlan("print-plan", cl::cat(Cat),
                                cl::desc("print a summary of the plan"));
+static cl::opt<bool> JSON("json", cl::cat(Cat),
+                          cl::desc("print the summary as JSON on stdout"));
 
 static bool isPowerOf2(uint64_t V) { return V && !(V & (V - 1)); }
 
@@ -232,7 +234,9 @@ static Error run() {
   auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
   if (!LP)
     return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
-  if (PrintPlan) {
+  if (JSON)
+    printPlanJSON(*LP, outs());
+  else if (PrintPlan) {
     printPlanSummary(*LP, outs());
     for (const auto &[What, N] : DataQuality.counts())
       outs() << "  " << N << " of " << Refs->size()
@@ -254,9 +258,9 @@ int main(int argc, char **argv) {
       "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
       "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
       "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld\n");
-  if (OutDir.empty() && !PrintPlan) {
+  if (OutDir.empty() && !PrintPlan && !JSON) {
     WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
-                                      "--print-plan\n";
+                                      "--print-plan or --json\n";
     return ExitBadInput;
   }
   if (Error E = run())

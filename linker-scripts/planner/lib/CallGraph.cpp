@@ -71,6 +71,12 @@ Expected<CallGraph> buildCallGraph(const Binary &Bin, const AddressProfile &AP,
   std::map<uint64_t, uint32_t> ByAddr;
   std::map<std::string, uint32_t> ByName; // first by address, like Binary
   for (const SymbolInfo &S : Bin.functions()) {
+    // PLT entries ("malloc@plt") are linker-made stubs, not sections the
+    // plan can move; the scripts place the PLT as a whole.
+    if (StringRef(S.Section).starts_with(".plt") ||
+        StringRef(S.Section).starts_with(".iplt") ||
+        StringRef(S.Name).ends_with("@plt"))
+      continue;
     FunctionNode N;
     N.Name = S.Name;
     N.File = S.IsLocal ? S.FileName : "";

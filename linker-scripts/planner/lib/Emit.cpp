@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 using namespace llvm;
 
@@ -198,6 +199,51 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                   D.Written ? "written" : "read");
   }
   OS << "call graph: " << P.Graph.Arcs.size() << " arcs\n";
+}
+
+void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
+  json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("binary", P.File.Binary);
+    J.attribute("build-id", P.File.BuildID);
+    J.attribute("order", orderAlgorithmName(P.Order));
+    J.attribute("weight-unit", P.Graph.WeightUnit);
+    J.attribute("total-weight", int64_t(P.Graph.totalWeight()));
+    J.attribute("functions", int64_t(P.Graph.Nodes.size()));
+    for (Temperature T :
+         {Temperature::Hot, Temperature::Warm, Temperature::Cold})
+      J.attributeObject(temperatureName(T), [&] {
+        J.attribute("count", int64_t(P.countOf(T)));
+        J.attribute("weight", int64_t(P.weightOf(T)));
+      });
+    J.attribute("hot-text-align", int64_t(P.File.HotTextAlign));
+    J.attribute("hot-data-align", int64_t(P.File.HotDataAlign));
+    J.attributeArray("hot-order", [&] {
+      for (uint32_t N : P.HotOrder)
+        J.object([&] {
+          const FunctionNode &F = P.Graph.Nodes[N];
+          J.attribute("name", F.Name);
+          J.attribute("size", int64_t(F.Size));
+          J.attribute("weight", int64_t(F.Weight));
+        });
+    });
+    J.attributeArray("warm-order", [&] {
+      for (uint32_t N : P.WarmOrder)
+        J.value(P.Graph.Nodes[N].Name);
+    });
+    J.attributeArray("hot-data", [&] {
+      for (const HotDatum &D : P.HotData)
+        J.object([&] {
+          J.attribute("name", D.Name);
+          J.attribute("kind", dataKindName(D.Kind));
+          J.attribute("size", int64_t(D.Size));
+          J.attribute("weight", int64_t(D.Weight));
+          J.attribute("written", D.Written);
+        });
+    });
+    J.attribute("call-arcs", int64_t(P.Graph.Arcs.size()));
+  });
+  OS << '\n';
 }
 
 } // namespace keel

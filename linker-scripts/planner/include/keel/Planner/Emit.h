@@ -34,6 +34,8 @@ void writeLinkerScript(const LayoutPlan &P, ScriptFlavor Flavor,
                        llvm::raw_ostream &OS);
 void writeCallGraphFile(const LayoutPlan &P, llvm::raw_ostream &OS);
 void printPlanSummary(const LayoutPlan &P, llvm::raw_ostream &OS);
+/// The same summary as one JSON object (layout-order --json).
+void printPlanJSON(const LayoutPlan &P, llvm::raw_ostream &OS);
 
 /// Whether \p Name can appear in a linker-script input-section pattern
 /// (no glob or quoting characters).
