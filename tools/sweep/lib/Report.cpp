@@ -393,6 +393,14 @@ void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
       continue;
     }
     double Y = A.y(relative(M, Mean) * 100);
+    // time backend: the median's bootstrap interval as an error bar.
+    auto Lo = M.Counters.find("median_ci_low"),
+         Hi = M.Counters.find("median_ci_high");
+    if (Lo != M.Counters.end() && Hi != M.Counters.end() && Mean > 0)
+      OS << "<line x1=\"" << coord(X) << "\" y1=\""
+         << coord(A.y((Lo->second / Mean - 1) * 100)) << "\" x2=\"" << coord(X)
+         << "\" y2=\"" << coord(A.y((Hi->second / Mean - 1) * 100))
+         << "\" stroke=\"" << Color << "\" stroke-opacity=\"0.45\"/>\n";
     if (Marker == "circle")
       OS << "<circle cx=\"" << coord(X) << "\" cy=\"" << coord(Y)
          << "\" r=\"2.5\" fill=\"" << Color << "\"/>\n";
@@ -482,6 +490,11 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
                      CmpColor});
   if (G.Base.Period)
     Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
+  if (G.Noise.Kind == NoiseFloor::Measured)
+    Lines.push_back({"grey band: noise floor " + percent(G.Noise.Spread) +
+                         " (spread of identical binaries); bars: 95% CI of "
+                         "each median",
+                     nullptr});
   const double LH = 18;
   int W = int(PlotW), H = int(PlotH + LH * Lines.size() + 16);
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
@@ -501,6 +514,14 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   svgText(OS, PlotW / 2, 66, "middle", G.Verdict,
           G.WithinNoise ? " fill=\"#2e7d32\"" : " fill=\"#b03a2e\"");
   drawAxes(OS, A, R);
+  if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
+    // A spread up to the floor is noise: shade +-floor/2 around the mean.
+    double Half = std::min(G.Noise.Spread * 50, A.YMax);
+    OS << "<rect x=\"" << coord(Left) << "\" y=\"" << coord(A.y(Half))
+       << "\" width=\"" << coord(PlotW - Left - Right) << "\" height=\""
+       << coord(A.y(-Half) - A.y(Half))
+       << "\" fill=\"#888\" fill-opacity=\"0.15\"/>\n";
+  }
   drawSeries(OS, A, R.Ms, BaseColor, "circle");
   if (R.Compare)
     drawSeries(OS, A, R.Compare->Ms, CmpColor, "square");
