@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Report.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -272,6 +273,12 @@ Expected<SweepResult> readResultFile(StringRef Path) {
     return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
   // The report's JSON carries the result at the top level next to its
   // "version" and "summary"; a bare SweepResult (the journal's form) works too.
+  if (const json::Object *O = V->getAsObject())
+    if (std::optional<int64_t> Ver = O->getInteger("version");
+        Ver && *Ver > ReportVersion)
+      return inputError(Path, 0,
+                        "report version {0} is newer than this tool's ({1})",
+                        *Ver, ReportVersion);
   SweepResult R;
   json::Path::Root Root("result");
   if (!fromJSON(*V, R, Root))
