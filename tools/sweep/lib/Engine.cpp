@@ -328,7 +328,10 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     WD.Dir = *D;
     WD.Remove = true;
   } else {
-    WD.Dir = O.WorkDir;
+    // Absolute, so relink commands that change directory still find {out}.
+    SmallString<256> Abs(O.WorkDir);
+    sys::fs::make_absolute(Abs);
+    WD.Dir = Abs.str().str();
     if (Error E = prepareOutputDir(WD.Dir))
       return std::move(E);
   }
