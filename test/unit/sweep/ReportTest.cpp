@@ -229,6 +229,27 @@ TEST(ReportTest, TimePlotShowsNoiseBandAndIntervals) {
   EXPECT_NE(T.find("noise: floor "), std::string::npos);
 }
 
+TEST(ReportTest, PercentTicksKeepTheirDecimals) {
+  // +-11%: the tick step is 2.5%, so ticks print as +2.5%, +7.5%, +12.5%.
+  SweepResult R;
+  R.Binary = "x";
+  R.Backend = "sim";
+  R.Axis = "code";
+  for (int64_t O = 0; O < 8; ++O) {
+    Measurement M;
+    M.V = Variant{"base", "code", O * 64};
+    M.Cost = O % 2 ? 111 : 89;
+    R.Ms.push_back(M);
+  }
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeSVGPlot(OS, R, G);
+  EXPECT_NE(S.find(">+7.5%<"), std::string::npos) << S;
+  EXPECT_NE(S.find(">-12.5%<"), std::string::npos);
+  EXPECT_NE(S.find(">+5.0%<"), std::string::npos);
+}
+
 TEST(ReportTest, EscapeXML) {
   EXPECT_EQ(escapeXML("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }

@@ -81,6 +81,26 @@ SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
     S.Period = P;
     S.Mechanism = likelyMechanism(P->Bytes, G);
   }
+  // Events that point at one mechanism each (not Ir, which only changes when
+  // the program does).
+  static const char *const Events[] = {"I1mr", "ILmr", "D1mr", "DLmr",
+                                       "D1mw", "DLmw", "Bcm",  "Bim",
+                                       "cycles"};
+  for (const char *E : Events) {
+    std::vector<double> Vals;
+    std::vector<int64_t> Offs;
+    for (const Measurement &M : Ms) {
+      auto It = M.Counters.find(E);
+      if (!M.Failed && It != M.Counters.end()) {
+        Vals.push_back(It->second);
+        Offs.push_back(M.V.Offset);
+      }
+    }
+    if (maximum(Vals) == minimum(Vals))
+      continue;
+    if (auto P = dominantPeriod(Offs, Vals); P && P->Strength >= MinPeriodStrength)
+      S.CounterPeriods[E] = *P;
+  }
   return S;
 }
 

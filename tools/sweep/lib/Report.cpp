@@ -142,6 +142,14 @@ void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
   if (S.Measured)
     OS << formatv("  best offset {0}, worst offset {1}; {2}\n", S.BestOffset,
                   S.WorstOffset, periodText(S));
+  if (!S.CounterPeriods.empty()) {
+    OS << "  event periods (strength):";
+    ListSeparator Sep(",");
+    for (const auto &[Name, P] : S.CounterPeriods)
+      OS << Sep
+         << formatv(" {0} {1} B ({2})", Name, P.Bytes, fmt("%.2f", P.Strength));
+    OS << "\n";
+  }
   if (S.InstructionSpread > 0)
     OS << "  executed instructions spread " << percent(S.InstructionSpread, 4)
        << "\n";
@@ -167,6 +175,11 @@ json::Value summaryJSON(const SeriesSummary &S) {
                                {"mechanism", S.Mechanism}};
   else
     O["period"] = nullptr;
+  json::Object Events;
+  for (const auto &[Name, P] : S.CounterPeriods)
+    Events[Name] = json::Object{{"bytes", int64_t(P.Bytes)},
+                                {"strength", P.Strength}};
+  O["event_periods"] = std::move(Events);
   return O;
 }
 
@@ -423,7 +436,12 @@ void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
   double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
   // Horizontal grid and percent ticks.
   double Step = A.YStep;
-  int Decimals = Step >= 1 ? 0 : Step >= 0.1 ? 1 : 2;
+  // As many decimals as the step needs: 2.5% steps print "+7.5%".
+  int Decimals = 0;
+  while (Decimals < 3 && std::fabs(Step * std::pow(10.0, Decimals) -
+                                   std::round(Step * std::pow(10.0, Decimals))) >
+                             1e-6)
+    ++Decimals;
   for (int I = -int(std::lround(A.YMax / Step)); I <= std::lround(A.YMax / Step);
        ++I) {
     double P = I * Step, Y = A.y(P);
@@ -578,6 +596,12 @@ void htmlSummaryTable(raw_ostream &OS, const GateResult &G) {
     return formatv("{0} / {1}", X.BestOffset, X.WorstOffset).str();
   });
   RowOf("period", [](const SeriesSummary &X) { return periodText(X); });
+  RowOf("event periods", [](const SeriesSummary &X) {
+    std::string T;
+    for (const auto &[Name, P] : X.CounterPeriods)
+      T += formatv("{0}{1} {2} B", T.empty() ? "" : ", ", Name, P.Bytes).str();
+    return T.empty() ? std::string("-") : T;
+  });
   OS << "</table>\n";
 }
 
