@@ -2,13 +2,17 @@
 # Build the layout-sensitive interpreter example (see README.md).
 #
 #   build.sh objects DIR          compile into DIR/*.o and write DIR/layout.ld
-#   build.sh default DIR PAD OUT  default link, PAD bytes of code added outside
+#   build.sh default DIR PAD OUT [DATAPAD]
+#                                 default link, PAD bytes of code added outside
 #                                 the hot code: a pad object linked BETWEEN the
-#                                 object files (handlers_a.o | pad | handlers_b.o)
-#   build.sh planned DIR PAD OUT  planned link: DIR/layout.ld puts the hot code
+#                                 object files (handlers_a.o | pad | handlers_b.o);
+#                                 DATAPAD bytes of data likewise (.data.keelpad)
+#   build.sh planned DIR PAD OUT [DATAPAD]
+#                                 planned link: DIR/layout.ld puts the hot code
 #                                 (run + handlers) contiguously at a 4 KB
 #                                 boundary after __keel_code_pad bytes
-#                                 (-Wl,--defsym=__keel_code_pad=PAD)
+#                                 (-Wl,--defsym=__keel_code_pad=PAD), and
+#                                 __keel_data_pad=DATAPAD bytes before .data
 #   build.sh all DIR              objects, DIR/interp.default, DIR/interp.planned
 #
 # Environment: CC (default clang-22), LLD (default ld.lld from LLVM 22),
@@ -21,7 +25,7 @@ LLVM_MC=${LLVM_MC:-llvm-mc-22}
 CFLAGS="-O2 -ffunction-sections -fdata-sections -fno-plt -fno-asynchronous-unwind-tables"
 OBJS="interp.o handlers_a.o handlers_b.o handlers_c.o"
 
-usage() { echo "usage: $0 objects DIR | default DIR PAD OUT | planned DIR PAD OUT | all DIR" >&2; exit 2; }
+usage() { echo "usage: $0 objects DIR | default DIR PAD OUT [DATAPAD] | planned DIR PAD OUT [DATAPAD] | all DIR" >&2; exit 2; }
 
 check_pad() {
   case $1 in ''|*[!0-9]*) echo "$0: pad must be a byte count, got '$1'" >&2; exit 2;; esac
@@ -54,25 +58,27 @@ SECTIONS {
 LD
 }
 
-# A relocatable object holding PAD bytes of nops in its own text section.
+# A relocatable object holding PAD bytes of nops in its own text section and
+# DATAPAD zero bytes in its own data section.
 pad_object() {
-  printf '\t.section .text.keelpad,"ax",@progbits\n\t.skip %s, 0x90\n' "$1" > "$2.s"
-  $LLVM_MC -filetype=obj -triple=x86_64-pc-linux-gnu "$2.s" -o "$2"
-  rm -f "$2.s"
+  printf '\t.section .text.keelpad,"ax",@progbits\n\t.skip %s, 0x90\n\t.section .data.keelpad,"aw",@progbits\n\t.skip %s, 0\n' \
+    "$1" "$2" > "$3.s"
+  $LLVM_MC -filetype=obj -triple=x86_64-pc-linux-gnu "$3.s" -o "$3"
+  rm -f "$3.s"
 }
 
 link_default() {
-  check_pad "$2"
-  pad_object "$2" "$3.pad.o"
+  check_pad "$2"; check_pad "$4"
+  pad_object "$2" "$4" "$3.pad.o"
   (cd "$1" && $CC -fuse-ld=lld --ld-path="$LLD" interp.o handlers_a.o "$3.pad.o" \
      handlers_b.o handlers_c.o -o "$3")
   rm -f "$3.pad.o"
 }
 
 link_planned() {
-  check_pad "$2"
+  check_pad "$2"; check_pad "$4"
   (cd "$1" && $CC -fuse-ld=lld --ld-path="$LLD" $OBJS -Wl,-T,layout.ld \
-     -Wl,--defsym=__keel_code_pad="$2" -o "$3")
+     -Wl,--defsym=__keel_code_pad="$2" -Wl,--defsym=__keel_data_pad="$4" -o "$3")
 }
 
 abspath() { case $1 in /*) echo "$1";; *) echo "$PWD/$1";; esac; }
@@ -81,10 +87,12 @@ abspath() { case $1 in /*) echo "$1";; *) echo "$PWD/$1";; esac; }
 cmd=$1; dir=$(abspath "$2")
 case $cmd in
   objects) objects "$dir" ;;
-  default) [ $# -eq 4 ] || usage; link_default "$dir" "$3" "$(abspath "$4")" ;;
-  planned) [ $# -eq 4 ] || usage; link_planned "$dir" "$3" "$(abspath "$4")" ;;
+  default) [ $# -eq 4 ] || [ $# -eq 5 ] || usage
+           link_default "$dir" "$3" "$(abspath "$4")" "${5:-0}" ;;
+  planned) [ $# -eq 4 ] || [ $# -eq 5 ] || usage
+           link_planned "$dir" "$3" "$(abspath "$4")" "${5:-0}" ;;
   all) objects "$dir"
-       link_default "$dir" 0 "$dir/interp.default"
-       link_planned "$dir" 0 "$dir/interp.planned" ;;
+       link_default "$dir" 0 "$dir/interp.default" 0
+       link_planned "$dir" 0 "$dir/interp.planned" 0 ;;
   *) usage ;;
 esac

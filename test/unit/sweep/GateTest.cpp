@@ -83,6 +83,29 @@ TEST(GateTest, SimSummaryFindsPeriodAndMechanism) {
   EXPECT_TRUE(G->Notes.empty());
 }
 
+TEST(GateTest, EventPeriodsSeparateMechanisms) {
+  // I1 misses repeat every 2 KB, indirect mispredicts every 512 B, Ir is
+  // constant (left out), Bcm varies without a period worth naming.
+  SweepResult R = simResult(50);
+  Rng Noise(4);
+  for (Measurement &M : R.Ms) {
+    int64_t O = M.V.Offset;
+    M.Counters["Ir"] = 5000;
+    M.Counters["I1mr"] = (O % 2048) < 1024 ? 300 : 100;
+    M.Counters["Bim"] = (O % 512) < 256 ? 40 : 10;
+    M.Counters["Bcm"] = 100 + double(Noise.below(1000)) / 100;
+  }
+  auto G = evaluateGate(R, GateOptions{}, nullptr);
+  ASSERT_TRUE(bool(G));
+  const auto &P = G->Base.CounterPeriods;
+  ASSERT_EQ(P.count("I1mr"), 1u);
+  EXPECT_EQ(P.at("I1mr").Bytes, 2048u);
+  ASSERT_EQ(P.count("Bim"), 1u);
+  EXPECT_EQ(P.at("Bim").Bytes, 512u);
+  EXPECT_EQ(P.count("Ir"), 0u);
+  EXPECT_EQ(P.count("Bcm"), 0u);
+}
+
 TEST(GateTest, MaxSpreadFailsWithOneLineReason) {
   SweepResult R = simResult(50);
   GateOptions O;

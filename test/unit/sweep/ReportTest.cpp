@@ -192,6 +192,64 @@ TEST(ReportTest, EmptyResultStillRenders) {
   EXPECT_EQ(S.find("inf"), std::string::npos);
 }
 
+TEST(ReportTest, TimePlotShowsNoiseBandAndIntervals) {
+  SweepResult R;
+  R.Binary = "t";
+  R.Backend = "time";
+  R.Axis = "code";
+  for (int64_t O = 0; O < 4; ++O) {
+    Measurement M;
+    M.V = Variant{"base", "code", O * 64};
+    M.Samples = {1.0 + O * 0.1, 1.01 + O * 0.1, 0.99 + O * 0.1};
+    M.Cost = 1.0 + O * 0.1;
+    M.Counters = {{"median_ci_low", M.Cost - 0.01},
+                  {"median_ci_high", M.Cost + 0.01}};
+    R.Ms.push_back(M);
+  }
+  for (int64_t C = 0; C < 2; ++C) {
+    Measurement M;
+    M.V = Variant{"base", "aa", C};
+    M.Samples = {1.0, 1.02, 0.98};
+    M.Cost = 1.0;
+    R.NoiseFloor.push_back(M);
+  }
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  ASSERT_EQ(G.Noise.Kind, NoiseFloor::Measured);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeSVGPlot(OS, R, G);
+  EXPECT_EQ(countOf(S, "fill=\"#888\" fill-opacity=\"0.15\""), 1u);
+  EXPECT_EQ(countOf(S, "stroke-opacity=\"0.45\""), 4u); // one bar per variant
+  EXPECT_NE(S.find("grey band: noise floor " + percent(G.Noise.Spread)),
+            std::string::npos);
+  std::string T;
+  llvm::raw_string_ostream TS(T);
+  writeTextReport(TS, R, G);
+  EXPECT_NE(T.find("ci_low      ci_high"), std::string::npos) << T;
+  EXPECT_NE(T.find("noise: floor "), std::string::npos);
+}
+
+TEST(ReportTest, PercentTicksKeepTheirDecimals) {
+  // +-11%: the tick step is 2.5%, so ticks print as +2.5%, +7.5%, +12.5%.
+  SweepResult R;
+  R.Binary = "x";
+  R.Backend = "sim";
+  R.Axis = "code";
+  for (int64_t O = 0; O < 8; ++O) {
+    Measurement M;
+    M.V = Variant{"base", "code", O * 64};
+    M.Cost = O % 2 ? 111 : 89;
+    R.Ms.push_back(M);
+  }
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeSVGPlot(OS, R, G);
+  EXPECT_NE(S.find(">+7.5%<"), std::string::npos) << S;
+  EXPECT_NE(S.find(">-12.5%<"), std::string::npos);
+  EXPECT_NE(S.find(">+5.0%<"), std::string::npos);
+}
+
 TEST(ReportTest, EscapeXML) {
   EXPECT_EQ(escapeXML("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }

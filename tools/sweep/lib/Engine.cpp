@@ -315,24 +315,171 @@ void checkInstructions(SweepResult &R, ArrayRef<Measurement> Ms,
 
 } // namespace
 
-Expected<SweepResult> runSweep(const EngineOptions &O) {
-  std::vector<int64_t> Offsets = O.G.offsets();
-  if (Error E = checkOptions(O, Offsets))
-    return std::move(E);
+namespace {
 
-  WorkDirGuard WD;
+/// Collects finished measurements from worker threads: journal first (so a
+/// kill right after loses nothing reported), then the in-memory list and the
+/// progress callback. The first error wins; later ones are dropped.
+class Recorder {
+public:
+  Recorder(const EngineOptions &O, Journal *J, std::vector<Measurement> Done,
+           size_t Total)
+      : O(O), J(J), Results(std::move(Done)), Total(Total) {}
+
+  void record(Measurement M) {
+    Error JE = J ? J->append(M) : Error::success();
+    std::lock_guard<std::mutex> G(Lock);
+    keep(std::move(JE));
+    Results.push_back(std::move(M));
+    if (O.Progress)
+      O.Progress(Results.size(), Total);
+  }
+  void fail(Error E) {
+    std::lock_guard<std::mutex> G(Lock);
+    keep(std::move(E));
+  }
+  Error takeError() { return std::move(FirstError); }
+  std::vector<Measurement> takeResults() { return std::move(Results); }
+
+private:
+  void keep(Error E) {
+    if (!E)
+      return;
+    if (FirstError)
+      consumeError(std::move(E));
+    else
+      FirstError = std::move(E);
+  }
+
+  const EngineOptions &O;
+  Journal *J;
+  std::mutex Lock;
+  std::vector<Measurement> Results;
+  size_t Total;
+  Error FirstError = Error::success();
+};
+
+using Todo = std::vector<std::pair<unsigned, Variant>>;
+
+/// sim and perf: prepare and measure each variant as one job on a pool.
+void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
+                       const Todo &Work, Recorder &Rec) {
+  unsigned Jobs = O.Backend == "perf" ? 1 : O.Jobs; // perf counts need quiet
+  DefaultThreadPool Pool(hardware_concurrency(Jobs));
+  for (const auto &[Index, V] : Work) {
+    Pool.async([&, Index = Index, V = V] {
+      Expected<PreparedVariant> PV = P.prepare(V, Index);
+      if (!PV)
+        return Rec.fail(PV.takeError());
+      if (!PV->Failure.empty())
+        return Rec.record(failed(V, PV->Failure));
+      Rec.record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
+                                    : measurePerf(O, Tool, *PV));
+    });
+  }
+  Pool.wait();
+}
+
+/// time: interleaved rounds need every variant built first; the A/A copies
+/// are of the first variant's binary.
+Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
+                      const Todo &Work, Recorder &Rec, SweepResult &R) {
+  std::vector<TimedCommand> Cmds;
+  for (const auto &[Index, V] : Work) {
+    Expected<PreparedVariant> PV = P.prepare(V, Index);
+    if (!PV)
+      return PV.takeError();
+    if (!PV->Failure.empty())
+      Rec.record(failed(V, PV->Failure));
+    else
+      Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env});
+  }
+  if (Cmds.empty())
+    return Error::success();
+  TimeOptions TO = O.Time;
+  if (TO.TimeoutSeconds == 0)
+    TO.TimeoutSeconds = O.TimeoutSeconds;
+  if (TO.WorkDir.empty())
+    TO.WorkDir = (WorkDir + "/time").str();
+  Expected<TimeResult> TR = TimeBackend(TO).measure(Cmds, Cmds.front());
+  if (!TR)
+    return TR.takeError();
+  for (Measurement &M : TR->Ms)
+    Rec.record(std::move(M));
+  R.NoiseFloor = std::move(TR->NoiseFloor);
+  R.Notes = std::move(TR->Notes);
+  return Error::success();
+}
+
+/// The backend's tool; a missing one is the machine's limit (exit 3).
+Expected<std::string> backendTool(const EngineOptions &O) {
+  if (O.Backend == "sim")
+    return findProgram("valgrind");
+  if (O.Backend == "perf") {
+    if (Error E = checkPerfCounters())
+      return std::move(E);
+    return findProgram("perf");
+  }
+  return std::string();
+}
+
+Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD) {
   if (O.WorkDir.empty()) {
     Expected<std::string> D = makePrivateTempDir("layout-sweep");
     if (!D)
       return D.takeError();
     WD.Dir = *D;
     WD.Remove = true;
-  } else {
-    WD.Dir = O.WorkDir;
-    if (Error E = prepareOutputDir(WD.Dir))
-      return std::move(E);
+    return Error::success();
   }
+  // Absolute, so relink commands that change directory still find {out}.
+  SmallString<256> Abs(O.WorkDir);
+  sys::fs::make_absolute(Abs);
+  WD.Dir = Abs.str().str();
+  return prepareOutputDir(WD.Dir);
+}
 
+/// Sort, split into series, refuse an all-failed sweep, check instructions.
+Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
+                   SweepResult &R) {
+  R.Binary = O.Binary;
+  R.Args = O.Args;
+  R.Backend = O.Backend;
+  R.Axis = O.Perturb.Axis;
+  if (O.Backend == "sim") {
+    R.CacheGeometry = geometryText(O.Geometry);
+    R.GeometryPreset = O.GeometryPreset;
+    R.Weights = O.Weights;
+  }
+  llvm::sort(Results, [](const Measurement &A, const Measurement &B) {
+    return A.V < B.V;
+  });
+  std::vector<Measurement> Compare;
+  for (Measurement &M : Results)
+    (M.V.Series == "base" ? R.Ms : Compare).push_back(std::move(M));
+  if (O.CompareBinary)
+    R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare)};
+  if (!R.Ms.empty() &&
+      all_of(R.Ms, [](const Measurement &M) { return M.Failed; }))
+    return makeError("every variant failed, so the program (or the relink "
+                     "command) is broken, not its layout; first: {0}: {1}",
+                     R.Ms.front().V.key(), R.Ms.front().FailReason);
+  checkInstructions(R, R.Ms, "base", O.InstructionTolerance);
+  if (R.Compare)
+    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<SweepResult> runSweep(const EngineOptions &O) {
+  // Check everything the user gave before any variant is built.
+  std::vector<int64_t> Offsets = O.G.offsets();
+  if (Error E = checkOptions(O, Offsets))
+    return std::move(E);
+  WorkDirGuard WD;
+  if (Error E = makeWorkDir(O, WD))
+    return std::move(E);
   std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
   if (O.CompareBinary)
     Binaries.push_back({"compare", *O.CompareBinary});
@@ -340,22 +487,9 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
       Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
   if (!P)
     return P.takeError();
-
-  // The backend's tools: a missing one is the machine's limit (exit 3).
-  std::string Tool;
-  if (O.Backend == "sim") {
-    Expected<std::string> V = findProgram("valgrind");
-    if (!V)
-      return V.takeError();
-    Tool = *V;
-  } else if (O.Backend == "perf") {
-    if (Error E = checkPerfCounters())
-      return std::move(E);
-    Expected<std::string> Perf = findProgram("perf");
-    if (!Perf)
-      return Perf.takeError();
-    Tool = *Perf;
-  }
+  Expected<std::string> Tool = backendTool(O);
+  if (!Tool)
+    return Tool.takeError();
 
   // Journal: what a killed sweep finished is not measured again.
   std::vector<Variant> All = gridVariants(O, Offsets);
@@ -368,121 +502,29 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
       return JO.takeError();
     J = std::move(*JO);
   }
-  std::vector<Measurement> Results = reuseJournal(O, std::move(Done), All);
+  Done = reuseJournal(O, std::move(Done), All);
   std::set<Variant> Finished;
-  for (const Measurement &M : Results)
+  for (const Measurement &M : Done)
     Finished.insert(M.V);
-  std::vector<std::pair<unsigned, Variant>> Todo;
+  Todo Work;
   for (unsigned I = 0; I < All.size(); ++I)
     if (!Finished.count(All[I]))
-      Todo.push_back({I, All[I]});
+      Work.push_back({I, All[I]});
 
-  std::mutex Lock; // guards Results, FirstError, progress
-  Error FirstError = Error::success();
-  size_t Count = Results.size();
-  auto Record = [&](Measurement M) {
-    Error JE = J ? J->append(M) : Error::success();
-    std::lock_guard<std::mutex> G(Lock);
-    if (JE) {
-      if (!FirstError)
-        FirstError = std::move(JE);
-      else
-        consumeError(std::move(JE));
-    }
-    Results.push_back(std::move(M));
-    ++Count;
-    if (O.Progress)
-      O.Progress(Count, All.size());
-  };
-  auto Fail = [&](Error E) {
-    std::lock_guard<std::mutex> G(Lock);
-    if (!FirstError)
-      FirstError = std::move(E);
-    else
-      consumeError(std::move(E));
-  };
-
-  std::vector<Measurement> NoiseFloor;
-  std::vector<std::string> TimeNotes;
-  if (O.Backend == "time") {
-    // Interleaved rounds need every variant built first.
-    std::vector<TimedCommand> Cmds;
-    std::optional<TimedCommand> Baseline;
-    for (const auto &[Index, V] : Todo) {
-      Expected<PreparedVariant> PV = (*P)->prepare(V, Index);
-      if (!PV)
-        return PV.takeError();
-      if (!PV->Failure.empty()) {
-        Record(failed(V, PV->Failure));
-        continue;
-      }
-      TimedCommand C{V, PV->Argv, PV->Env};
-      if (!Baseline)
-        Baseline = C;
-      Cmds.push_back(std::move(C));
-    }
-    if (!Cmds.empty()) {
-      TimeOptions TO = O.Time;
-      if (TO.TimeoutSeconds == 0)
-        TO.TimeoutSeconds = O.TimeoutSeconds;
-      if (TO.WorkDir.empty())
-        TO.WorkDir = WD.Dir + "/time";
-      Expected<TimeResult> TR = TimeBackend(TO).measure(Cmds, *Baseline);
-      if (!TR)
-        return TR.takeError();
-      for (Measurement &M : TR->Ms)
-        Record(std::move(M));
-      NoiseFloor = std::move(TR->NoiseFloor);
-      TimeNotes = std::move(TR->Notes);
-    }
-  } else {
-    unsigned Jobs = O.Backend == "perf" ? 1 : O.Jobs;
-    DefaultThreadPool Pool(hardware_concurrency(Jobs));
-    for (const auto &[Index, V] : Todo) {
-      Pool.async([&, Index = Index, V = V] {
-        Expected<PreparedVariant> PV = (*P)->prepare(V, Index);
-        if (!PV)
-          return Fail(PV.takeError());
-        if (!PV->Failure.empty())
-          return Record(failed(V, PV->Failure));
-        Record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
-                                  : measurePerf(O, Tool, *PV));
-      });
-    }
-    Pool.wait();
-  }
-  if (FirstError)
-    return std::move(FirstError);
-
+  // Measure what is left.
+  Recorder Rec(O, J.get(), std::move(Done), All.size());
   SweepResult R;
-  R.Binary = O.Binary;
-  R.Args = O.Args;
-  R.Backend = O.Backend;
-  R.Axis = O.Perturb.Axis;
-  if (O.Backend == "sim") {
-    R.CacheGeometry = geometryText(O.Geometry);
-    R.GeometryPreset = O.GeometryPreset;
-    R.Weights = O.Weights;
+  if (O.Backend == "time") {
+    if (Error E = measureWithTime(O, **P, WD.Dir, Work, Rec, R))
+      Rec.fail(std::move(E));
+  } else {
+    measureInParallel(O, **P, *Tool, Work, Rec);
   }
-  R.NoiseFloor = std::move(NoiseFloor);
-  R.Notes = std::move(TimeNotes);
-  llvm::sort(Results, [](const Measurement &A, const Measurement &B) {
-    return A.V < B.V;
-  });
-  std::vector<Measurement> Compare;
-  for (Measurement &M : Results)
-    (M.V.Series == "base" ? R.Ms : Compare).push_back(std::move(M));
-  if (O.CompareBinary)
-    R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare)};
+  if (Error E = Rec.takeError())
+    return std::move(E);
 
-  if (all_of(R.Ms, [](const Measurement &M) { return M.Failed; }) &&
-      !R.Ms.empty())
-    return makeError("every variant failed, so the program (or the relink "
-                     "command) is broken, not its layout; first: {0}: {1}",
-                     R.Ms.front().V.key(), R.Ms.front().FailReason);
-  checkInstructions(R, R.Ms, "base", O.InstructionTolerance);
-  if (R.Compare)
-    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance);
+  if (Error E = finishResult(O, Rec.takeResults(), R))
+    return std::move(E);
   return R;
 }
 

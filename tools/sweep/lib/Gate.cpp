@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Report.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -79,6 +80,26 @@ SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
       P && P->Strength >= MinPeriodStrength && S.Spread > 0) {
     S.Period = P;
     S.Mechanism = likelyMechanism(P->Bytes, G);
+  }
+  // Events that point at one mechanism each (not Ir, which only changes when
+  // the program does).
+  static const char *const Events[] = {"I1mr", "ILmr", "D1mr", "DLmr",
+                                       "D1mw", "DLmw", "Bcm",  "Bim",
+                                       "cycles"};
+  for (const char *E : Events) {
+    std::vector<double> Vals;
+    std::vector<int64_t> Offs;
+    for (const Measurement &M : Ms) {
+      auto It = M.Counters.find(E);
+      if (!M.Failed && It != M.Counters.end()) {
+        Vals.push_back(It->second);
+        Offs.push_back(M.V.Offset);
+      }
+    }
+    if (maximum(Vals) == minimum(Vals))
+      continue;
+    if (auto P = dominantPeriod(Offs, Vals); P && P->Strength >= MinPeriodStrength)
+      S.CounterPeriods[E] = *P;
   }
   return S;
 }
@@ -272,6 +293,12 @@ Expected<SweepResult> readResultFile(StringRef Path) {
     return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
   // The report's JSON carries the result at the top level next to its
   // "version" and "summary"; a bare SweepResult (the journal's form) works too.
+  if (const json::Object *O = V->getAsObject())
+    if (std::optional<int64_t> Ver = O->getInteger("version");
+        Ver && *Ver > ReportVersion)
+      return inputError(Path, 0,
+                        "report version {0} is newer than this tool's ({1})",
+                        *Ver, ReportVersion);
   SweepResult R;
   json::Path::Root Root("result");
   if (!fromJSON(*V, R, Root))

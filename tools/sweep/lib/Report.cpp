@@ -142,6 +142,14 @@ void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
   if (S.Measured)
     OS << formatv("  best offset {0}, worst offset {1}; {2}\n", S.BestOffset,
                   S.WorstOffset, periodText(S));
+  if (!S.CounterPeriods.empty()) {
+    OS << "  event periods (strength):";
+    ListSeparator Sep(",");
+    for (const auto &[Name, P] : S.CounterPeriods)
+      OS << Sep
+         << formatv(" {0} {1} B ({2})", Name, P.Bytes, fmt("%.2f", P.Strength));
+    OS << "\n";
+  }
   if (S.InstructionSpread > 0)
     OS << "  executed instructions spread " << percent(S.InstructionSpread, 4)
        << "\n";
@@ -167,6 +175,11 @@ json::Value summaryJSON(const SeriesSummary &S) {
                                {"mechanism", S.Mechanism}};
   else
     O["period"] = nullptr;
+  json::Object Events;
+  for (const auto &[Name, P] : S.CounterPeriods)
+    Events[Name] = json::Object{{"bytes", int64_t(P.Bytes)},
+                                {"strength", P.Strength}};
+  O["event_periods"] = std::move(Events);
   return O;
 }
 
@@ -393,6 +406,14 @@ void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
       continue;
     }
     double Y = A.y(relative(M, Mean) * 100);
+    // time backend: the median's bootstrap interval as an error bar.
+    auto Lo = M.Counters.find("median_ci_low"),
+         Hi = M.Counters.find("median_ci_high");
+    if (Lo != M.Counters.end() && Hi != M.Counters.end() && Mean > 0)
+      OS << "<line x1=\"" << coord(X) << "\" y1=\""
+         << coord(A.y((Lo->second / Mean - 1) * 100)) << "\" x2=\"" << coord(X)
+         << "\" y2=\"" << coord(A.y((Hi->second / Mean - 1) * 100))
+         << "\" stroke=\"" << Color << "\" stroke-opacity=\"0.45\"/>\n";
     if (Marker == "circle")
       OS << "<circle cx=\"" << coord(X) << "\" cy=\"" << coord(Y)
          << "\" r=\"2.5\" fill=\"" << Color << "\"/>\n";
@@ -415,7 +436,12 @@ void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
   double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
   // Horizontal grid and percent ticks.
   double Step = A.YStep;
-  int Decimals = Step >= 1 ? 0 : Step >= 0.1 ? 1 : 2;
+  // As many decimals as the step needs: 2.5% steps print "+7.5%".
+  int Decimals = 0;
+  while (Decimals < 3 && std::fabs(Step * std::pow(10.0, Decimals) -
+                                   std::round(Step * std::pow(10.0, Decimals))) >
+                             1e-6)
+    ++Decimals;
   for (int I = -int(std::lround(A.YMax / Step)); I <= std::lround(A.YMax / Step);
        ++I) {
     double P = I * Step, Y = A.y(P);
@@ -482,6 +508,11 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
                      CmpColor});
   if (G.Base.Period)
     Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
+  if (G.Noise.Kind == NoiseFloor::Measured)
+    Lines.push_back({"grey band: noise floor " + percent(G.Noise.Spread) +
+                         " (spread of identical binaries); bars: 95% CI of "
+                         "each median",
+                     nullptr});
   const double LH = 18;
   int W = int(PlotW), H = int(PlotH + LH * Lines.size() + 16);
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
@@ -501,6 +532,14 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   svgText(OS, PlotW / 2, 66, "middle", G.Verdict,
           G.WithinNoise ? " fill=\"#2e7d32\"" : " fill=\"#b03a2e\"");
   drawAxes(OS, A, R);
+  if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
+    // A spread up to the floor is noise: shade +-floor/2 around the mean.
+    double Half = std::min(G.Noise.Spread * 50, A.YMax);
+    OS << "<rect x=\"" << coord(Left) << "\" y=\"" << coord(A.y(Half))
+       << "\" width=\"" << coord(PlotW - Left - Right) << "\" height=\""
+       << coord(A.y(-Half) - A.y(Half))
+       << "\" fill=\"#888\" fill-opacity=\"0.15\"/>\n";
+  }
   drawSeries(OS, A, R.Ms, BaseColor, "circle");
   if (R.Compare)
     drawSeries(OS, A, R.Compare->Ms, CmpColor, "square");
@@ -557,6 +596,12 @@ void htmlSummaryTable(raw_ostream &OS, const GateResult &G) {
     return formatv("{0} / {1}", X.BestOffset, X.WorstOffset).str();
   });
   RowOf("period", [](const SeriesSummary &X) { return periodText(X); });
+  RowOf("event periods", [](const SeriesSummary &X) {
+    std::string T;
+    for (const auto &[Name, P] : X.CounterPeriods)
+      T += formatv("{0}{1} {2} B", T.empty() ? "" : ", ", Name, P.Bytes).str();
+    return T.empty() ? std::string("-") : T;
+  });
   OS << "</table>\n";
 }
 

@@ -15,6 +15,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct SeriesSummary {
   double InstructionSpread = 0;
   std::optional<PeriodEstimate> Period; ///< only when Strength is high enough
   std::string Mechanism;                ///< "" without a period
+  /// Periods of the individual events that vary (I1mr, D1mr, Bcm, Bim, ...,
+  /// cycles), by name: the cost mixes mechanisms, each event isolates one
+  /// (e.g. I1 misses repeat every way size, indirect mispredicts every
+  /// predictor span). Only periods at least MinPeriodStrength strong.
+  std::map<std::string, PeriodEstimate> CounterPeriods;
 };
 
 SeriesSummary summarize(llvm::ArrayRef<Measurement> Ms, llvm::StringRef Name,
