@@ -6,6 +6,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <chrono>
+#include <csignal>
+#include <thread>
+
 using namespace llvm;
 
 namespace keel {
@@ -52,13 +56,44 @@ Expected<RunResult> runProgram(ArrayRef<std::string> Argv,
     Redirects[2] = StringRef(*Opts.Stderr);
   RunResult R;
   bool ExecFailed = false;
-  R.ExitCode = sys::ExecuteAndWait(*Exe, Args, Env, Redirects,
-                                   Opts.TimeoutSeconds, /*MemoryLimit=*/0,
-                                   &R.Message, &ExecFailed);
+  if (Opts.TimeoutSeconds == 0) {
+    R.ExitCode = sys::ExecuteAndWait(*Exe, Args, Env, Redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &R.Message, &ExecFailed);
+    if (ExecFailed)
+      return makeError("cannot run '{0}': {1}", *Exe, R.Message);
+    R.Crashed = R.ExitCode < 0;
+    return R;
+  }
+  // ExecuteAndWait's timeout is a SIGALRM that any thread may receive, so in
+  // a multi-threaded caller (a sweep's thread pool) it never interrupts the
+  // waiting thread. Poll instead, and kill the child at the deadline.
+  sys::ProcessInfo PI = sys::ExecuteNoWait(*Exe, Args, Env, Redirects,
+                                           /*MemoryLimit=*/0, &R.Message,
+                                           &ExecFailed);
   if (ExecFailed)
     return makeError("cannot run '{0}': {1}", *Exe, R.Message);
-  R.Crashed = R.ExitCode < 0;
-  return R;
+  auto Deadline = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(Opts.TimeoutSeconds);
+  while (true) {
+    std::string Msg;
+    sys::ProcessInfo W = sys::Wait(PI, /*SecondsToWait=*/0, &Msg);
+    if (W.Pid == PI.Pid) { // finished
+      R.ExitCode = W.ReturnCode;
+      R.Message = Msg;
+      R.Crashed = R.ExitCode < 0;
+      return R;
+    }
+    if (std::chrono::steady_clock::now() >= Deadline) {
+      ::kill(PI.Pid, SIGKILL);
+      sys::Wait(PI, /*SecondsToWait=*/std::nullopt);
+      R.ExitCode = -2;
+      R.Crashed = true;
+      R.Message = formatv("timed out after {0} s", Opts.TimeoutSeconds).str();
+      return R;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 Expected<std::vector<std::string>> splitCommandTemplate(StringRef T) {

@@ -7,8 +7,11 @@
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/SimBackend.h"
 
+#include "keel/Support/Process.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
 #include "gtest/gtest.h"
 
 #include <fstream>
@@ -249,6 +252,28 @@ TEST(EnginePerf, CapabilityCheckGivesExit3OrSucceeds) {
   std::string Msg = toString(std::move(E));
   EXPECT_TRUE(IsUnavailable) << Msg;
   EXPECT_NE(Msg.find("perf_event_open(cycles)"), std::string::npos);
+}
+
+// A sweep waits for variants on pool threads; ExecuteAndWait's SIGALRM
+// timeout would go to another thread, so runProgram must enforce it itself.
+TEST(EngineProcess, TimeoutHoldsOnPoolThreads) {
+  std::vector<RunResult> Results(2);
+  DefaultThreadPool Pool(hardware_concurrency(2));
+  for (RunResult &Out : Results)
+    Pool.async([&Out] {
+      RunOptions RO;
+      RO.TimeoutSeconds = 1;
+      Expected<RunResult> R = runProgram({"sleep", "30"}, RO);
+      if (R)
+        Out = *R;
+      else
+        consumeError(R.takeError());
+    });
+  Pool.wait();
+  for (const RunResult &R : Results) {
+    EXPECT_TRUE(R.Crashed);
+    EXPECT_EQ(R.Message, "timed out after 1 s");
+  }
 }
 
 } // namespace

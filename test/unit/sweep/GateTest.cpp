@@ -152,18 +152,20 @@ TEST(GateTest, DifferingInstructionsAreNoted) {
 
 TEST(GateTest, NoiseFloorSimulation) {
   Rng R(3);
+  NoiseOptions Fast;
+  Fast.Simulations = 500;
   std::vector<std::vector<double>> AA = {noisy(R, 11, 1, 0.05),
                                          noisy(R, 11, 1, 0.05)};
-  NoiseFloor A = simulateNoiseFloor(AA, 8, 11);
-  NoiseFloor B = simulateNoiseFloor(AA, 8, 11);
+  NoiseFloor A = simulateNoiseFloor(AA, 8, 11, Fast);
+  NoiseFloor B = simulateNoiseFloor(AA, 8, 11, Fast);
   EXPECT_EQ(A.Spread, B.Spread); // fixed seed
   EXPECT_GE(A.Spread, A.AASpread);
   EXPECT_GT(A.Spread, 0);
   // More variants, more chances for an extreme median: a higher floor.
-  EXPECT_GT(simulateNoiseFloor(AA, 64, 11).Spread, A.Spread);
+  EXPECT_GT(simulateNoiseFloor(AA, 64, 11, Fast).Spread, A.Spread);
   // More rounds per variant, tighter medians: a lower floor.
-  EXPECT_LT(simulateNoiseFloor(AA, 8, 101).Spread,
-            simulateNoiseFloor(AA, 8, 3).Spread);
+  EXPECT_LT(simulateNoiseFloor(AA, 8, 101, Fast).Spread,
+            simulateNoiseFloor(AA, 8, 3, Fast).Spread);
   // Identical samples: no noise.
   EXPECT_EQ(simulateNoiseFloor({{2, 2, 2}, {2, 2}}, 8, 5).Spread, 0);
 }
@@ -188,6 +190,55 @@ TEST(GateTest, TimeVerdictWithinNoiseAndBeyond) {
   EXPECT_FALSE(Inc->Failed);
   ASSERT_FALSE(Inc->Notes.empty());
   EXPECT_EQ(Inc->Notes[0].find("inconclusive"), 0u);
+}
+
+/// A/A simulation: V variants and C copies, R rounds of 3% Gaussian noise
+/// where a share \p Spikes of the runs is 30-80% slow (preempted); every
+/// other variant is \p Shift slower. Returns how many of \p Trials verdicts
+/// said "exceeds".
+unsigned exceedCount(unsigned V, unsigned C, unsigned R, unsigned Trials,
+                     double Shift, double Spikes, uint64_t Seed) {
+  Rng G(Seed);
+  unsigned Exceeds = 0;
+  for (unsigned T = 0; T < Trials; ++T) {
+    SweepResult S;
+    S.Binary = "x";
+    S.Backend = "time";
+    S.Axis = "code";
+    std::vector<std::vector<double>> All;
+    for (unsigned I = 0; I < V + C; ++I) {
+      std::vector<double> Samples;
+      for (unsigned K = 0; K < R; ++K) {
+        double X = 1 + 0.03 * G.normal();
+        if (G.uniform() < Spikes)
+          X *= 1.3 + 0.5 * G.uniform();
+        Samples.push_back(X * (I < V && I % 2 ? 1 + Shift : 1));
+      }
+      All.push_back(Samples);
+    }
+    std::vector<std::vector<double>> Norm = normalizeByRound(All);
+    for (unsigned I = 0; I < V + C; ++I) {
+      Measurement M;
+      M.V = Variant{"base", I < V ? "code" : "aa",
+                    int64_t(I < V ? I * 64 : I - V)};
+      M.Samples = All[I];
+      M.Cost = median(Norm[I]); // as the time backend computes it
+      (I < V ? S.Ms : S.NoiseFloor).push_back(M);
+    }
+    GateOptions O;
+    O.Noise.Simulations = 1000; // the default 5000 only steadies the tail
+    Exceeds += !evaluateGate(S, O, nullptr)->WithinNoise;
+  }
+  return Exceeds;
+}
+
+TEST(GateTest, NoiseFloorIsCalibrated) {
+  // Nothing differs: few verdicts may say "exceeds", with or without spikes
+  // (fixed seeds, so this is deterministic).
+  EXPECT_LE(exceedCount(8, 3, 9, 60, 0, 0.1, 21), 2u);
+  EXPECT_LE(exceedCount(8, 3, 9, 60, 0, 0, 23), 1u);
+  // Half the variants 10% slower under 3% noise: found every time.
+  EXPECT_GE(exceedCount(8, 3, 9, 20, 0.1, 0, 22), 19u);
 }
 
 TEST(GateTest, NoAAMeansUnknownNoise) {

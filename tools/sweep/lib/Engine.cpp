@@ -143,8 +143,12 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
   }
   if (R->Crashed || R->ExitCode != 0) {
     Out.Failed = true;
-    Out.Reason = R->Crashed ? formatv("crashed ({0})", R->Message).str()
-                            : formatv("exit code {0}", R->ExitCode).str();
+    if (!R->Crashed)
+      Out.Reason = formatv("exit code {0}", R->ExitCode).str();
+    else if (StringRef(R->Message).starts_with("timed out"))
+      Out.Reason = R->Message; // --timeout
+    else
+      Out.Reason = formatv("crashed ({0})", R->Message).str();
     std::string Line = firstLineOf(Stderr);
     if (!Line.empty())
       Out.Reason += "; stderr: " + Line;

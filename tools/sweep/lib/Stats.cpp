@@ -96,6 +96,11 @@ uint64_t Rng::next() {
   return Z ^ (Z >> 31);
 }
 
+double Rng::normal() {
+  double U1 = uniform(), U2 = uniform();
+  return std::sqrt(-2 * std::log1p(-U1)) * std::cos(2 * M_PI * U2);
+}
+
 std::vector<std::vector<double>>
 normalizeByRound(ArrayRef<std::vector<double>> Samples) {
   std::vector<std::vector<double>> Out(Samples.begin(), Samples.end());

@@ -60,8 +60,9 @@ struct NoiseFloor {
 
 /// Options for the noise floor simulation (time backend).
 struct NoiseOptions {
-  double Quantile = 0.99;
-  unsigned Simulations = 2000;
+  double Quantile = 0.995;
+  unsigned Simulations = 5000;
+  bool Smooth = true; ///< smoothed bootstrap (jitter each draw)
   uint64_t Seed = DefaultSeed;
 };
 

@@ -52,6 +52,10 @@ public:
   /// Uniform in [0, N) (N > 0). The modulo bias is below 2^-40 for the
   /// sizes used here.
   uint64_t below(uint64_t N) { return next() % N; }
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  /// Standard normal (Box-Muller).
+  double normal();
 
 private:
   uint64_t State;
