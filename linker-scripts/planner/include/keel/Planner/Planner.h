@@ -38,11 +38,12 @@ struct LayoutPlan {
   Plan File;                          ///< plan.yaml
   CallGraph Graph;                    ///< the graph planned from
   std::vector<Temperature> Classes;   ///< per graph node
-  std::vector<uint32_t> HotOrder;     ///< hot nodes, planned order
-  /// Warm nodes, ordered by the same algorithm; laid out right after the
-  /// hot ones (the tail of the profile still runs, and left in place it
-  /// conflicts with the hot code in a small I-cache: docs/planner.md).
-  std::vector<uint32_t> WarmOrder;
+  /// Every executed node (hot and warm) in planned order: the order is
+  /// computed over all of them at once, because ordering the hot ones and
+  /// the 1% warm tail separately cost I1 misses on Lua (docs/planner.md).
+  std::vector<uint32_t> TextOrder;
+  std::vector<uint32_t> HotOrder;     ///< the hot nodes of TextOrder
+  std::vector<uint32_t> WarmOrder;    ///< the warm nodes of TextOrder
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
   OrderAlgorithm Order = DefaultOrderAlgorithm;
