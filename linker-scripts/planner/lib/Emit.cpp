@@ -81,6 +81,13 @@ static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
      << " never-executed functions, apart from the rest. */\n";
   OS << "SECTIONS\n{\n  .text.unlikely :\n  {\n";
   OS << "    *(.text.unlikely .text.unlikely.*)\n";
+  if (P.Cold.size() > P.ColdPatternLimit) {
+    OS << "    /* " << P.Cold.size() << " cold functions exceed the limit of "
+       << P.ColdPatternLimit
+       << " patterns (--cold-pattern-limit): not listed */\n";
+    OS << "  }\n}\nINSERT AFTER .text;\n";
+    return;
+  }
   bool Any = false;
   for (uint32_t N : P.Cold) {
     StringRef Name = P.Graph.Nodes[N].Name;

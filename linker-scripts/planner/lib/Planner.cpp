@@ -76,6 +76,7 @@ Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
                      "nothing to plan");
   LayoutPlan LP;
   LP.Order = Opts.Order;
+  LP.ColdPatternLimit = Opts.ColdPatternLimit;
   std::vector<uint64_t> W;
   for (const FunctionNode &N : G.Nodes)
     W.push_back(N.Weight);

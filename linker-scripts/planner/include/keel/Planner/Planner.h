@@ -27,6 +27,11 @@ struct PlannerOptions {
   double HotCoverage = 0.99;  ///< share of executed instructions in hot code
   double DataCoverage = 0.99; ///< share of data references in hot data
   OrderAlgorithm Order = DefaultOrderAlgorithm;
+  /// Most cold functions named one by one in the linker scripts: a linker
+  /// matches every input section against every pattern, so a huge list
+  /// makes links slow. Above it only .text.unlikely* (the plugin's
+  /// prefix) goes to the cold section.
+  uint64_t ColdPatternLimit = 10000;
   uint64_t HotTextAlign = 4096;
   uint64_t HotDataAlign = 4096;
   uint64_t FunctionAlign = 64; ///< written to the plan for the pass plugin
@@ -47,6 +52,7 @@ struct LayoutPlan {
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
   OrderAlgorithm Order = DefaultOrderAlgorithm;
+  uint64_t ColdPatternLimit = 10000;
 
   size_t countOf(Temperature T) const;
   uint64_t weightOf(Temperature T) const;
