@@ -58,6 +58,10 @@ static cl::opt<uint64_t> HotDataAlign("hot-data-align", cl::cat(Cat),
 static cl::opt<uint64_t>
     FunctionAlign("function-align", cl::cat(Cat), cl::init(64),
                   cl::desc("alignment of hot functions (for the pass plugin)"));
+static cl::opt<uint64_t> ColdPatternLimit(
+    "cold-pattern-limit", cl::cat(Cat), cl::init(10000),
+    cl::desc("most cold functions named in the linker scripts (a long "
+             "pattern list slows links down)"));
 static cl::opt<bool> PrintPlan("print-plan", cl::cat(Cat),
                                cl::desc("print a summary of the plan"));
 static cl::opt<bool> JSON("json", cl::cat(Cat),
@@ -85,6 +89,7 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
       return inputError(Name, 0, "{0} is not a power of two", V);
   O.HotCoverage = HotCoverage;
   O.DataCoverage = DataCoverage;
+  O.ColdPatternLimit = ColdPatternLimit;
   O.HotTextAlign = HotTextAlign;
   O.HotDataAlign = HotDataAlign;
   O.FunctionAlign = FunctionAlign;

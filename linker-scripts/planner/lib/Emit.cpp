@@ -25,9 +25,7 @@ bool isScriptSafeName(StringRef Name) {
 }
 
 void writeOrderFile(const LayoutPlan &P, raw_ostream &OS) {
-  for (uint32_t N : P.HotOrder)
-    OS << P.Graph.Nodes[N].Name << '\n';
-  for (uint32_t N : P.WarmOrder)
+  for (uint32_t N : P.TextOrder)
     OS << P.Graph.Nodes[N].Name << '\n';
 }
 
@@ -45,9 +43,9 @@ static std::string padExpr(const char *Sym) {
 static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
                          raw_ostream &OS) {
   uint64_t Align = P.File.HotTextAlign;
-  OS << "/* Hot text: " << P.HotOrder.size()
-     << " functions in planned order, then " << P.WarmOrder.size()
-     << " warm ones, from a " << Align
+  OS << "/* Hot text: " << P.HotOrder.size() << " hot and "
+     << P.WarmOrder.size() << " warm functions in planned order, from a "
+     << Align
      << "-byte boundary; --defsym=" << CodePadSymbol
      << "=N moves all of it by N bytes. */\n";
   OS << "SECTIONS\n{\n";
@@ -70,12 +68,11 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
                       Name);
     }
   };
-  Patterns(P.HotOrder);
+  // Hot and warm functions in one planned sequence, then whatever the
+  // plugin marked hot that the profile did not see.
+  Patterns(P.TextOrder);
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
-  // The warm tail right behind the hot code, moving with it.
-  Patterns(P.WarmOrder);
-  OS << "    __keel_warm_text_end = .;\n";
   OS << "  }\n}\nINSERT BEFORE .text;\n";
 }
 
@@ -84,6 +81,13 @@ static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
      << " never-executed functions, apart from the rest. */\n";
   OS << "SECTIONS\n{\n  .text.unlikely :\n  {\n";
   OS << "    *(.text.unlikely .text.unlikely.*)\n";
+  if (P.Cold.size() > P.ColdPatternLimit) {
+    OS << "    /* " << P.Cold.size() << " cold functions exceed the limit of "
+       << P.ColdPatternLimit
+       << " patterns (--cold-pattern-limit): not listed */\n";
+    OS << "  }\n}\nINSERT AFTER .text;\n";
+    return;
+  }
   bool Any = false;
   for (uint32_t N : P.Cold) {
     StringRef Name = P.Graph.Nodes[N].Name;
@@ -179,17 +183,15 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   OS << "order: " << orderAlgorithmName(P.Order) << ", hot text from a "
      << P.File.HotTextAlign << "-byte boundary (" << CodePadSymbol << ")\n";
   uint64_t Offset = 0;
-  for (size_t I = 0; I < P.HotOrder.size(); ++I) {
-    const FunctionNode &N = P.Graph.Nodes[P.HotOrder[I]];
-    OS << formatv("  {0,4} {1,-32} size {2,6} offset {3,7} weight {4} ({5})\n",
-                  I, N.Name, N.Size, Offset, N.Weight,
-                  percent(N.Weight, Total));
+  for (size_t I = 0; I < P.TextOrder.size(); ++I) {
+    const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
+    OS << formatv("  {0,4} {1,-4} {2,-32} size {3,6} offset {4,7} weight {5} "
+                  "({6})\n",
+                  I, temperatureName(P.Classes[P.TextOrder[I]]), N.Name,
+                  N.Size, Offset, N.Weight, percent(N.Weight, Total));
     Offset += N.Size;
   }
-  OS << "warm: " << P.WarmOrder.size() << " functions after the hot ones:";
-  for (uint32_t N : P.WarmOrder)
-    OS << ' ' << P.Graph.Nodes[N].Name;
-  OS << "\ncold: " << P.Cold.size() << " functions to .text.unlikely\n";
+  OS << "cold: " << P.Cold.size() << " functions to .text.unlikely\n";
   OS << "hot data: " << P.HotData.size() << " symbols from a "
      << P.File.HotDataAlign << "-byte boundary (" << DataPadSymbol << ")\n";
   for (size_t I = 0; I < P.HotData.size(); ++I) {
@@ -218,18 +220,15 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
       });
     J.attribute("hot-text-align", int64_t(P.File.HotTextAlign));
     J.attribute("hot-data-align", int64_t(P.File.HotDataAlign));
-    J.attributeArray("hot-order", [&] {
-      for (uint32_t N : P.HotOrder)
+    J.attributeArray("text-order", [&] {
+      for (uint32_t N : P.TextOrder)
         J.object([&] {
           const FunctionNode &F = P.Graph.Nodes[N];
           J.attribute("name", F.Name);
+          J.attribute("class", temperatureName(P.Classes[N]));
           J.attribute("size", int64_t(F.Size));
           J.attribute("weight", int64_t(F.Weight));
         });
-    });
-    J.attributeArray("warm-order", [&] {
-      for (uint32_t N : P.WarmOrder)
-        J.value(P.Graph.Nodes[N].Name);
     });
     J.attributeArray("hot-data", [&] {
       for (const HotDatum &D : P.HotData)

@@ -5,6 +5,7 @@
 #include "llvm/MC/MCInst.h"
 #include "llvm/MC/MCInstrAnalysis.h"
 #include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCRegisterInfo.h"
 
 #include <map>
 
@@ -52,6 +53,73 @@ static std::optional<uint64_t> fixedTarget(const Binary &Bin,
   return std::nullopt;
 }
 
+namespace {
+
+/// Follows "lea sym(%rip), %reg" into later accesses through %reg (array
+/// indexing: "mov %eax, (%reg,%idx,4)"), so such loads and stores count for
+/// sym. Forgotten when the register is redefined, at any branch, call or
+/// return, and where the decoded code is not contiguous.
+class BaseTracker {
+public:
+  explicit BaseTracker(const Binary &Bin) : Bin(Bin) {}
+
+  /// The address \p Inst accesses through a tracked base register.
+  std::optional<uint64_t> access(const MCInst &Inst) const {
+    if (Bases.empty())
+      return std::nullopt;
+    // An x86 memory operand is five MC operands: base, scale, index,
+    // displacement, segment.
+    for (unsigned I = 0; I + 4 < Inst.getNumOperands(); ++I) {
+      const MCOperand &Base = Inst.getOperand(I), &Scale = Inst.getOperand(I + 1),
+                      &Index = Inst.getOperand(I + 2), &Disp = Inst.getOperand(I + 3),
+                      &Seg = Inst.getOperand(I + 4);
+      if (!Base.isReg() || !Scale.isImm() || !Index.isReg() || !Disp.isImm() ||
+          !Seg.isReg())
+        continue;
+      int64_t S = Scale.getImm();
+      if (S != 1 && S != 2 && S != 4 && S != 8)
+        continue;
+      auto It = Bases.find(Base.getReg().id());
+      if (It != Bases.end())
+        return It->second + Disp.getImm();
+    }
+    return std::nullopt;
+  }
+
+  /// Update the tracked registers after \p Inst at \p I (whose fixed
+  /// target, if any, is \p Target).
+  void step(const InstInfo &I, const MCInst &Inst,
+            std::optional<uint64_t> Target) {
+    if (I.IsBranch || I.IsCall || I.IsReturn) {
+      Bases.clear();
+      return;
+    }
+    const MCInstrDesc &D = Bin.instrInfo().get(Inst.getOpcode());
+    const MCRegisterInfo &MRI = Bin.registerInfo();
+    auto Clobber = [&](MCRegister R) {
+      for (auto It = Bases.begin(); It != Bases.end();)
+        It = MRI.regsOverlap(MCRegister(It->first), R) ? Bases.erase(It)
+                                                       : std::next(It);
+    };
+    for (unsigned J = 0; J < D.getNumDefs() && J < Inst.getNumOperands(); ++J)
+      if (Inst.getOperand(J).isReg())
+        Clobber(Inst.getOperand(J).getReg());
+    for (MCPhysReg R : D.implicit_defs())
+      Clobber(R);
+    if (Target && Bin.instrInfo().getName(Inst.getOpcode()).starts_with("LEA") &&
+        D.getNumDefs() == 1 && Inst.getOperand(0).isReg())
+      Bases[Inst.getOperand(0).getReg().id()] = *Target;
+  }
+
+  void reset() { Bases.clear(); }
+
+private:
+  const Binary &Bin;
+  std::map<unsigned, uint64_t> Bases;
+};
+
+} // namespace
+
 Expected<std::vector<DataReference>>
 collectDataReferences(const Binary &Bin, const AddressProfile &AP,
                       QualityReport &Quality) {
@@ -70,23 +138,31 @@ collectDataReferences(const Binary &Bin, const AddressProfile &AP,
     Delta[*Next] -= N;
   }
   std::map<std::tuple<uint64_t, bool>, uint64_t> Refs;
+  BaseTracker Tracker(Bin);
+  uint64_t DecodedEnd = 0;
   int64_t Running = 0;
   for (auto It = Delta.begin(); It != Delta.end(); ++It) {
     Running += It->second;
     auto Next = std::next(It);
     if (Running <= 0 || Next == Delta.end())
       continue;
+    if (It->first != DecodedEnd)
+      Tracker.reset();
+    DecodedEnd = Next->first;
     uint64_t Count = Running;
     Error E = Bin.forEachInstruction(
         It->first, Next->first, [&](const InstInfo &I, const MCInst &Inst) {
           auto T = fixedTarget(Bin, I, Inst);
-          if (!T)
+          auto Access = T ? T : Tracker.access(Inst);
+          Tracker.step(I, Inst, T);
+          if (!Access)
             return;
           bool Store = Bin.instrInfo().get(Inst.getOpcode()).mayStore();
-          Refs[{*T, Store}] += Count;
+          Refs[{*Access, Store}] += Count;
         });
     if (E) {
       consumeError(std::move(E));
+      Tracker.reset();
       Quality.count("executed ranges do not decode as instructions");
     }
   }

@@ -46,8 +46,8 @@ static Plan makePlanFile(const LayoutPlan &LP, const PlannerOptions &Opts) {
   P.FunctionAlign = Opts.FunctionAlign;
   P.HotTextAlign = Opts.HotTextAlign;
   P.HotDataAlign = Opts.HotDataAlign;
-  // Hot functions in planned order, warm ones in theirs, then cold ones in
-  // address order.
+  // Hot functions in planned order, then warm ones (the linker files
+  // interleave both as TextOrder says), then cold ones in address order.
   for (size_t I = 0; I < LP.HotOrder.size(); ++I) {
     const FunctionNode &N = LP.Graph.Nodes[LP.HotOrder[I]];
     P.Functions.push_back({N.Name, N.File, Temperature::Hot, I, N.Weight, 0});
@@ -76,21 +76,18 @@ Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
                      "nothing to plan");
   LayoutPlan LP;
   LP.Order = Opts.Order;
+  LP.ColdPatternLimit = Opts.ColdPatternLimit;
   std::vector<uint64_t> W;
   for (const FunctionNode &N : G.Nodes)
     W.push_back(N.Weight);
   LP.Classes = classifyByCoverage(W, Opts.HotCoverage);
-  std::vector<uint32_t> Hot, Warm;
-  for (uint32_t I = 0; I < G.Nodes.size(); ++I) {
-    if (LP.Classes[I] == Temperature::Hot)
-      Hot.push_back(I);
-    else if (LP.Classes[I] == Temperature::Warm)
-      Warm.push_back(I);
-    else
-      LP.Cold.push_back(I);
-  }
-  LP.HotOrder = orderFunctions(Opts.Order, G, Hot);
-  LP.WarmOrder = orderFunctions(Opts.Order, G, Warm);
+  std::vector<uint32_t> Executed;
+  for (uint32_t I = 0; I < G.Nodes.size(); ++I)
+    (LP.Classes[I] == Temperature::Cold ? LP.Cold : Executed).push_back(I);
+  LP.TextOrder = orderFunctions(Opts.Order, G, Executed);
+  for (uint32_t N : LP.TextOrder)
+    (LP.Classes[N] == Temperature::Hot ? LP.HotOrder : LP.WarmOrder)
+        .push_back(N);
   LP.Graph = std::move(G);
   LP.HotData = selectHotData(std::move(Data), Opts.DataCoverage);
   LP.File = makePlanFile(LP, Opts);

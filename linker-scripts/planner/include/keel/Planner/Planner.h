@@ -27,6 +27,11 @@ struct PlannerOptions {
   double HotCoverage = 0.99;  ///< share of executed instructions in hot code
   double DataCoverage = 0.99; ///< share of data references in hot data
   OrderAlgorithm Order = DefaultOrderAlgorithm;
+  /// Most cold functions named one by one in the linker scripts: a linker
+  /// matches every input section against every pattern, so a huge list
+  /// makes links slow. Above it only .text.unlikely* (the plugin's
+  /// prefix) goes to the cold section.
+  uint64_t ColdPatternLimit = 10000;
   uint64_t HotTextAlign = 4096;
   uint64_t HotDataAlign = 4096;
   uint64_t FunctionAlign = 64; ///< written to the plan for the pass plugin
@@ -38,14 +43,16 @@ struct LayoutPlan {
   Plan File;                          ///< plan.yaml
   CallGraph Graph;                    ///< the graph planned from
   std::vector<Temperature> Classes;   ///< per graph node
-  std::vector<uint32_t> HotOrder;     ///< hot nodes, planned order
-  /// Warm nodes, ordered by the same algorithm; laid out right after the
-  /// hot ones (the tail of the profile still runs, and left in place it
-  /// conflicts with the hot code in a small I-cache: docs/planner.md).
-  std::vector<uint32_t> WarmOrder;
+  /// Every executed node (hot and warm) in planned order: the order is
+  /// computed over all of them at once, because ordering the hot ones and
+  /// the 1% warm tail separately cost I1 misses on Lua (docs/planner.md).
+  std::vector<uint32_t> TextOrder;
+  std::vector<uint32_t> HotOrder;     ///< the hot nodes of TextOrder
+  std::vector<uint32_t> WarmOrder;    ///< the warm nodes of TextOrder
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
   OrderAlgorithm Order = DefaultOrderAlgorithm;
+  uint64_t ColdPatternLimit = 10000;
 
   size_t countOf(Temperature T) const;
   uint64_t weightOf(Temperature T) const;
