@@ -10,6 +10,9 @@
 #   plan    -fpass-plugin=LayoutOpt.so -mllvm -layout-plan=plan.yaml
 # and prints the median CPU time (user+sys of the compiler) of each and the
 # median of the per-round ratios against base. Target: plan/base <= 1.01.
+# On a loaded machine whole-compile ratios are noisy (a few percent), so it
+# also runs the plan configuration once with -ftime-report and prints the
+# pass's own time (plan reading included) as a share of the median compile.
 #
 # usage: bench/plugin-compile-time.sh [build-dir] [rounds] [functions]
 set -eu
@@ -90,4 +93,19 @@ for k in configs:
     print(f"{k:8} {statistics.median(cpu[k]):13.3f} {statistics.median(wall[k]):14.3f} {rc:10.4f} {rw:11.4f}")
 ratio = statistics.median(c / b for c, b in zip(cpu["plan"], cpu["base"]))
 print(f"plan/base median CPU ratio: {ratio:.4f} ({(ratio - 1) * 100:+.2f}%; target <= +1%)")
+
+# The pass's own time, from the pass timing report (columns: user, system,
+# user+system, wall).
+report = subprocess.run(configs["plan"] + ["-ftime-report"], check=True,
+                        stderr=subprocess.PIPE, text=True).stderr
+for line in report.splitlines():
+    if "LayoutOptPass" in line:
+        nums = [float(w) for w in line.split() if w.replace(".", "", 1).isdigit()]
+        pass_cpu = nums[2]
+        base_cpu = statistics.median(cpu["base"])
+        print(f"layout-opt pass (-ftime-report): {pass_cpu:.4f} s CPU = "
+              f"{pass_cpu / base_cpu * 100:.3f}% of the median base compile")
+        break
+else:
+    print("layout-opt pass not found in -ftime-report output")
 PY
