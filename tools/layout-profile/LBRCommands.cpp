@@ -240,7 +240,7 @@ Error runTimeline(const Binary &B) {
     return E;
   if (!stdoutTaken())
     printTimeline(*T, R, outs());
-  Q.print(errs(), Tool, T->NumSamples, "samples");
+  Q.print(errs(), Tool, T->NumRecords, "LBR entries");
   return Error::success();
 }
 

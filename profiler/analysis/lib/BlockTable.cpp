@@ -1,6 +1,7 @@
 //===- BlockTable.cpp - seed 000: block cycles = CPI x instruction count --===//
 #include "keel/Analysis/BlockTable.h"
 
+#include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -32,26 +33,33 @@ class ICCache {
 public:
   ICCache(const Binary &Bin, QualityReport &Q) : Bin(Bin), Q(Q) {}
   std::optional<uint64_t> get(uint64_t Start, uint64_t End) {
-    auto [It, New] = Cache.try_emplace({Start, End});
-    if (!New)
-      return It->second;
-    if (!Start || !End) {
-      Q.count("LBR blocks with an end outside the binary (skipped)");
-    } else if (Start > End) {
-      Q.count("LBR blocks that run backwards (skipped)");
-    } else if (auto N = Bin.countInstructions(Start, End)) {
-      It->second = *N;
-    } else {
-      consumeError(N.takeError());
-      Q.count("LBR blocks not made of whole instructions (skipped)");
+    auto [It, New] = Cache.try_emplace(Range{Start, End});
+    Entry &E = It->second;
+    if (New) {
+      if (!Start || !End) {
+        E.Why = "LBR blocks with an end outside the binary (skipped)";
+      } else if (Start > End) {
+        E.Why = "LBR blocks that run backwards (skipped)";
+      } else if (auto N = Bin.countInstructions(Start, End)) {
+        E.Count = *N;
+      } else {
+        consumeError(N.takeError());
+        E.Why = "LBR blocks not made of whole instructions (skipped)";
+      }
     }
-    return It->second;
+    if (!E.Count)
+      Q.count(E.Why);
+    return E.Count;
   }
 
 private:
   const Binary &Bin;
   QualityReport &Q;
-  std::map<Range, std::optional<uint64_t>> Cache;
+  struct Entry {
+    std::optional<uint64_t> Count;
+    const char *Why = "";
+  };
+  std::map<Range, Entry> Cache;
 };
 
 double sampleCPI(const RawSample &R, const SampleSet &S,
@@ -292,7 +300,7 @@ void writeBlockTableJSON(const BlockTable &T, bool PerSample, raw_ostream &OS) {
                                   {"hw_cycles", R.HWCycles}});
     Root["rows"] = std::move(Rows);
   }
-  OS << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+  printJSON(json::Value(std::move(Root)), OS);
 }
 
 } // namespace keel

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Analysis/LBRGen.h"
 
+#include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -417,7 +418,7 @@ void writeTruthJSON(const LBRGenTruth &T, const LBRGenOptions &Opts,
                     {"functions", std::move(Funcs)},
                     {"blocks", std::move(Blocks)},
                     {"windows", std::move(Windows)}};
-  OS << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+  printJSON(json::Value(std::move(Root)), OS);
 }
 
 } // namespace keel

@@ -1,6 +1,7 @@
 //===- Timeline.cpp - seed 001: time line from LBR records ----------------===//
 #include "keel/Analysis/Timeline.h"
 
+#include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -185,8 +186,6 @@ Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
     assign(W, Cyc, T.RunShare, T.HasHW);
     T.Windows.push_back(std::move(W));
   }
-  if (auto It = IPCount.find("[unknown]"); It != IPCount.end())
-    Quality.count("samples whose IP is outside every function", It->second);
   return T;
 }
 
@@ -297,7 +296,7 @@ void printTimeline(const Timeline &T, const TimelineReport &R,
     for (auto &[F, V] : Tot) {
       if (R.Top && N++ >= R.Top)
         break;
-      OS << format("  %-28s %14.0f %6.2f%%\n", F.c_str(), V,
+      OS << format("  %-28s %14.2f %6.2f%%\n", F.c_str(), V,
                    Sum > 0 ? 100 * V / Sum : 0.0);
     }
   }
@@ -329,7 +328,7 @@ void writeTimelineJSON(const Timeline &T, const TimelineReport &R,
                     {"unit", T.Unit},
                     {"run_share", std::move(Share)},
                     {"methods", std::move(Methods)}};
-  OS << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+  printJSON(json::Value(std::move(Root)), OS);
 }
 
 void writeTimelineCSV(const Timeline &T, raw_ostream &OS) {

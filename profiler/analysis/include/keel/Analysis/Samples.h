@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ llvm::Expected<SampleSet> loadSamples(llvm::StringRef Path, const Binary &Bin,
 /// The name the analyses give the function holding \p Addr: its symbol
 /// name, or "[unknown]" outside every function.
 std::string functionName(const Binary &Bin, uint64_t Addr);
+
+/// Print \p V as indented JSON with every floating-point number in its
+/// shortest round-trip form (llvm::json prints 17 digits: 0.80000000000000004).
+void printJSON(llvm::json::Value V, llvm::raw_ostream &OS);
 
 } // namespace keel
 
