@@ -72,6 +72,11 @@ static cl::opt<bool> NoEntryCycles(
     "no-entry-cycles",
     cl::desc("Leave the LBR entries' cycle field 0 (pre-Skylake)"),
     cl::cat(Cat));
+static cl::opt<bool> ClearLBR(
+    "clear-lbr",
+    cl::desc("Clear the LBR after each sample (seed 000's prototype); "
+             "default: keep it running, as perf does"),
+    cl::cat(Cat));
 static cl::opt<uint64_t> Skip("skip",
                               cl::desc("Ignore the first N traced "
                                        "instructions"),
@@ -98,6 +103,7 @@ static Expected<LBRGenOptions> options() {
   O.TakenPenalty = Penalty;
   O.EntryCycles = !NoEntryCycles;
   O.Skip = Skip;
+  O.ClearOnSample = ClearLBR;
   for (StringRef F : FunctionCPI) {
     auto [Name, V] = F.split('=');
     double D;

@@ -239,6 +239,8 @@ void Emulator::sample(uint64_t IP) {
   S.Cycles = Now - LastSampleCycles;
   S.Instructions = Instrs - LastSampleInstrs;
   S.Stack.assign(Ring.begin(), Ring.end());
+  if (Opts.ClearOnSample)
+    Ring.clear();
   RS.Period = Opts.Period;
   R.Recording.Samples.push_back(std::move(RS));
   LBRGenTruth::TruthWindow W;
@@ -409,7 +411,8 @@ void writeTruthJSON(const LBRGenTruth &T, const LBRGenOptions &Opts,
                      {"taken_penalty", Opts.TakenPenalty},
                      {"period", Opts.Period},
                      {"depth", Opts.Depth},
-                     {"filter", filterName(Opts)}};
+                     {"filter", filterName(Opts)},
+                     {"clear_on_sample", Opts.ClearOnSample}};
   json::Object Root{{"model", std::move(Model)},
                     {"instructions", T.Instructions},
                     {"cycles", R2(T.Cycles)},

@@ -105,8 +105,10 @@ std::vector<Segment> layOut(const Window &W,
   return Segs;
 }
 
-void assign(Window &W, const std::vector<uint32_t> &EntryCycles,
-            const std::map<std::string, double> &Share, bool HasHW) {
+} // namespace
+
+void assignWindow(Window &W, const std::vector<uint32_t> &EntryCycles,
+                  const std::map<std::string, double> &Share, bool HasHW) {
   double T = W.Duration;
   size_t N = W.Froms.size();
   W.Time[idx(TimeMethod::IP)][W.Sampled] = T;
@@ -156,8 +158,6 @@ void assign(Window &W, const std::vector<uint32_t> &EntryCycles,
       W.Segments[M] = layOut(W, W.Time[M]);
 }
 
-} // namespace
-
 Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
                                  QualityReport &Quality) {
   Timeline T;
@@ -182,8 +182,8 @@ Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
       Cyc.push_back(E.Cycles);
     }
     ++T.NumSamples;
-    T.NumRecords += R.Stack.size();
-    assign(W, Cyc, T.RunShare, T.HasHW);
+    T.NumRecords += W.Froms.size();
+    assignWindow(W, Cyc, T.RunShare, T.HasHW);
     T.Windows.push_back(std::move(W));
   }
   return T;
@@ -279,6 +279,7 @@ void printTimeline(const Timeline &T, const TimelineReport &R,
   OS << "samples " << T.NumSamples << ", records " << T.NumRecords
      << ", resolution factor " << format("%.2f", T.resolution())
      << " ((samples + records) / samples), time unit " << T.Unit << '\n';
+
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
     if (TimeMethod(M) == TimeMethod::HW && !T.HasHW)
       continue;

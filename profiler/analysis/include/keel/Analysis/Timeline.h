@@ -61,8 +61,15 @@ struct Timeline {
   std::vector<std::pair<std::string, double>> totals(TimeMethod M) const;
 };
 
+
 llvm::Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
                                        QualityReport &Quality);
+
+/// Split the window \p W (Duration, Sampled and Froms set) by every method:
+/// fills W.Time and W.Segments. \p EntryCycles[i] is the cycle count of the
+/// record whose `from` is W.Froms[i]; \p Share the whole-run shares.
+void assignWindow(Window &W, const std::vector<uint32_t> &EntryCycles,
+                  const std::map<std::string, double> &Share, bool HasHW);
 
 /// The true per-function time of every window, from a truth file of
 /// layout-lbrgen (docs/lbr-analyses.md).
