@@ -32,8 +32,8 @@ valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace.log" \
   "$work/loop" "$iters" "$rounds"
 model="--function-cpi=hot_loop=0.6,f2=2.0 --taken-penalty=3"
 
-printf '%-6s %-6s %-6s  %-16s %-16s %-16s %-16s %-16s\n' filter period lbr \
-  ip uniform profile sample hw
+printf '%-6s %-6s %-6s  %-16s %-16s %-16s %-16s %-16s %-16s\n' filter period lbr \
+  ip uniform profile sample hw hwshare
 for filter in any seed; do
   for period in 2000 10000; do
     for clear in run clear; do
@@ -48,7 +48,7 @@ for filter in any seed; do
 import json, sys
 m = json.load(open(sys.argv[1]))["methods"]
 cells = []
-for k in ["ip", "uniform", "profile", "sample", "hw"]:
+for k in ["ip", "uniform", "profile", "sample", "hw", "hwshare"]:
     e = m.get(k)
     cells.append("-" if e is None else
                  f"{100*e['error_mean']:4.1f}% / {100*e['error_whole_run']:4.1f}%")

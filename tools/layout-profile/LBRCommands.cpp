@@ -75,7 +75,7 @@ cl::opt<std::string> HtmlOut("html",
                              cl::sub(TimelineCmd));
 cl::opt<std::string> Method("method",
                             cl::desc("Method of the SVG: ip, uniform (1), "
-                                     "profile (2), sample (3), hw"),
+                                     "profile (2), sample (3), hw, hwshare"),
                             cl::init("sample"), cl::cat(lbrCategory()),
                             cl::sub(TimelineCmd));
 cl::opt<unsigned> Windows("windows",
@@ -198,13 +198,13 @@ Error runTimeline(const Binary &B) {
   if (!M)
     return inputError("--method", 0,
                       "unknown method '{0}' (ip, uniform, profile, sample, "
-                      "hw, or 1, 2, 3)",
+                      "hw, hwshare, or 1, 2, 3)",
                       Method);
   QualityReport Q;
   auto S = load(B, Q);
   if (!S)
     return S.takeError();
-  if (*M == TimeMethod::HW && !S->HasEntryCycles && !SvgOut.empty())
+  if (needsHW(*M) && !S->HasEntryCycles && !SvgOut.empty())
     return inputError(Input, 0, "no LBR entry carries cycles: --method=hw "
                                 "cannot be drawn");
   auto T = buildTimeline(*S, B, Q);

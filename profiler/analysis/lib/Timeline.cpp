@@ -29,6 +29,8 @@ StringRef methodName(TimeMethod M) {
     return "sample";
   case TimeMethod::HW:
     return "hw";
+  case TimeMethod::HWShare:
+    return "hwshare";
   }
   return "?";
 }
@@ -152,6 +154,12 @@ void assignWindow(Window &W, const std::vector<uint32_t> &EntryCycles,
     for (size_t I = 0; I < N; ++I)
       H[W.Froms[I]] += EntryCycles[I] * Scale;
     H[W.Sampled] += T - Used * Scale;
+    auto &HS = W.Time[idx(TimeMethod::HWShare)];
+    for (size_t I = 0; I < N; ++I)
+      if (Used > 0)
+        HS[W.Froms[I]] += T * EntryCycles[I] / Used;
+    if (Used <= 0)
+      HS[W.Sampled] = T;
   }
   for (unsigned M = 0; M < NumTimeMethods; ++M)
     if (!W.Time[M].empty())
@@ -254,7 +262,7 @@ compareTimeline(const Timeline &T, const TruthTimeline &Truth) {
     for (auto &[F, V] : W)
       TrueRun[F] += V;
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
-    if (TimeMethod(M) == TimeMethod::HW && !T.HasHW)
+    if (needsHW(TimeMethod(M)) && !T.HasHW)
       continue;
     MethodError E;
     std::map<std::string, double> Run;
@@ -281,7 +289,7 @@ void printTimeline(const Timeline &T, const TimelineReport &R,
      << " ((samples + records) / samples), time unit " << T.Unit << '\n';
 
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
-    if (TimeMethod(M) == TimeMethod::HW && !T.HasHW)
+    if (needsHW(TimeMethod(M)) && !T.HasHW)
       continue;
     auto Tot = T.totals(TimeMethod(M));
     double Sum = 0;
@@ -307,7 +315,7 @@ void writeTimelineJSON(const Timeline &T, const TimelineReport &R,
                        raw_ostream &OS) {
   json::Object Methods;
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
-    if (TimeMethod(M) == TimeMethod::HW && !T.HasHW)
+    if (needsHW(TimeMethod(M)) && !T.HasHW)
       continue;
     json::Object Tot;
     for (auto &[F, V] : T.totals(TimeMethod(M)))
@@ -443,7 +451,7 @@ void writeTimelineHTML(const Timeline &T, const TimelineReport &R,
   printTimeline(T, R, TS);
   OS << xmlEscape(Text) << "</pre>\n";
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
-    if (TimeMethod(M) == TimeMethod::HW && !T.HasHW)
+    if (needsHW(TimeMethod(M)) && !T.HasHW)
       continue;
     OS << "<h2>method " << methodName(TimeMethod(M)) << "</h2>\n";
     writeTimelineSVG(T, TimeMethod(M), MaxWindows, Rows, OS);

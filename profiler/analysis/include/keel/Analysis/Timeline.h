@@ -11,7 +11,9 @@
 //   sample   (3) T is split among the functions present in this sample in
 //            proportion to their whole-run shares;
 //   hw       the records' own cycle counts (Skylake+), the rest of T to the
-//            sampled function.
+//            sampled function;
+//   hwshare  (Keel) T split in proportion to the records' cycle counts per
+//            function: the stretch the LBR covers stands for the interval.
 // "Whole-run share" is the share of samples whose IP lies in the function.
 //
 //===----------------------------------------------------------------------===//
@@ -27,10 +29,14 @@
 
 namespace keel {
 
-enum class TimeMethod { IP, Uniform, Profile, Sample, HW };
-inline constexpr unsigned NumTimeMethods = 5;
+enum class TimeMethod { IP, Uniform, Profile, Sample, HW, HWShare };
+inline constexpr unsigned NumTimeMethods = 6;
+/// Methods that need per-entry cycle counts.
+inline bool needsHW(TimeMethod M) {
+  return M == TimeMethod::HW || M == TimeMethod::HWShare;
+}
 llvm::StringRef methodName(TimeMethod M);
-/// "ip", "uniform"/"1", "profile"/"2", "sample"/"3", "hw".
+/// "ip", "uniform"/"1", "profile"/"2", "sample"/"3", "hw", "hwshare".
 std::optional<TimeMethod> parseMethod(llvm::StringRef S);
 
 /// A stretch of one function's time inside a window, for drawing.
