@@ -131,9 +131,9 @@ Error compareBlocks(const BlockTable &T, raw_ostream &OS) {
                        O->getNumber("cycles").value_or(0)};
   }
   OS << "\ntruth (" << Truth << "):\n";
-  OS << format("%-18s %-18s %-20s %12s %12s %8s %14s %14s %8s\n", "start",
-               "end", "function", "est-execs", "true-execs", "error",
-               "est-cycles", "true-cycles", "error");
+  OS << format("%-10s %-10s %-16s %10s %10s %8s %12s %12s %8s %8s\n",
+               "start", "end", "function", "est-execs", "true-execs",
+               "error", "est-cycles", "true-cycles", "error", "hw-error");
   unsigned N = 0;
   for (const BlockSummary &B : T.Blocks) {
     if (Top && N++ >= Top)
@@ -145,12 +145,13 @@ Error compareBlocks(const BlockTable &T, raw_ostream &OS) {
       return Tr > 0 ? formatv("{0:F2}%", 100 * (Est - Tr) / Tr).str()
                     : std::string("-");
     };
-    OS << format("%-18s %-18s %-20s %12.0f %12.0f %8s %14.0f %14.0f %8s\n",
+    OS << format("%-10s %-10s %-16s %10.0f %10.0f %8s %12.0f %12.0f %8s %8s\n",
                  ("0x" + utohexstr(B.Start, true)).c_str(),
                  ("0x" + utohexstr(B.End, true)).c_str(),
-                 StringRef(B.Function).take_front(20).str().c_str(),
+                 StringRef(B.Function).take_front(16).str().c_str(),
                  B.EstExecutions, TE, Err(B.EstExecutions, TE).c_str(),
-                 B.EstCycles, TC, Err(B.EstCycles, TC).c_str());
+                 B.EstCycles, TC, Err(B.EstCycles, TC).c_str(),
+                 B.EstHWCycles > 0 ? Err(B.EstHWCycles, TC).c_str() : "-");
   }
   return Error::success();
 }

@@ -24,7 +24,7 @@ using Range = std::pair<uint64_t, uint64_t>;
 struct Accum {
   std::string Function;
   uint64_t Occurrences = 0, Instructions = 0, HWSeen = 0;
-  double CPISum = 0, HWSum = 0, EstExec = 0, EstCycles = 0;
+  double CPISum = 0, HWSum = 0, EstExec = 0, EstCycles = 0, EstHW = 0;
 };
 
 /// Instruction counts of ranges, each disassembled once; nullopt when the
@@ -120,6 +120,7 @@ Expected<BlockTable> buildBlockTable(const SampleSet &S, const Binary &Bin,
       A.EstExec += Scale;
       A.EstCycles += Scale * Row.Cycles;
       if (Row.HWCycles) {
+        A.EstHW += Scale * Row.HWCycles;
         A.HWSum += Row.HWCycles;
         ++A.HWSeen;
       }
@@ -138,6 +139,7 @@ Expected<BlockTable> buildBlockTable(const SampleSet &S, const Binary &Bin,
     B.HWCycles = A.HWSeen ? A.HWSum / A.HWSeen : 0;
     B.EstExecutions = A.EstExec;
     B.EstCycles = A.EstCycles;
+    B.EstHWCycles = A.EstHW;
     FunctionSummary &F = Funcs[A.Function];
     F.Function = A.Function;
     F.Occurrences += A.Occurrences;
@@ -246,17 +248,17 @@ void writeBlockTableCSV(const BlockTable &T, bool PerSample, raw_ostream &OS) {
     return;
   }
   OS << "kind,start,end,function,seen,cpi,instructions,cycles,hw_cycles,"
-        "est_executions,est_cycles\n";
+        "est_executions,est_cycles,est_hw_cycles\n";
   for (const BlockSummary &B : T.Blocks)
     OS << "block," << hex(B.Start) << ',' << hex(B.End) << ',' << B.Function
        << ',' << B.Occurrences << ',' << num(B.CPI, 4) << ','
        << B.Instructions << ',' << num(B.Cycles, 2) << ','
        << num(B.HWCycles, 2) << ',' << num(B.EstExecutions, 2) << ','
-       << num(B.EstCycles, 2) << '\n';
+       << num(B.EstCycles, 2) << ',' << num(B.EstHWCycles, 2) << '\n';
   for (const FunctionSummary &F : T.Functions)
     OS << "function,,," << F.Function << ',' << F.Occurrences << ','
        << num(F.CPI, 4) << ',' << num(F.Instructions, 2) << ",,"
-       << num(F.HWCycles, 2) << ",," << num(F.Cycles, 2) << '\n';
+       << num(F.HWCycles, 2) << ",," << num(F.Cycles, 2) << ",\n";
 }
 
 static json::Value jnum(double V) {
@@ -274,7 +276,8 @@ void writeBlockTableJSON(const BlockTable &T, bool PerSample, raw_ostream &OS) {
         {"instructions", B.Instructions}, {"cpi", jnum(B.CPI)},
         {"cycles", jnum(B.Cycles)},    {"hw_cycles", jnum(B.HWCycles)},
         {"est_executions", jnum(B.EstExecutions)},
-        {"est_cycles", jnum(B.EstCycles)}});
+        {"est_cycles", jnum(B.EstCycles)},
+        {"est_hw_cycles", jnum(B.EstHWCycles)}});
   for (const FunctionSummary &F : T.Functions)
     Funcs.push_back(json::Object{{"function", F.Function},
                                  {"seen", F.Occurrences},

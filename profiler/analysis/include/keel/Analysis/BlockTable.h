@@ -51,6 +51,7 @@ struct BlockSummary {
   double HWCycles = 0;        ///< mean hardware cycles per execution (0: none)
   double EstExecutions = 0;   ///< whole-run estimate (see file comment)
   double EstCycles = 0;       ///< whole-run estimate of CPI x IC cycles
+  double EstHWCycles = 0;     ///< whole-run estimate from hardware cycles
 };
 
 struct FunctionSummary {
