@@ -82,6 +82,11 @@ cl::opt<unsigned> Windows("windows",
                           cl::desc("Sample windows drawn in SVG/HTML (0: all)"),
                           cl::init(200), cl::cat(lbrCategory()),
                           cl::sub(TimelineCmd));
+cl::opt<unsigned> Sequence(
+    "sequence",
+    cl::desc("Print the call sequence (FROM0 newest ... oldest) of the first "
+             "N samples"),
+    cl::init(0), cl::cat(lbrCategory()), cl::sub(TimelineCmd));
 cl::opt<unsigned> Rows("rows", cl::desc("Function rows in SVG/HTML"),
                        cl::init(12), cl::cat(lbrCategory()),
                        cl::sub(TimelineCmd));
@@ -214,6 +219,7 @@ Error runTimeline(const Binary &B) {
   std::array<std::optional<MethodError>, NumTimeMethods> Errors;
   TimelineReport R;
   R.Top = Top;
+  R.Sequence = Sequence;
   if (!Truth.empty()) {
     auto TT = readTruthTimeline(Truth);
     if (!TT)

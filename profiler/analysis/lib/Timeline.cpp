@@ -282,6 +282,8 @@ compareTimeline(const Timeline &T, const TruthTimeline &Truth) {
 
 //===-- Reports ------------------------------------------------------------===//
 
+static void printSequence(const Timeline &T, size_t N, raw_ostream &OS);
+
 void printTimeline(const Timeline &T, const TimelineReport &R,
                    raw_ostream &OS) {
   OS << "samples " << T.NumSamples << ", records " << T.NumRecords
@@ -308,6 +310,20 @@ void printTimeline(const Timeline &T, const TimelineReport &R,
       OS << format("  %-28s %14.2f %6.2f%%\n", F.c_str(), V,
                    Sum > 0 ? 100 * V / Sum : 0.0);
     }
+  }
+  if (R.Sequence)
+    printSequence(T, R.Sequence, OS);
+}
+
+static void printSequence(const Timeline &T, size_t N, raw_ostream &OS) {
+  OS << "\ncall sequence per sample (sampled function, then FROM0 newest "
+        "... oldest):\n";
+  for (size_t I = 0; I < std::min(N, T.Windows.size()); ++I) {
+    const Window &W = T.Windows[I];
+    OS << format("%6zu %12.0f  ", I, W.Start) << W.Sampled << " <-";
+    for (const std::string &F : W.Froms)
+      OS << ' ' << F;
+    OS << '\n';
   }
 }
 

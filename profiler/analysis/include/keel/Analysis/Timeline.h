@@ -99,6 +99,8 @@ struct TimelineReport {
   const std::array<std::optional<MethodError>, NumTimeMethods> *Errors =
       nullptr;
   unsigned Top = 10;
+  /// Print the call sequence of the first N samples (FROM0 newest ...).
+  size_t Sequence = 0;
 };
 void printTimeline(const Timeline &T, const TimelineReport &R,
                    llvm::raw_ostream &OS);
