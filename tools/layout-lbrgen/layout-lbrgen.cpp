@@ -30,19 +30,18 @@ using namespace keel;
 static const char *const Tool = "layout-lbrgen";
 static cl::OptionCategory Cat("layout-lbrgen options");
 
-static cl::opt<std::string> TracePath(
-    "trace", cl::desc("A saved valgrind lackey --trace-mem=yes log"),
-    cl::value_desc("path"), cl::cat(Cat));
 static cl::opt<std::string>
-    KeepTrace("keep-trace", cl::desc("Also save the lackey log here"),
+    TracePath("trace", cl::desc("A saved valgrind lackey --trace-mem=yes log"),
               cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string> KeepTrace("keep-trace",
+                                      cl::desc("Also save the lackey log here"),
+                                      cl::value_desc("path"), cl::cat(Cat));
 static cl::opt<std::string>
-    BinaryPath("binary",
-               cl::desc("The traced binary (default: the program)"),
+    BinaryPath("binary", cl::desc("The traced binary (default: the program)"),
                cl::value_desc("path"), cl::cat(Cat));
-static cl::opt<std::string> Output("o",
-                                   cl::desc("keel-samples output ('-': stdout)"),
-                                   cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    Output("o", cl::desc("keel-samples output ('-': stdout)"),
+           cl::value_desc("path"), cl::cat(Cat));
 static cl::opt<std::string>
     PerfScriptOut("perf-script",
                   cl::desc("Also write the samples as perf script text"),
@@ -51,8 +50,9 @@ static cl::opt<std::string> TruthOut("truth",
                                      cl::desc("Write the truth (JSON) here"),
                                      cl::value_desc("path"), cl::cat(Cat));
 static cl::opt<std::string>
-    Filter("lbr", cl::desc("LBR filter: any, call, return, ind_call, user, "
-                           "seed (= call,return,user)"),
+    Filter("lbr",
+           cl::desc("LBR filter: any, call, return, ind_call, user, "
+                    "seed (= call,return,user)"),
            cl::init("any"), cl::cat(Cat));
 static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (16 or 32)"),
                                cl::init(16), cl::cat(Cat));
@@ -72,17 +72,17 @@ static cl::opt<bool> NoEntryCycles(
     "no-entry-cycles",
     cl::desc("Leave the LBR entries' cycle field 0 (pre-Skylake)"),
     cl::cat(Cat));
-static cl::opt<bool> ClearLBR(
-    "clear-lbr",
-    cl::desc("Clear the LBR after each sample (seed 000's prototype); "
-             "default: keep it running, as perf does"),
-    cl::cat(Cat));
+static cl::opt<bool>
+    ClearLBR("clear-lbr",
+             cl::desc("Clear the LBR after each sample (seed 000's prototype); "
+                      "default: keep it running, as perf does"),
+             cl::cat(Cat));
 static cl::opt<uint64_t> Skip("skip",
                               cl::desc("Ignore the first N traced "
                                        "instructions"),
                               cl::init(0), cl::cat(Cat));
-static cl::opt<std::string> ProgramName(cl::Positional,
-                                        cl::desc("<program>"), cl::cat(Cat));
+static cl::opt<std::string> ProgramName(cl::Positional, cl::desc("<program>"),
+                                        cl::cat(Cat));
 static cl::list<std::string> ProgramArgs(cl::ConsumeAfter,
                                          cl::desc("<program args>..."));
 
@@ -197,17 +197,15 @@ static Error run() {
       return Error::success();
     });
   };
-  if (Error E = Write(Output, [&](raw_ostream &OS) {
-        writeSampleFile(R->Recording, OS);
-      }))
+  if (Error E = Write(
+          Output, [&](raw_ostream &OS) { writeSampleFile(R->Recording, OS); }))
     return E;
   if (Error E = Write(PerfScriptOut, [&](raw_ostream &OS) {
         exportPerfScript(R->Recording, OS);
       }))
     return E;
-  if (Error E = Write(TruthOut, [&](raw_ostream &OS) {
-        writeTruthJSON(R->Truth, *O, OS);
-      }))
+  if (Error E = Write(
+          TruthOut, [&](raw_ostream &OS) { writeTruthJSON(R->Truth, *O, OS); }))
     return E;
   const LBRGenTruth &T = R->Truth;
   errs() << Tool << ": " << T.Instructions << " instructions, "

@@ -36,8 +36,8 @@ cl::SubCommand TimelineCmd("timeline",
 
 cl::opt<std::string> Bin("binary", cl::desc("The profiled binary"),
                          cl::value_desc("path"), cl::Required, BOTH);
-cl::opt<std::string> Input(cl::Positional, cl::desc("<samples>"),
-                           cl::Required, BOTH);
+cl::opt<std::string> Input(cl::Positional, cl::desc("<samples>"), cl::Required,
+                           BOTH);
 cl::opt<bool> PidField("perf-pid-field",
                        cl::desc("perf script: a single number before the "
                                 "entries is the pid"),
@@ -136,9 +136,9 @@ Error compareBlocks(const BlockTable &T, raw_ostream &OS) {
                        O->getNumber("cycles").value_or(0)};
   }
   OS << "\ntruth (" << Truth << "):\n";
-  OS << format("%-10s %-10s %-16s %10s %10s %8s %12s %12s %8s %8s\n",
-               "start", "end", "function", "est-execs", "true-execs",
-               "error", "est-cycles", "true-cycles", "error", "hw-error");
+  OS << format("%-10s %-10s %-16s %10s %10s %8s %12s %12s %8s %8s\n", "start",
+               "end", "function", "est-execs", "true-execs", "error",
+               "est-cycles", "true-cycles", "error", "hw-error");
   unsigned N = 0;
   for (const BlockSummary &B : T.Blocks) {
     if (Top && N++ >= Top)
@@ -211,8 +211,9 @@ Error runTimeline(const Binary &B) {
   if (!S)
     return S.takeError();
   if (needsHW(*M) && !S->HasEntryCycles && !SvgOut.empty())
-    return inputError(Input, 0, "no LBR entry carries cycles: --method=hw "
-                                "cannot be drawn");
+    return inputError(Input, 0,
+                      "no LBR entry carries cycles: --method=hw "
+                      "cannot be drawn");
   auto T = buildTimeline(*S, B, Q);
   if (!T)
     return T.takeError();
@@ -230,12 +231,11 @@ Error runTimeline(const Binary &B) {
     Errors = *E;
     R.Errors = &Errors;
   }
-  if (Error E = writeTo(JsonOut, [&](raw_ostream &OS) {
-        writeTimelineJSON(*T, R, OS);
-      }))
+  if (Error E = writeTo(JsonOut,
+                        [&](raw_ostream &OS) { writeTimelineJSON(*T, R, OS); }))
     return E;
-  if (Error E = writeTo(CsvOut,
-                        [&](raw_ostream &OS) { writeTimelineCSV(*T, OS); }))
+  if (Error E =
+          writeTo(CsvOut, [&](raw_ostream &OS) { writeTimelineCSV(*T, OS); }))
     return E;
   if (Error E = writeTo(SvgOut, [&](raw_ostream &OS) {
         writeTimelineSVG(*T, *M, Windows, Rows, OS);

@@ -108,8 +108,8 @@ Expected<BlockTable> buildBlockTable(const SampleSet &S, const Binary &Bin,
       T.Rows.push_back(std::move(Row));
     }
     // Scale the window to the interval when the counters say how long it was.
-    double Scale = (S.HasCounters && Window) ? double(R.Instructions) / Window
-                                             : 1.0;
+    double Scale =
+        (S.HasCounters && Window) ? double(R.Instructions) / Window : 1.0;
     for (size_t RI = FirstRow; RI < T.Rows.size(); ++RI) {
       const BlockRow &Row = T.Rows[RI];
       Accum &A = Acc[{Row.Start, Row.End}];
@@ -173,7 +173,8 @@ Expected<BlockTable> buildBlockTable(const SampleSet &S, const Binary &Bin,
   return T;
 }
 
-//===-- Reports ------------------------------------------------------------===//
+//===-- Reports
+//------------------------------------------------------------===//
 
 static std::string hex(uint64_t V) { return "0x" + utohexstr(V, true); }
 
@@ -198,8 +199,8 @@ void printBlockTable(const BlockTable &T, unsigned Top, bool PerSample,
     OS << "no per-sample counters and no --cpi: CPI x IC is not known\n";
   if (PerSample) {
     OS << "\nper sample (block = [to(i+1), from(i)]):\n";
-    OS << format("%7s  %-18s %-18s %-24s %7s %6s %10s %8s\n", "sample",
-                 "start", "end", "function", "CPI", "IC", "cycles", "hw-cyc");
+    OS << format("%7s  %-18s %-18s %-24s %7s %6s %10s %8s\n", "sample", "start",
+                 "end", "function", "CPI", "IC", "cycles", "hw-cyc");
     for (const BlockRow &R : T.Rows)
       OS << format("%7llu  %-18s %-18s %-24s %7s %6llu %10s %8s\n",
                    (unsigned long long)R.Sample, hex(R.Start).c_str(),
@@ -217,8 +218,8 @@ void printBlockTable(const BlockTable &T, unsigned Top, bool PerSample,
     if (Top && N++ >= Top)
       break;
     OS << format("%-18s %-18s %-24s %6llu %6llu %7s %10s %8s %12s %14s\n",
-                 hex(B.Start).c_str(), hex(B.End).c_str(),
-                 B.Function.c_str(), (unsigned long long)B.Occurrences,
+                 hex(B.Start).c_str(), hex(B.End).c_str(), B.Function.c_str(),
+                 (unsigned long long)B.Occurrences,
                  (unsigned long long)B.Instructions, num(B.CPI, 3).c_str(),
                  num(B.Cycles).c_str(),
                  B.HWCycles ? num(B.HWCycles).c_str() : "-",
@@ -251,10 +252,10 @@ void writeBlockTableCSV(const BlockTable &T, bool PerSample, raw_ostream &OS) {
         "est_executions,est_cycles,est_hw_cycles\n";
   for (const BlockSummary &B : T.Blocks)
     OS << "block," << hex(B.Start) << ',' << hex(B.End) << ',' << B.Function
-       << ',' << B.Occurrences << ',' << num(B.CPI, 4) << ','
-       << B.Instructions << ',' << num(B.Cycles, 2) << ','
-       << num(B.HWCycles, 2) << ',' << num(B.EstExecutions, 2) << ','
-       << num(B.EstCycles, 2) << ',' << num(B.EstHWCycles, 2) << '\n';
+       << ',' << B.Occurrences << ',' << num(B.CPI, 4) << ',' << B.Instructions
+       << ',' << num(B.Cycles, 2) << ',' << num(B.HWCycles, 2) << ','
+       << num(B.EstExecutions, 2) << ',' << num(B.EstCycles, 2) << ','
+       << num(B.EstHWCycles, 2) << '\n';
   for (const FunctionSummary &F : T.Functions)
     OS << "function,,," << F.Function << ',' << F.Occurrences << ','
        << num(F.CPI, 4) << ',' << num(F.Instructions, 2) << ",,"
@@ -270,14 +271,17 @@ static json::Value jnum(double V) {
 void writeBlockTableJSON(const BlockTable &T, bool PerSample, raw_ostream &OS) {
   json::Array Blocks, Funcs, Rows;
   for (const BlockSummary &B : T.Blocks)
-    Blocks.push_back(json::Object{
-        {"start", hex(B.Start)},       {"end", hex(B.End)},
-        {"function", B.Function},      {"seen", B.Occurrences},
-        {"instructions", B.Instructions}, {"cpi", jnum(B.CPI)},
-        {"cycles", jnum(B.Cycles)},    {"hw_cycles", jnum(B.HWCycles)},
-        {"est_executions", jnum(B.EstExecutions)},
-        {"est_cycles", jnum(B.EstCycles)},
-        {"est_hw_cycles", jnum(B.EstHWCycles)}});
+    Blocks.push_back(json::Object{{"start", hex(B.Start)},
+                                  {"end", hex(B.End)},
+                                  {"function", B.Function},
+                                  {"seen", B.Occurrences},
+                                  {"instructions", B.Instructions},
+                                  {"cpi", jnum(B.CPI)},
+                                  {"cycles", jnum(B.Cycles)},
+                                  {"hw_cycles", jnum(B.HWCycles)},
+                                  {"est_executions", jnum(B.EstExecutions)},
+                                  {"est_cycles", jnum(B.EstCycles)},
+                                  {"est_hw_cycles", jnum(B.EstHWCycles)}});
   for (const FunctionSummary &F : T.Functions)
     Funcs.push_back(json::Object{{"function", F.Function},
                                  {"seen", F.Occurrences},

@@ -94,9 +94,7 @@ struct Meta {
   double CPI = 1;
   Kind K = Kind::None;
   /// Always leaves the fall-through path (jump, call, return).
-  bool Unconditional() const {
-    return K != Kind::None && K != Kind::Cond;
-  }
+  bool Unconditional() const { return K != Kind::None && K != Kind::Cond; }
 };
 
 class Emulator {
@@ -392,8 +390,8 @@ void writeTruthJSON(const LBRGenTruth &T, const LBRGenOptions &Opts,
                                   {"cycles", R2(B.Cycles)}});
   json::Object Funcs;
   for (auto &[F, V] : T.Functions)
-    Funcs[F] = json::Object{{"instructions", V.first},
-                            {"cycles", R2(V.second)}};
+    Funcs[F] =
+        json::Object{{"instructions", V.first}, {"cycles", R2(V.second)}};
   for (const auto &W : T.Windows) {
     json::Object F;
     for (auto &[N, C] : W.Functions)
@@ -413,14 +411,11 @@ void writeTruthJSON(const LBRGenTruth &T, const LBRGenOptions &Opts,
                      {"depth", Opts.Depth},
                      {"filter", filterName(Opts)},
                      {"clear_on_sample", Opts.ClearOnSample}};
-  json::Object Root{{"model", std::move(Model)},
-                    {"instructions", T.Instructions},
-                    {"cycles", R2(T.Cycles)},
-                    {"taken_branches", T.TakenBranches},
-                    {"recorded_branches", T.Recorded},
-                    {"functions", std::move(Funcs)},
-                    {"blocks", std::move(Blocks)},
-                    {"windows", std::move(Windows)}};
+  json::Object Root{
+      {"model", std::move(Model)},       {"instructions", T.Instructions},
+      {"cycles", R2(T.Cycles)},          {"taken_branches", T.TakenBranches},
+      {"recorded_branches", T.Recorded}, {"functions", std::move(Funcs)},
+      {"blocks", std::move(Blocks)},     {"windows", std::move(Windows)}};
   printJSON(json::Value(std::move(Root)), OS);
 }
 

@@ -33,9 +33,9 @@ void printJSON(json::Value V, raw_ostream &OS) {
       continue;
     }
     size_t J = I + 1;
-    while (J < Text.size() && (isDigit(Text[J]) || Text[J] == '.' ||
-                               Text[J] == 'e' || Text[J] == 'E' ||
-                               Text[J] == '-' || Text[J] == '+'))
+    while (J < Text.size() &&
+           (isDigit(Text[J]) || Text[J] == '.' || Text[J] == 'e' ||
+            Text[J] == 'E' || Text[J] == '-' || Text[J] == '+'))
       ++J;
     StringRef Num(Text.data() + I, J - I);
     double D;

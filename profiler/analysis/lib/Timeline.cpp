@@ -197,7 +197,8 @@ Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
   return T;
 }
 
-//===-- Truth and errors ---------------------------------------------------===//
+//===-- Truth and errors
+//---------------------------------------------------===//
 
 Expected<TruthTimeline> readTruthTimeline(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
@@ -209,8 +210,9 @@ Expected<TruthTimeline> readTruthTimeline(StringRef Path) {
   const json::Object *Root = V->getAsObject();
   const json::Array *Ws = Root ? Root->getArray("windows") : nullptr;
   if (!Ws)
-    return inputError(Path, 0, "no \"windows\" array (not a layout-lbrgen "
-                               "truth file?)");
+    return inputError(Path, 0,
+                      "no \"windows\" array (not a layout-lbrgen "
+                      "truth file?)");
   TruthTimeline T;
   for (const json::Value &W : *Ws) {
     const json::Object *O = W.getAsObject();
@@ -280,7 +282,8 @@ compareTimeline(const Timeline &T, const TruthTimeline &Truth) {
   return Out;
 }
 
-//===-- Reports ------------------------------------------------------------===//
+//===-- Reports
+//------------------------------------------------------------===//
 
 static void printSequence(const Timeline &T, size_t N, raw_ostream &OS);
 
@@ -386,15 +389,14 @@ static std::string xmlEscape(StringRef S) {
 }
 
 /// A fixed colour per row, so the same function looks the same everywhere.
-static const char *const Colours[] = {"#4e79a7", "#f28e2b", "#e15759",
-                                      "#76b7b2", "#59a14f", "#edc948",
-                                      "#b07aa1", "#ff9da7", "#9c755f",
-                                      "#bab0ac"};
+static const char *const Colours[] = {
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
                       unsigned Rows, raw_ostream &OS) {
-  size_t NW = std::min(MaxWindows ? MaxWindows : T.Windows.size(),
-                       T.Windows.size());
+  size_t NW =
+      std::min(MaxWindows ? MaxWindows : T.Windows.size(), T.Windows.size());
   // Rows: the busiest functions of the drawn windows under this method.
   std::map<std::string, double> Busy;
   for (size_t I = 0; I < NW; ++I)
@@ -430,10 +432,11 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
        << xmlEscape(StringRef(Names[R]).take_front(26)) << "</text>\n";
   for (size_t I = 0; I < NW; ++I) {
     const Window &W = T.Windows[I];
-    OS << format("<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.0f\" y2=\"%.0f\" "
-                 "stroke=\"#ddd\"/>\n",
-                 Left + (W.Start - T0) * Scale, Left + (W.Start - T0) * Scale,
-                 Top, Top + NumRows * RowH);
+    if (NW <= 60) // window borders, while they stay readable
+      OS << format("<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.0f\" y2=\"%.0f\" "
+                   "stroke=\"#ddd\"/>\n",
+                   Left + (W.Start - T0) * Scale, Left + (W.Start - T0) * Scale,
+                   Top, Top + NumRows * RowH);
     for (const Segment &S : W.Segments[unsigned(M)]) {
       if (S.Duration <= 0)
         continue;
@@ -442,8 +445,7 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
       OS << format("<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\""
                    " fill=\"%s\"><title>",
                    Left + (S.Start - T0) * Scale, Top + R * RowH + 2,
-                   std::max(0.3, S.Duration * Scale), RowH - 4,
-                   Colours[R % 10])
+                   std::max(0.3, S.Duration * Scale), RowH - 4, Colours[R % 10])
          << xmlEscape(S.Function) << " window " << I
          << format(" %.0f %s</title></rect>\n", S.Duration, T.Unit.c_str());
     }
@@ -472,8 +474,8 @@ void writeTimelineHTML(const Timeline &T, const TimelineReport &R,
     OS << "<h2>method " << methodName(TimeMethod(M)) << "</h2>\n";
     writeTimelineSVG(T, TimeMethod(M), MaxWindows, Rows, OS);
   }
-  size_t NW = std::min(MaxWindows ? MaxWindows : T.Windows.size(),
-                       T.Windows.size());
+  size_t NW =
+      std::min(MaxWindows ? MaxWindows : T.Windows.size(), T.Windows.size());
   size_t Depth = 0;
   for (size_t I = 0; I < NW; ++I)
     Depth = std::max(Depth, T.Windows[I].Froms.size());

@@ -1,4 +1,5 @@
-//===- keel/Analysis/BlockTable.h - block time from LBR + CPI ----*- C++ -*-===//
+//===- keel/Analysis/BlockTable.h - block time from LBR + CPI ----*- C++
+//-*-===//
 //
 // Seed 000 (Fujitsu Labs): per sample, CPI = cycles / instructions counted
 // since the previous sample; each straight-line block [to(i+1), from(i)]
@@ -36,22 +37,22 @@ struct BlockRow {
   std::string Function;
   double CPI = 0; ///< NaN when unknown
   uint64_t Instructions = 0;
-  double Cycles = 0;       ///< CPI x IC (NaN when CPI unknown)
-  uint64_t HWCycles = 0;   ///< LBR entry cycles (0: not reported)
+  double Cycles = 0;     ///< CPI x IC (NaN when CPI unknown)
+  uint64_t HWCycles = 0; ///< LBR entry cycles (0: not reported)
 };
 
 /// One distinct block over the run.
 struct BlockSummary {
   uint64_t Start = 0, End = 0;
   std::string Function;
-  uint64_t Occurrences = 0;   ///< times seen in branch windows
-  uint64_t Instructions = 0;  ///< per execution, from disassembly
-  double CPI = 0;             ///< mean over occurrences
-  double Cycles = 0;          ///< mean CPI x IC per execution
-  double HWCycles = 0;        ///< mean hardware cycles per execution (0: none)
-  double EstExecutions = 0;   ///< whole-run estimate (see file comment)
-  double EstCycles = 0;       ///< whole-run estimate of CPI x IC cycles
-  double EstHWCycles = 0;     ///< whole-run estimate from hardware cycles
+  uint64_t Occurrences = 0;  ///< times seen in branch windows
+  uint64_t Instructions = 0; ///< per execution, from disassembly
+  double CPI = 0;            ///< mean over occurrences
+  double Cycles = 0;         ///< mean CPI x IC per execution
+  double HWCycles = 0;       ///< mean hardware cycles per execution (0: none)
+  double EstExecutions = 0;  ///< whole-run estimate (see file comment)
+  double EstCycles = 0;      ///< whole-run estimate of CPI x IC cycles
+  double EstHWCycles = 0;    ///< whole-run estimate from hardware cycles
 };
 
 struct FunctionSummary {
@@ -64,9 +65,9 @@ struct FunctionSummary {
 };
 
 struct BlockTable {
-  std::vector<BlockRow> Rows;            ///< per sample, input order
-  std::vector<BlockSummary> Blocks;      ///< by estimated cycles, hottest first
-  std::vector<FunctionSummary> Functions;///< by estimated cycles
+  std::vector<BlockRow> Rows;       ///< per sample, input order
+  std::vector<BlockSummary> Blocks; ///< by estimated cycles, hottest first
+  std::vector<FunctionSummary> Functions; ///< by estimated cycles
   uint64_t NumSamples = 0, NumEntries = 0;
   bool HasCPI = false, HasHWCycles = false;
   uint64_t TotalCycles = 0, TotalInstructions = 0; ///< counter sums

@@ -1,4 +1,5 @@
-//===- keel/Analysis/LBRGen.h - LBR samples with ground truth ----*- C++ -*-===//
+//===- keel/Analysis/LBRGen.h - LBR samples with ground truth ----*- C++
+//-*-===//
 //
 // Emulates LBR sampling on an exact instruction trace of a real run
 // (valgrind lackey --trace-mem=yes: every executed instruction's address
@@ -38,14 +39,14 @@ namespace keel {
 class Binary;
 
 struct LBRGenOptions {
-  unsigned Depth = 16;          ///< 16 (Skylake) or 32 (arch LBR)
-  bool FilterAny = true;        ///< every taken branch
+  unsigned Depth = 16;   ///< 16 (Skylake) or 32 (arch LBR)
+  bool FilterAny = true; ///< every taken branch
   bool FilterCall = false, FilterReturn = false, FilterIndCall = false;
-  uint64_t Period = 10000;      ///< instructions per sample
+  uint64_t Period = 10000; ///< instructions per sample
   double BaseCPI = 1.0;
   std::map<std::string, double> FunctionCPI; ///< by symbol name
-  double TakenPenalty = 0;      ///< extra cycles per taken branch
-  bool EntryCycles = true;      ///< fill the per-entry cycle field
+  double TakenPenalty = 0;                   ///< extra cycles per taken branch
+  bool EntryCycles = true;                   ///< fill the per-entry cycle field
   /// Clear the LBR after each sample, as seed 000's prototype did (zeroed
   /// slots: the ring did not wrap); perf leaves it running, so a sample
   /// may repeat records of the previous one.
@@ -63,14 +64,15 @@ std::string filterName(const LBRGenOptions &O);
 struct TruthBlock {
   std::string Function;
   uint64_t Executions = 0, Instructions = 0; ///< instructions: total
-  double Cycles = 0;                          ///< total
+  double Cycles = 0;                         ///< total
 };
 
 struct LBRGenTruth {
   uint64_t Instructions = 0, TakenBranches = 0, Recorded = 0;
   double Cycles = 0;
   std::map<std::pair<uint64_t, uint64_t>, TruthBlock> Blocks;
-  std::map<std::string, std::pair<uint64_t, double>> Functions; ///< instrs, cycles
+  std::map<std::string, std::pair<uint64_t, double>>
+      Functions; ///< instrs, cycles
   struct TruthWindow {
     double Start = 0, Cycles = 0;
     uint64_t Instructions = 0;

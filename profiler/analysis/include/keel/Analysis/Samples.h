@@ -1,4 +1,5 @@
-//===- keel/Analysis/Samples.h - LBR samples for the time analyses -*- C++ -*-===//
+//===- keel/Analysis/Samples.h - LBR samples for the time analyses -*- C++
+//-*-===//
 //
 // The input both time analyses share: every sample with its branch stack at
 // link-time addresses, the counter deltas when the collector read them

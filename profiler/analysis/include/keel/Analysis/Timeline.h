@@ -1,4 +1,5 @@
-//===- keel/Analysis/Timeline.h - time line from LBR records -----*- C++ -*-===//
+//===- keel/Analysis/Timeline.h - time line from LBR records -----*- C++
+//-*-===//
 //
 // Seed 001 (Fujitsu Labs): every LBR record of a sample is one more point
 // in time, so a sample with 16 records gives 17 points per interval. The
@@ -66,7 +67,6 @@ struct Timeline {
   /// Total time per function under \p M, largest first.
   std::vector<std::pair<std::string, double>> totals(TimeMethod M) const;
 };
-
 
 llvm::Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
                                        QualityReport &Quality);
