@@ -54,7 +54,7 @@ static cl::opt<std::string>
            cl::desc("LBR filter: any, call, return, ind_call, user, "
                     "seed (= call,return,user)"),
            cl::init("any"), cl::cat(Cat));
-static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (16 or 32)"),
+static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (8, 16 or 32)"),
                                cl::init(16), cl::cat(Cat));
 static cl::opt<uint64_t> Period("period",
                                 cl::desc("Instructions between samples"),
