@@ -3,6 +3,7 @@
 //   layout-profile convert [--format=F] [--binary=B] [--to=fdata|pa] -o OUT IN
 //   layout-profile merge -o OUT A.fdata B.fdata ...
 //   layout-profile show [--format=F] [--binary=B] [--top=N] [--json] IN
+//   layout-profile blocks|timeline ...     (LBRCommands.h)
 //   layout-profile --binary=B              (describe the binary model)
 //
 // Inputs: perf script brstack text, BOLT fdata, BOLT pre-aggregated, and
@@ -13,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Input.h"
+#include "LBRCommands.h"
 #include "Show.h"
 
 #include "keel/Profile/Binary.h"
@@ -196,7 +198,7 @@ Error runShow(const Binary *Bin) {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
+  cl::HideUnrelatedOptions({&Cat, &lbrCategory()});
   cl::SetVersionPrinter(
       [](raw_ostream &OS) { OS << "layout-profile (Keel) 0.1\n"; });
   cl::ParseCommandLineOptions(
@@ -204,7 +206,9 @@ int main(int argc, char **argv) {
       "layout-profile: convert, merge and show branch profiles\n\n"
       "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
       "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
-      "  layout-profile show [--binary=B] [--top=N] [--json] IN\n");
+      "  layout-profile show [--binary=B] [--top=N] [--json] IN\n"
+      "  layout-profile blocks --binary=B [--cpi=X] [--truth=T] SAMPLES\n"
+      "  layout-profile timeline --binary=B [--truth=T] [--svg=F] SAMPLES\n");
 
   auto Bin = openBinary();
   if (!Bin)
@@ -216,6 +220,8 @@ int main(int argc, char **argv) {
     E = runMerge();
   else if (ShowCmd)
     E = runShow(Bin->get());
+  else if (lbrSubcommandActive())
+    E = runLBRSubcommand();
   else if (*Bin)
     outs() << "build-id " << (*Bin)->buildID() << " functions "
            << (*Bin)->functions().size() << '\n';

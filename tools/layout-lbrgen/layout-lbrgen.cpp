@@ -1,0 +1,232 @@
+//===- layout-lbrgen.cpp - LBR samples with ground truth, without LBR -----===//
+//
+//   layout-lbrgen [--trace=LOG] [--binary=B] -o SAMPLES [--perf-script=F]
+//                 [--truth=T] [--lbr=any|call,return|seed] [--depth=16|32]
+//                 [--period=N] [--cpi=X] [--function-cpi=f=X,...]
+//                 [--taken-penalty=C] [--no-entry-cycles] [-- prog args...]
+//
+// Runs the program under valgrind lackey (or reads a saved lackey log),
+// emulates LBR sampling over the exact instruction trace with a stated
+// cost model (keel/Analysis/LBRGen.h) and writes the samples (keel-samples,
+// and perf script text on request) and the truth. docs/lbr-analyses.md.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Analysis/LBRGen.h"
+#include "keel/Profile/Binary.h"
+#include "keel/Record/SampleFile.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace keel;
+
+static const char *const Tool = "layout-lbrgen";
+static cl::OptionCategory Cat("layout-lbrgen options");
+
+static cl::opt<std::string>
+    TracePath("trace", cl::desc("A saved valgrind lackey --trace-mem=yes log"),
+              cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string> KeepTrace("keep-trace",
+                                      cl::desc("Also save the lackey log here"),
+                                      cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    BinaryPath("binary", cl::desc("The traced binary (default: the program)"),
+               cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    Output("o", cl::desc("keel-samples output ('-': stdout)"),
+           cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    PerfScriptOut("perf-script",
+                  cl::desc("Also write the samples as perf script text"),
+                  cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string> TruthOut("truth",
+                                     cl::desc("Write the truth (JSON) here"),
+                                     cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    Filter("lbr",
+           cl::desc("LBR filter: any, call, return, ind_call, user, "
+                    "seed (= call,return,user)"),
+           cl::init("any"), cl::cat(Cat));
+static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (8, 16 or 32)"),
+                               cl::init(16), cl::cat(Cat));
+static cl::opt<uint64_t> Period("period",
+                                cl::desc("Instructions between samples"),
+                                cl::init(10000), cl::cat(Cat));
+static cl::opt<double> BaseCPI("cpi", cl::desc("Cycles per instruction"),
+                               cl::init(1.0), cl::cat(Cat));
+static cl::list<std::string>
+    FunctionCPI("function-cpi",
+                cl::desc("Per-function CPI, name=X (comma-separated)"),
+                cl::CommaSeparated, cl::cat(Cat));
+static cl::opt<double> Penalty("taken-penalty",
+                               cl::desc("Extra cycles per taken branch"),
+                               cl::init(0), cl::cat(Cat));
+static cl::opt<bool> NoEntryCycles(
+    "no-entry-cycles",
+    cl::desc("Leave the LBR entries' cycle field 0 (pre-Skylake)"),
+    cl::cat(Cat));
+static cl::opt<bool>
+    ClearLBR("clear-lbr",
+             cl::desc("Clear the LBR after each sample (seed 000's prototype); "
+                      "default: keep it running, as perf does"),
+             cl::cat(Cat));
+static cl::opt<uint64_t> Skip("skip",
+                              cl::desc("Ignore the first N traced "
+                                       "instructions"),
+                              cl::init(0), cl::cat(Cat));
+static cl::opt<std::string> ProgramName(cl::Positional, cl::desc("<program>"),
+                                        cl::cat(Cat));
+static cl::list<std::string> ProgramArgs(cl::ConsumeAfter,
+                                         cl::desc("<program args>..."));
+
+static Expected<LBRGenOptions> options() {
+  LBRGenOptions O;
+  if (Error E = parseLBRFilter(Filter, O))
+    return std::move(E);
+  if (Depth != 16 && Depth != 32 && Depth != 8)
+    return inputError("--depth", 0, "expected 8, 16 or 32 entries, got {0}",
+                      unsigned(Depth));
+  if (!Period || BaseCPI <= 0 || Penalty < 0)
+    return inputError("layout-lbrgen", 0,
+                      "--period and --cpi must be positive, --taken-penalty "
+                      "not negative");
+  O.Depth = Depth;
+  O.Period = Period;
+  O.BaseCPI = BaseCPI;
+  O.TakenPenalty = Penalty;
+  O.EntryCycles = !NoEntryCycles;
+  O.Skip = Skip;
+  O.ClearOnSample = ClearLBR;
+  for (StringRef F : FunctionCPI) {
+    auto [Name, V] = F.split('=');
+    double D;
+    if (Name.empty() || V.getAsDouble(D) || D <= 0)
+      return inputError("--function-cpi", 0,
+                        "expected name=CPI with CPI > 0, got '{0}'", F);
+    O.FunctionCPI[Name.str()] = D;
+  }
+  return O;
+}
+
+/// Run the program under lackey; returns the log's path.
+static Expected<std::string> trace(StringRef Dir) {
+  auto VG = findProgram("valgrind");
+  if (!VG)
+    return VG.takeError();
+  std::string Log = (Dir + "/lackey.log").str();
+  std::vector<std::string> Argv = {*VG, "--tool=lackey", "--trace-mem=yes",
+                                   "--log-file=" + Log};
+  Argv.push_back(ProgramName);
+  Argv.insert(Argv.end(), ProgramArgs.begin(), ProgramArgs.end());
+  auto R = runProgram(Argv);
+  if (!R)
+    return R.takeError();
+  if (R->Crashed)
+    return makeError("valgrind crashed: {0}", R->Message);
+  return Log;
+}
+
+static Error run() {
+  auto O = options();
+  if (!O)
+    return O.takeError();
+  if (Output.empty() && PerfScriptOut.empty())
+    return inputError(Tool, 0, "no output: give -o and/or --perf-script");
+  if (TracePath.empty() == ProgramName.empty())
+    return inputError(Tool, 0,
+                      "give either --trace=LOG or -- program args (not both)");
+  std::string BinPath = BinaryPath.empty() && !ProgramName.empty()
+                            ? ProgramName.getValue()
+                            : BinaryPath.getValue();
+  if (BinPath.empty())
+    return inputError(Tool, 0, "--trace needs --binary");
+  auto Bin = Binary::open(BinPath);
+  if (!Bin)
+    return Bin.takeError();
+  std::string Log = TracePath, Dir;
+  if (Log.empty()) {
+    auto D = makePrivateTempDir("keel-lbrgen");
+    if (!D)
+      return D.takeError();
+    Dir = *D;
+    auto L = trace(Dir);
+    if (!L)
+      return L.takeError();
+    Log = *L;
+  }
+  auto Cleanup = [&] {
+    if (!Dir.empty()) {
+      sys::fs::remove(Log);
+      sys::fs::remove(Dir);
+    }
+  };
+  auto Buf = MemoryBuffer::getFile(Log, /*IsText=*/true);
+  if (!Buf) {
+    Cleanup();
+    return inputError(Log, 0, "cannot read: {0}", Buf.getError().message());
+  }
+  QualityReport Q;
+  auto R = generateLBRSamples((*Buf)->getBuffer(), Log, **Bin, *O, Q);
+  if (R && !KeepTrace.empty()) {
+    StringRef Text = (*Buf)->getBuffer();
+    if (Error E = writeOutput(KeepTrace, [&](raw_ostream &OS) {
+          OS << Text;
+          return Error::success();
+        })) {
+      Cleanup();
+      return E;
+    }
+  }
+  Buf->reset();
+  Cleanup();
+  if (!R)
+    return R.takeError();
+  auto Write = [](StringRef Path,
+                  function_ref<void(raw_ostream &)> Fn) -> Error {
+    if (Path.empty())
+      return Error::success();
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      Fn(OS);
+      return Error::success();
+    });
+  };
+  if (Error E = Write(
+          Output, [&](raw_ostream &OS) { writeSampleFile(R->Recording, OS); }))
+    return E;
+  if (Error E = Write(PerfScriptOut, [&](raw_ostream &OS) {
+        exportPerfScript(R->Recording, OS);
+      }))
+    return E;
+  if (Error E = Write(
+          TruthOut, [&](raw_ostream &OS) { writeTruthJSON(R->Truth, *O, OS); }))
+    return E;
+  const LBRGenTruth &T = R->Truth;
+  errs() << Tool << ": " << T.Instructions << " instructions, "
+         << T.TakenBranches << " taken branches (" << T.Recorded
+         << " recorded by the filter), " << R->Recording.Samples.size()
+         << " samples\n";
+  Q.print(errs(), Tool, T.Instructions, "traced instructions");
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter(
+      [](raw_ostream &OS) { OS << "layout-lbrgen (Keel) 0.1\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"
+      "  layout-lbrgen [options] -o SAMPLES --truth=T -- prog args...\n"
+      "  layout-lbrgen [options] --trace=LACKEY.LOG --binary=B -o SAMPLES\n");
+  if (Error E = run())
+    return reportError(Tool, std::move(E));
+  return ExitOK;
+}
