@@ -224,7 +224,10 @@ void Applier::applyFunction(Function &F, unsigned Idx) {
   Changed |= F.setSectionPrefix("hot");
   uint64_t Want =
       E.Align ? E.Align : S.FunctionAlign.value_or(PI.ThePlan.FunctionAlign);
-  bool Head = PI.TextRegionHead == Idx;
+  // The plan's linker script aligns (and pads) the region itself; aligning
+  // its first function here too would swallow the sweep's code pad.
+  bool Head = PI.TextRegionHead == Idx &&
+              (!PI.ThePlan.LinkerAlignsRegions || S.HotTextAlign);
   if (Head)
     Want = std::max(Want, S.HotTextAlign.value_or(PI.ThePlan.HotTextAlign));
   if (F.getAlign().valueOrOne().value() < Want) {
@@ -326,7 +329,8 @@ void Applier::applyHotGlobal(GlobalVariable &GV, unsigned Idx) {
     return notApplied(GV, "hot placement",
                       "it is a common symbol (compile with -fno-common)");
   Changed |= GV.setSectionPrefix("hot");
-  bool Head = PI.DataRegionHead[unsigned(E.Kind)] == Idx;
+  bool Head = PI.DataRegionHead[unsigned(E.Kind)] == Idx &&
+              (!PI.ThePlan.LinkerAlignsRegions || S.HotDataAlign);
   if (Head) {
     uint64_t Want = S.HotDataAlign.value_or(PI.ThePlan.HotDataAlign);
     if (M.getDataLayout().getPreferredAlign(&GV).value() < Want) {

@@ -80,7 +80,10 @@ static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
   OS << "\n/* Cold text: " << P.Cold.size()
      << " never-executed functions, apart from the rest. */\n";
   OS << "SECTIONS\n{\n  .text.unlikely :\n  {\n";
-  OS << "    *(.text.unlikely .text.unlikely.*)\n";
+  // .text.split.* are the never-executed parts that block layout
+  // (-fbasic-block-sections, layout-blocks) split off hot functions: cold
+  // code too, kept apart from the hot region with the cold functions.
+  OS << "    *(.text.unlikely .text.unlikely.* .text.split.*)\n";
   if (P.Cold.size() > P.ColdPatternLimit) {
     OS << "    /* " << P.Cold.size() << " cold functions exceed the limit of "
        << P.ColdPatternLimit

@@ -46,6 +46,8 @@ static Plan makePlanFile(const LayoutPlan &LP, const PlannerOptions &Opts) {
   P.FunctionAlign = Opts.FunctionAlign;
   P.HotTextAlign = Opts.HotTextAlign;
   P.HotDataAlign = Opts.HotDataAlign;
+  // Our scripts align the regions and put the pads after that alignment.
+  P.LinkerAlignsRegions = true;
   // Hot functions in planned order, then warm ones (the linker files
   // interleave both as TextOrder says), then cold ones in address order.
   for (size_t I = 0; I < LP.HotOrder.size(); ++I) {

@@ -11,6 +11,7 @@
 //   function-align: 64
 //   hot-text-align: 4096
 //   hot-data-align: 4096
+//   linker-aligns-regions: true
 //   functions:
 //     - { name: interp_loop, class: hot, order: 0, weight: 812345 }
 //     - { name: helper, file: util.c, class: hot, order: 1, weight: 1200, align: 32 }
@@ -84,6 +85,11 @@ struct Plan {
   uint64_t FunctionAlign = 64;
   uint64_t HotTextAlign = 4096;
   uint64_t HotDataAlign = 4096;
+  /// The planner's linker scripts align the hot regions themselves and put
+  /// the sweep's __keel_code_pad / __keel_data_pad after that alignment; a
+  /// compiler that also aligned the region's first symbol would swallow the
+  /// pad. When true, LayoutOpt leaves region alignment to the linker.
+  bool LinkerAlignsRegions = false;
   std::vector<PlanFunction> Functions;
   std::vector<PlanGlobal> Globals;
   std::vector<FalseSharingCandidate> FalseSharing;
