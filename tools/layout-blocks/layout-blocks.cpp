@@ -11,7 +11,7 @@
 // (for -fprofile-sample-use=).
 //
 //===----------------------------------------------------------------------===//
-#include "Input.h"
+#include "keel/Profile/Load.h"
 
 #include "keel/Blocks/AutoFDO.h"
 #include "keel/Blocks/BlockLayout.h"

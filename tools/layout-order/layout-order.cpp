@@ -13,6 +13,7 @@
 #include "keel/Planner/Planner.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
+#include "keel/Profile/Load.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 
@@ -34,8 +35,8 @@ static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat),
                                        cl::desc("the profiled binary"),
                                        cl::value_desc("file"));
 static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat),
-                                      cl::desc("a profile of the binary: BOLT fdata "
-                                               "or callgrind output "
+                                      cl::desc("a profile of the binary: BOLT fdata, "
+                                               "pre-aggregated, perf script or callgrind output "
                                                "(repeatable; merged)"),
                                       cl::value_desc("file"));
 static cl::opt<std::string> OutDir("o", cl::cat(Cat), cl::value_desc("dir"),
@@ -98,36 +99,21 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   return O;
 }
 
-/// callgrind output starts with a "# callgrind format" comment or a
-/// "version:" header; everything else is taken for fdata.
-static bool isCallgrind(StringRef Text) {
-  Text = Text.ltrim();
-  return Text.starts_with("# callgrind format") || Text.starts_with("version:");
-}
-
+/// Every profile format Keel reads (fdata, pre-aggregated, perf script,
+/// callgrind; detected from the text), merged into one symbolic profile.
 static Expected<BranchProfile> readProfiles(const Binary &Bin,
                                             QualityReport &Quality) {
   BranchProfile Merged;
   for (const std::string &Path : Profiles) {
-    auto Text = readWholeFile(Path);
-    if (!Text)
-      return Text.takeError();
-    if (isCallgrind(*Text)) {
-      // The reader counts its problems in its own units (instructions,
-      // calls), so they are reported apart from the record counts.
-      QualityReport ReaderQuality;
-      auto AP = readCallgrind(*Text, Path, Bin, ReaderQuality);
-      if (!AP)
-        return AP.takeError();
-      for (const auto &[What, N] : ReaderQuality.counts())
-        WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
-      Merged.merge(symbolize(*AP, Bin, Quality));
-      continue;
-    }
-    auto P = readFdata(*Text, Path);
-    if (!P)
-      return P.takeError();
-    Merged.merge(*P);
+    // Readers count their problems in their own units (instructions,
+    // entries), so they are reported apart from the record counts.
+    QualityReport ReaderQuality;
+    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, ReaderQuality, {});
+    if (!LP)
+      return LP.takeError();
+    for (const auto &[What, N] : ReaderQuality.counts())
+      WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
+    Merged.merge(LP->Symbolic ? LP->Sym : symbolize(LP->Addr, Bin, Quality));
   }
   return Merged;
 }

@@ -2,7 +2,7 @@
 #ifndef KEEL_TOOLS_LAYOUTPROFILE_SHOW_H
 #define KEEL_TOOLS_LAYOUTPROFILE_SHOW_H
 
-#include "Input.h"
+#include "keel/Profile/Load.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -13,7 +13,7 @@
 // summarised once on stderr.
 //
 //===----------------------------------------------------------------------===//
-#include "Input.h"
+#include "keel/Profile/Load.h"
 #include "LBRCommands.h"
 #include "Show.h"
 

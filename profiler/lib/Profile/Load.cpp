@@ -1,5 +1,5 @@
-//===- Input.cpp - load a profile of any format for layout-profile --------===//
-#include "Input.h"
+//===- Load.cpp - load a profile of any format ----------------------------===//
+#include "keel/Profile/Load.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"

@@ -1,6 +1,6 @@
-//===- Input.h - load a profile of any format for layout-profile ----------===//
-#ifndef KEEL_TOOLS_LAYOUTPROFILE_INPUT_H
-#define KEEL_TOOLS_LAYOUTPROFILE_INPUT_H
+//===- keel/Profile/Load.h - load a profile of any format ---------*- C++ -*-===//
+#ifndef KEEL_PROFILE_LOAD_H
+#define KEEL_PROFILE_LOAD_H
 
 #include "keel/Profile/BranchProfile.h"
 #include "keel/Profile/Formats.h"
