@@ -1,0 +1,201 @@
+//===- FalseSharing.cpp - instrument memory accesses for false sharing ----===//
+//
+// KeelFalseSharing.so: before every load, store, atomicrmw and cmpxchg that
+// may touch memory shared between threads, call
+//   __keel_fs_access(ptr addr, i32 size, i32 is_write, ptr site)
+// in libkeelfs.so (passes/FalseSharing/runtime), which records per cache
+// line which thread read and wrote which bytes. `site` points to a constant
+// { file, function, line, column } describing the source location (from the
+// debug location; build with -g for lines), so the report names source
+// lines without symbolizing return addresses.
+//
+// Skipped: accesses whose underlying object is a stack slot (alloca) or a
+// thread-local global (never shared), accesses outside address space 0, and
+// functions not matching -keel-fs-functions.
+//
+// Usage:
+//   clang -O2 -g -fpass-plugin=KeelFalseSharing.so [-mllvm -keel-fs-sample=N]
+//         [-mllvm -keel-fs-functions=REGEX] x.c -L lib -lkeelfs -Wl,-rpath,lib
+//   opt -load-pass-plugin=KeelFalseSharing.so -passes=keel-fs x.ll
+//
+//===----------------------------------------------------------------------===//
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <map>
+#include <tuple>
+
+using namespace llvm;
+
+static cl::opt<unsigned>
+    Sample("keel-fs-sample",
+           cl::desc("record every Nth instrumented access of each thread "
+                    "(1: all); counts in the report are scaled by N"),
+           cl::init(1));
+static cl::opt<std::string>
+    Functions("keel-fs-functions",
+              cl::desc("instrument only functions whose name matches this "
+                       "regex (default: all)"),
+              cl::value_desc("regex"));
+static cl::opt<bool> Summary("keel-fs-summary",
+                             cl::desc("print how many accesses were "
+                                      "instrumented in each module"));
+
+namespace {
+
+struct FalseSharingPass : PassInfoMixin<FalseSharingPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &);
+  static bool isRequired() { return true; }
+};
+
+bool mayBeShared(Value *Ptr) {
+  if (Ptr->getType()->getPointerAddressSpace() != 0)
+    return false;
+  const Value *Obj = getUnderlyingObject(Ptr, /*MaxLookup=*/0);
+  if (isa<AllocaInst>(Obj))
+    return false;
+  if (auto *GV = dyn_cast<GlobalVariable>(Obj))
+    if (GV->isThreadLocal() || GV->isConstant())
+      return false;
+  return true;
+}
+
+} // namespace
+
+PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
+  std::optional<Regex> Filter;
+  if (!Functions.empty()) {
+    Filter.emplace(Functions);
+    std::string Err;
+    if (!Filter->isValid(Err))
+      report_fatal_error(Twine("-keel-fs-functions: bad regex: ") + Err);
+  }
+  LLVMContext &C = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  Type *I32 = Type::getInt32Ty(C);
+  PointerType *Ptr = PointerType::getUnqual(C);
+  StructType *SiteTy = StructType::get(C, {Ptr, Ptr, I32, I32});
+  FunctionCallee Access = M.getOrInsertFunction(
+      "__keel_fs_access", Type::getVoidTy(C), Ptr, I32, I32, Ptr);
+  std::map<std::tuple<std::string, std::string, unsigned, unsigned>,
+           Constant *>
+      Sites;
+  std::map<std::string, Constant *> Strings;
+  auto str = [&](StringRef S) -> Constant * {
+    auto It = Strings.find(S.str());
+    if (It != Strings.end())
+      return It->second;
+    auto *GV = new GlobalVariable(
+        M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1), true,
+        GlobalValue::PrivateLinkage, ConstantDataArray::getString(C, S),
+        "__keel_fs_str");
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    return Strings[S.str()] = GV;
+  };
+  auto site = [&](Instruction &I, StringRef Fn) -> Constant * {
+    std::string File;
+    unsigned Line = 0, Col = 0;
+    if (const DebugLoc &DLoc = I.getDebugLoc()) {
+      File = DLoc->getFilename().str();
+      Line = DLoc.getLine();
+      Col = DLoc.getCol();
+    } else if (DISubprogram *SP = I.getFunction()->getSubprogram()) {
+      File = SP->getFilename().str();
+      Line = SP->getLine();
+    } else {
+      File = M.getSourceFileName();
+    }
+    auto Key = std::make_tuple(File, Fn.str(), Line, Col);
+    auto It = Sites.find(Key);
+    if (It != Sites.end())
+      return It->second;
+    auto *GV = new GlobalVariable(
+        M, SiteTy, true, GlobalValue::PrivateLinkage,
+        ConstantStruct::get(SiteTy, {str(File), str(Fn),
+                                     ConstantInt::get(I32, Line),
+                                     ConstantInt::get(I32, Col)}),
+        "__keel_fs_site");
+    return Sites[Key] = GV;
+  };
+
+  unsigned Count = 0;
+  for (Function &F : M) {
+    if (F.isDeclaration() || F.getName().starts_with("__keel_fs"))
+      continue;
+    if (Filter && !Filter->match(F.getName()))
+      continue;
+    SmallVector<std::tuple<Instruction *, Value *, Type *, bool>, 32> Work;
+    for (Instruction &I : instructions(F)) {
+      if (auto *L = dyn_cast<LoadInst>(&I))
+        Work.emplace_back(&I, L->getPointerOperand(), L->getType(), false);
+      else if (auto *S = dyn_cast<StoreInst>(&I))
+        Work.emplace_back(&I, S->getPointerOperand(),
+                          S->getValueOperand()->getType(), true);
+      else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+        Work.emplace_back(&I, RMW->getPointerOperand(),
+                          RMW->getValOperand()->getType(), true);
+      else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+        Work.emplace_back(&I, CX->getPointerOperand(),
+                          CX->getNewValOperand()->getType(), true);
+    }
+    for (auto &[I, P, Ty, IsWrite] : Work) {
+      if (!mayBeShared(P) || !Ty->isSized())
+        continue;
+      TypeSize TS = DL.getTypeStoreSize(Ty);
+      if (TS.isScalable() || TS.getFixedValue() == 0)
+        continue;
+      IRBuilder<> B(I);
+      B.CreateCall(Access, {P, ConstantInt::get(I32, TS.getFixedValue()),
+                            ConstantInt::get(I32, IsWrite ? 1 : 0),
+                            site(*I, F.getName())});
+      ++Count;
+    }
+  }
+  if (Count) {
+    // Tell the runtime the sampling period before main runs.
+    auto *CtorTy = FunctionType::get(Type::getVoidTy(C), false);
+    Function *Ctor = Function::Create(CtorTy, GlobalValue::InternalLinkage,
+                                      "__keel_fs_module_init", M);
+    IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
+    FunctionCallee Init =
+        M.getOrInsertFunction("__keel_fs_init", Type::getVoidTy(C), I32);
+    B.CreateCall(Init, {ConstantInt::get(I32, Sample < 1 ? 1 : Sample)});
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, Ctor, 0);
+  }
+  if (Summary)
+    errs() << "keel-fs: " << M.getSourceFileName() << ": " << Count
+           << " accesses instrumented\n";
+  return Count ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "KeelFalseSharing", "0.1.0",
+          [](PassBuilder &PB) {
+            PB.registerOptimizerLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel,
+                   ThinOrFullLTOPhase) {
+                  MPM.addPass(FalseSharingPass());
+                });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "keel-fs")
+                    return false;
+                  MPM.addPass(FalseSharingPass());
+                  return true;
+                });
+          }};
+}
