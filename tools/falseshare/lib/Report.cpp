@@ -55,7 +55,7 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
   RawReport R;
   std::map<uint64_t, LineRecord> Lines;
   ThreadAccess *Cur = nullptr;
-  unsigned LineNo = 0;
+  unsigned LineNo = 0, LastRecord = 1;
   bool SawHeader = false, SawEnd = false;
   SmallVector<StringRef, 8> F;
   for (StringRef L : split(Text, '\n')) {
@@ -63,6 +63,7 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
     L = L.trim();
     if (L.empty())
       continue;
+    LastRecord = LineNo;
     if (SawEnd)
       return inputError(FileName, LineNo, "text after 'end'");
     F.clear();
@@ -155,7 +156,7 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
   if (!SawHeader)
     return inputError(FileName, 1, "empty report");
   if (!SawEnd)
-    return inputError(FileName, LineNo,
+    return inputError(FileName, LastRecord,
                       "report is truncated (no 'end'; did the program exit "
                       "normally?)");
   for (auto &[A, LR] : Lines) {
