@@ -96,7 +96,7 @@ public:
     if (B)
       P.Sym = B->dataAt(Link);
     if (!P.Sym) {
-      P.Name = formatv("{0:x} (not a global: heap or stack)", Addr).str();
+      P.Name = formatv("{0:x}", Addr).str();
       return P;
     }
     P.Offset = Link - P.Sym->Addr;
@@ -108,8 +108,10 @@ public:
   }
   /// Name the bytes [Start, End): "a.x" or "a[0] .. a[3]".
   std::string range(uint64_t Start, uint64_t End) {
-    std::string A = stripOffset(at(Start).Name),
-                Z = stripOffset(at(End - 1).Name);
+    Place PA = at(Start), PZ = at(End - 1);
+    if (!PA.Sym && !PZ.Sym)
+      return PA.Name + ".." + PZ.Name + " (not a global: heap or stack)";
+    std::string A = stripOffset(PA.Name), Z = stripOffset(PZ.Name);
     if (A == Z)
       return A;
     return A + " .. " + Z;
@@ -258,6 +260,13 @@ static Error runReport() {
                              "false-sharing: entries, --plan-out)",
                              PLo.Sym->Name, PHi.Sym->Name, R.LineSize)
                          .str());
+      } else if (!PLo.Sym || !PHi.Sym) {
+        Fixes.insert(
+            formatv("bytes {0} and {1} (not globals: heap or stack) are "
+                    "written by different threads: keep such data {2} bytes "
+                    "apart (pad the structure or align each allocation)",
+                    PLo.Name, PHi.Name, R.LineSize)
+                .str());
       } else {
         unsigned Pad = LoLast + R.LineSize - HiFirst;
         Fixes.insert(
