@@ -3,24 +3,37 @@
  *   fs-array 2 0 1     both elements in one 64-byte line (false sharing)
  *   fs-array 2 0 64    elements 256 bytes apart (one line each)
  * KEEL_FS_ITERS (environment) sets the updates per thread (default 1e8).
+ * KEEL_FS_PIN=1 pins thread i to CPU i (mod the CPUs of the affinity mask),
+ * so two threads run on two cores even when the scheduler would stack them.
  * The element is updated through a volatile pointer so every iteration is a
  * real load and store, as in the seed's unoptimized loop. */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define MAX_THREADS 16
 #define ELEMENTS 1024
 
-int shared_array[ELEMENTS];
+/* Line-aligned, so which elements share a line is the same in every build:
+ * elements i and j share one iff i / 16 == j / 16. */
+int shared_array[ELEMENTS] __attribute__((aligned(64)));
 
 struct job {
   long index;
   long iters;
+  int cpu; /* -1: not pinned */
 };
 
 static void *worker(void *arg) {
   struct job *j = arg;
+  if (j->cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(j->cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
   volatile int *p = &shared_array[j->index];
   for (long i = 0; i < j->iters; ++i)
     *p += 1;
@@ -42,9 +55,17 @@ int main(int argc, char **argv) {
   long iters = env ? atol(env) : 100000000L;
   pthread_t t[MAX_THREADS];
   struct job jobs[MAX_THREADS];
+  int cpus[CPU_SETSIZE], ncpus = 0;
+  const char *pin = getenv("KEEL_FS_PIN");
+  cpu_set_t mask;
+  if (pin && *pin == '1' && sched_getaffinity(0, sizeof mask, &mask) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask))
+        cpus[ncpus++] = c;
   for (int i = 0; i < n; ++i) {
     jobs[i].index = atol(argv[i + 2]);
     jobs[i].iters = iters;
+    jobs[i].cpu = ncpus ? cpus[i % ncpus] : -1;
     if (jobs[i].index < 0 || jobs[i].index >= ELEMENTS) {
       fprintf(stderr, "%s: index %ld out of [0, %d)\n", argv[0], jobs[i].index,
               ELEMENTS);

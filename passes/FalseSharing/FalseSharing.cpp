@@ -2,7 +2,11 @@
 //
 // KeelFalseSharing.so: before every load, store, atomicrmw and cmpxchg that
 // may touch memory shared between threads, call
-//   __keel_fs_access(ptr addr, i32 size, i32 is_write, ptr site)
+//   __keel_fs_access(ptr addr, i32 size, i32 kind, ptr site)
+// (kind: 0 read, 1 write, 3 read and write: an atomic read-modify-write, or
+// a load and a store of the same pointer close together in one block with
+// nothing in between that writes memory, as in `*p += 1`: one call instead
+// of two)
 // in libkeelfs.so (passes/FalseSharing/runtime), which records per cache
 // line which thread read and wrote which bytes. `site` points to a constant
 // { file, function, line, column } describing the source location (from the
@@ -19,6 +23,7 @@
 //   opt -load-pass-plugin=KeelFalseSharing.so -passes=keel-fs x.ll
 //
 //===----------------------------------------------------------------------===//
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -131,26 +136,51 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
   };
 
   unsigned Count = 0;
+  SmallPtrSet<StoreInst *, 8> MergedStores;
   for (Function &F : M) {
     if (F.isDeclaration() || F.getName().starts_with("__keel_fs"))
       continue;
     if (Filter && !Filter->match(F.getName()))
       continue;
-    SmallVector<std::tuple<Instruction *, Value *, Type *, bool>, 32> Work;
+    // (instruction, pointer, accessed type, kind: 0 read, 1 write, 3 read
+    // then write of the same bytes, e.g. `*p += 1`, one call for both)
+    SmallVector<std::tuple<Instruction *, Value *, Type *, unsigned>, 32> Work;
     for (Instruction &I : instructions(F)) {
-      if (auto *L = dyn_cast<LoadInst>(&I))
-        Work.emplace_back(&I, L->getPointerOperand(), L->getType(), false);
-      else if (auto *S = dyn_cast<StoreInst>(&I))
+      if (auto *L = dyn_cast<LoadInst>(&I)) {
+        Work.emplace_back(&I, L->getPointerOperand(), L->getType(), 0);
+        // A store to the same pointer soon after, with nothing in between
+        // that writes memory or calls out, records the read with it.
+        unsigned Steps = 0;
+        for (Instruction *N = L->getNextNode(); N && Steps < 16;
+             N = N->getNextNode(), ++Steps) {
+          if (auto *S = dyn_cast<StoreInst>(N)) {
+            if (S->getPointerOperand() == L->getPointerOperand() &&
+                DL.getTypeStoreSize(S->getValueOperand()->getType()) ==
+                    DL.getTypeStoreSize(L->getType())) {
+              Work.pop_back();
+              Work.emplace_back(N, S->getPointerOperand(),
+                                S->getValueOperand()->getType(), 3);
+              MergedStores.insert(S);
+            }
+            break;
+          }
+          if (N->mayWriteToMemory() || isa<CallBase>(N))
+            break;
+        }
+      } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+        if (MergedStores.count(S))
+          continue;
         Work.emplace_back(&I, S->getPointerOperand(),
-                          S->getValueOperand()->getType(), true);
-      else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+                          S->getValueOperand()->getType(), 1);
+      } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
         Work.emplace_back(&I, RMW->getPointerOperand(),
-                          RMW->getValOperand()->getType(), true);
-      else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
+                          RMW->getValOperand()->getType(), 3);
+      } else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I)) {
         Work.emplace_back(&I, CX->getPointerOperand(),
-                          CX->getNewValOperand()->getType(), true);
+                          CX->getNewValOperand()->getType(), 3);
+      }
     }
-    for (auto &[I, P, Ty, IsWrite] : Work) {
+    for (auto &[I, P, Ty, Kind] : Work) {
       if (!mayBeShared(P) || !Ty->isSized())
         continue;
       TypeSize TS = DL.getTypeStoreSize(Ty);
@@ -158,7 +188,7 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
         continue;
       IRBuilder<> B(I);
       B.CreateCall(Access, {P, ConstantInt::get(I32, TS.getFixedValue()),
-                            ConstantInt::get(I32, IsWrite ? 1 : 0),
+                            ConstantInt::get(I32, Kind),
                             site(*I, F.getName())});
       ++Count;
     }

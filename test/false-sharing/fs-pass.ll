@@ -27,7 +27,7 @@ define void @work(ptr %p) !dbg !5 {
   store i64 0, ptr %e, !dbg !8
 ; CHECK: call void @__keel_fs_access(ptr %e, i32 8, i32 1, ptr @__keel_fs_site)
   %o = atomicrmw add ptr @g, i32 1 seq_cst, !dbg !8
-; CHECK: call void @__keel_fs_access(ptr @g, i32 4, i32 1, ptr @__keel_fs_site)
+; CHECK: call void @__keel_fs_access(ptr @g, i32 4, i32 3, ptr @__keel_fs_site)
   store i32 %x, ptr @tls
   %c = load i32, ptr @k
 ; CHECK-NOT: @__keel_fs_access(ptr @tls

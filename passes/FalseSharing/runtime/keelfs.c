@@ -1,7 +1,7 @@
 /*===- keelfs.c - false-sharing runtime for KeelFalseSharing.so ----------===*
  *
- * The pass calls __keel_fs_access(addr, size, is_write, site) before every
- * instrumented load and store. We record, per 64-byte cache line and per
+ * The pass calls __keel_fs_access(addr, size, kind, site) before every
+ * instrumented load and store (kind: 0 read, 1 write, 3 read and write). We record, per 64-byte cache line and per
  * thread, which bytes the thread read and wrote (64-bit masks), how many
  * reads and writes it did, and the first few source sites it used; at exit
  * the table is written to $KEEL_FS_OUT (default keelfs.out) for
@@ -187,14 +187,23 @@ static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
     my_slot = s;
   }
   uint64_t bits = (size >= 64 ? ~0ull : ((1ull << size) - 1)) << off;
-  _Atomic uint64_t *mask = is_write ? &s->wmask : &s->rmask;
-  _Atomic uint64_t *count = is_write ? &s->writes : &s->reads;
-  uint64_t old = atomic_load_explicit(mask, memory_order_relaxed);
-  if ((old | bits) != old)
-    atomic_store_explicit(mask, old | bits, memory_order_relaxed);
-  atomic_store_explicit(count,
-                        atomic_load_explicit(count, memory_order_relaxed) + 1,
-                        memory_order_relaxed);
+  /* kind: bit 0 write, bit 1 read (3: read-modify-write) */
+  if (is_write != 1) {
+    uint64_t old = atomic_load_explicit(&s->rmask, memory_order_relaxed);
+    if ((old | bits) != old)
+      atomic_store_explicit(&s->rmask, old | bits, memory_order_relaxed);
+    atomic_store_explicit(
+        &s->reads, atomic_load_explicit(&s->reads, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+  }
+  if (is_write & 1) {
+    uint64_t old = atomic_load_explicit(&s->wmask, memory_order_relaxed);
+    if ((old | bits) != old)
+      atomic_store_explicit(&s->wmask, old | bits, memory_order_relaxed);
+    atomic_store_explicit(
+        &s->writes, atomic_load_explicit(&s->writes, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+  }
   for (int i = 0; i < KEEL_FS_SITES; ++i) {
     const struct keel_fs_site *cur =
         atomic_load_explicit(&s->site[i], memory_order_relaxed);

@@ -1,0 +1,80 @@
+#!/bin/sh
+# False sharing on this machine (issue 9; not run in CI):
+#  1. seed 004's microbenchmark with 2 threads, unpadded (`2 0 1`, one line)
+#     vs padded (`2 0 64`, 256 bytes apart): interleaved rounds, median wall
+#     time of each, ratio unpadded/padded. Threads are pinned to CPUs 0 and 1
+#     (taskset -c 0,1 plus KEEL_FS_PIN=1: thread i on the i-th CPU).
+#  2. instrumentation overhead: the same runs built with KeelFalseSharing.so
+#     (all accesses, and sampled 1/16) vs plain, median ratio.
+# Usage: bench/false-sharing.sh [build-dir]   (env: ROUNDS=7, ITERS=50000000,
+#        OITERS=20000000 for the overhead runs)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+lib=$build/lib
+rounds=${ROUNDS:-7}
+iters=${ITERS:-50000000}
+oiters=${OITERS:-20000000}
+src=$top/examples/false-sharing/fs-array.c
+work=$(mktemp -d "${TMPDIR:-/tmp}/keel-fs-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+cd "$work"
+clang-22 -O2 -g "$src" -o plain -pthread
+clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" "$src" -o instr \
+  -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
+clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" -mllvm -keel-fs-sample=16 \
+  "$src" -o sampled -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
+
+# run NAME PROGRAM ITERS ARGS... -> append "NAME seconds" to times.txt
+run() {
+  name=$1 prog=$2 n=$3; shift 3
+  t0=$(date +%s%N)
+  KEEL_FS_PIN=1 KEEL_FS_ITERS=$n KEEL_FS_OUT=$work/fs.out taskset -c 0,1 "./$prog" "$@" >/dev/null
+  t1=$(date +%s%N)
+  echo "$name $(( (t1 - t0) / 1000 ))" >> times.txt
+}
+
+: > times.txt
+i=1
+while [ "$i" -le "$rounds" ]; do
+  # alternate the order every round so drift hits both sides alike
+  if [ $((i % 2)) -eq 1 ]; then
+    run unpadded plain "$iters" 2 0 1; run padded plain "$iters" 2 0 64
+  else
+    run padded plain "$iters" 2 0 64; run unpadded plain "$iters" 2 0 1
+  fi
+  run o-plain-shared plain "$oiters" 2 0 1
+  run o-instr-shared instr "$oiters" 2 0 1
+  run o-sampled-shared sampled "$oiters" 2 0 1
+  run o-plain-padded plain "$oiters" 2 0 64
+  run o-instr-padded instr "$oiters" 2 0 64
+  run o-sampled-padded sampled "$oiters" 2 0 64
+  i=$((i + 1))
+done
+
+python3 - "$rounds" "$iters" "$oiters" <<'PY'
+import statistics, sys
+rounds, iters, oiters = sys.argv[1:]
+t = {}
+for line in open("times.txt"):
+    k, us = line.split()
+    t.setdefault(k, []).append(int(us) / 1e6)
+med = {k: statistics.median(v) for k, v in t.items()}
+def row(k):
+    v = t[k]
+    return f"{k:18} median {med[k]:8.3f} s  (min {min(v):.3f}, max {max(v):.3f}, n={len(v)})"
+print(f"# {rounds} interleaved rounds, 2 threads pinned to CPUs 0,1")
+print(f"# wall time, {iters} updates per thread")
+for k in ("unpadded", "padded"):
+    print(row(k))
+print(f"ratio unpadded/padded (medians): {med['unpadded'] / med['padded']:.2f}x")
+print(f"# instrumentation overhead, {oiters} updates per thread")
+for k in ("o-plain-shared", "o-instr-shared", "o-sampled-shared",
+          "o-plain-padded", "o-instr-padded", "o-sampled-padded"):
+    print(row(k))
+for case in ("shared", "padded"):
+    p = med[f"o-plain-{case}"]
+    print(f"overhead {case:7}: instrumented {med[f'o-instr-{case}'] / p:.2f}x, "
+          f"sampled 1/16 {med[f'o-sampled-{case}'] / p:.2f}x")
+PY
