@@ -2,6 +2,9 @@
  * element of a shared array, at the start indices given on the command line.
  *   fs-array 2 0 1     both elements in one 64-byte line (false sharing)
  *   fs-array 2 0 64    elements 256 bytes apart (one line each)
+ *   fs-array 2         with -DKEEL_FS_SPACING=S: thread i updates element
+ *                      i * S / sizeof(int), so S=4 is `0 1`, S=256 `0 64`
+ *                      (layout-sweep --false-sharing varies S)
  * KEEL_FS_ITERS (environment) sets the updates per thread (default 1e8).
  * KEEL_FS_PIN=1 pins thread i to CPU i (mod the CPUs of the affinity mask),
  * so two threads run on two cores even when the scheduler would stack them.
@@ -41,12 +44,17 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
+  if (argc < 2) {
     fprintf(stderr, "usage: %s NTHREADS INDEX...\n", argv[0]);
     return 2;
   }
   int n = atoi(argv[1]);
-  if (n < 1 || n > MAX_THREADS || argc != n + 2) {
+#ifdef KEEL_FS_SPACING
+  int spaced = argc == 2;
+#else
+  int spaced = 0;
+#endif
+  if (n < 1 || n > MAX_THREADS || (argc != n + 2 && !spaced)) {
     fprintf(stderr, "%s: want 1..%d threads and one index per thread\n",
             argv[0], MAX_THREADS);
     return 2;
@@ -63,7 +71,12 @@ int main(int argc, char **argv) {
       if (CPU_ISSET(c, &mask))
         cpus[ncpus++] = c;
   for (int i = 0; i < n; ++i) {
-    jobs[i].index = atol(argv[i + 2]);
+#ifdef KEEL_FS_SPACING
+    if (spaced)
+      jobs[i].index = (long)i * (KEEL_FS_SPACING / (long)sizeof(int));
+    else
+#endif
+      jobs[i].index = atol(argv[i + 2]);
     jobs[i].iters = iters;
     jobs[i].cpu = ncpus ? cpus[i % ncpus] : -1;
     if (jobs[i].index < 0 || jobs[i].index >= ELEMENTS) {

@@ -4,8 +4,10 @@
  * c0.hits and c1.hits and writes plan false-sharing: entries; rebuilding
  * with LayoutOpt.so and that plan aligns and pads both to 64 bytes.
  *   fs-struct            (KEEL_FS_ITERS: updates per thread, default 1e8)
- * -DKEEL_FS_SPACING=N puts N bytes of padding between the two structs by
- * hand (the layout-sweep fs-spacing axis varies it). */
+ * -DKEEL_FS_SPACING=N (a multiple of 8) puts N bytes between the two
+ * structs by hand, in one line-aligned object: c0.hits is at bytes 0-7 and
+ * c1.hits at 16+N, so N < 48 shares a line and N >= 48 does not
+ * (layout-sweep --false-sharing varies N). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +21,9 @@ struct counter {
 /* One object, so the compiler keeps the order and the spacing. */
 struct {
   struct counter c0;
-  char pad[KEEL_FS_SPACING + 1];
+  char pad[KEEL_FS_SPACING]; /* 0: a GNU zero-length array */
   struct counter c1;
-} spaced;
+} spaced __attribute__((aligned(64)));
 #define C0 spaced.c0
 #define C1 spaced.c1
 #else
