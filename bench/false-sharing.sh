@@ -26,13 +26,25 @@ clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" "$src" -o instr \
 clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" -mllvm -keel-fs-sample=16 \
   "$src" -o sampled -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
 
-# run NAME PROGRAM ITERS ARGS... -> append "NAME seconds" to times.txt
+# run NAME PROGRAM ITERS ARGS... -> append "NAME wall-us cpu-us" to
+# times.txt (cpu = user+system of the child: cpu/wall near 2 means both
+# threads really ran at the same time, near 1 that they took turns)
+cat > timeit.py <<'PY'
+import os, resource, subprocess, sys, time
+name, out = sys.argv[1], sys.argv[2]
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+t0 = time.monotonic()
+subprocess.run(sys.argv[3:], check=True, stdout=subprocess.DEVNULL)
+t1 = time.monotonic()
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+with open(out, "a") as f:
+    f.write(f"{name} {int((t1 - t0) * 1e6)} {int(cpu * 1e6)}\n")
+PY
 run() {
   name=$1 prog=$2 n=$3; shift 3
-  t0=$(date +%s%N)
-  KEEL_FS_PIN=1 KEEL_FS_ITERS=$n KEEL_FS_OUT=$work/fs.out taskset -c 0,1 "./$prog" "$@" >/dev/null
-  t1=$(date +%s%N)
-  echo "$name $(( (t1 - t0) / 1000 ))" >> times.txt
+  KEEL_FS_PIN=1 KEEL_FS_ITERS=$n KEEL_FS_OUT=$work/fs.out \
+    python3 timeit.py "$name" times.txt taskset -c 0,1 "./$prog" "$@"
 }
 
 : > times.txt
@@ -53,28 +65,36 @@ while [ "$i" -le "$rounds" ]; do
   i=$((i + 1))
 done
 
+uptime
 python3 - "$rounds" "$iters" "$oiters" <<'PY'
 import statistics, sys
 rounds, iters, oiters = sys.argv[1:]
-t = {}
+t, c = {}, {}
 for line in open("times.txt"):
-    k, us = line.split()
+    k, us, cpu = line.split()
     t.setdefault(k, []).append(int(us) / 1e6)
+    c.setdefault(k, []).append(int(cpu) / 1e6)
 med = {k: statistics.median(v) for k, v in t.items()}
 def row(k):
     v = t[k]
-    return f"{k:18} median {med[k]:8.3f} s  (min {min(v):.3f}, max {max(v):.3f}, n={len(v)})"
+    par = statistics.median(ci / wi for ci, wi in zip(c[k], v))
+    return (f"{k:18} median {med[k]:8.3f} s  (min {min(v):.3f}, max {max(v):.3f}, "
+            f"n={len(v)})  cpu/wall {par:.2f}")
 print(f"# {rounds} interleaved rounds, 2 threads pinned to CPUs 0,1")
 print(f"# wall time, {iters} updates per thread")
 for k in ("unpadded", "padded"):
     print(row(k))
-print(f"ratio unpadded/padded (medians): {med['unpadded'] / med['padded']:.2f}x")
+cmed = {k: statistics.median(v) for k, v in c.items()}
+print(f"ratio unpadded/padded (median wall): {med['unpadded'] / med['padded']:.2f}x")
+print(f"ratio unpadded/padded (median cpu):  {cmed['unpadded'] / cmed['padded']:.2f}x")
 print(f"# instrumentation overhead, {oiters} updates per thread")
 for k in ("o-plain-shared", "o-instr-shared", "o-sampled-shared",
           "o-plain-padded", "o-instr-padded", "o-sampled-padded"):
     print(row(k))
 for case in ("shared", "padded"):
     p = med[f"o-plain-{case}"]
-    print(f"overhead {case:7}: instrumented {med[f'o-instr-{case}'] / p:.2f}x, "
-          f"sampled 1/16 {med[f'o-sampled-{case}'] / p:.2f}x")
+    q = cmed[f"o-plain-{case}"]
+    print(f"overhead {case:7}: instrumented {med[f'o-instr-{case}'] / p:.2f}x wall "
+          f"({cmed[f'o-instr-{case}'] / q:.2f}x cpu), sampled 1/16 "
+          f"{med[f'o-sampled-{case}'] / p:.2f}x wall ({cmed[f'o-sampled-{case}'] / q:.2f}x cpu)")
 PY
