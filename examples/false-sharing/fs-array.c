@@ -5,6 +5,9 @@
  *   fs-array 2         with -DKEEL_FS_SPACING=S: thread i updates element
  *                      i * S / sizeof(int), so S=4 is `0 1`, S=256 `0 64`
  *                      (layout-sweep --false-sharing varies S)
+ * -DKEEL_FS_ATOMIC: update with a relaxed atomic add (lock xadd) instead of
+ * a volatile load and store; still one element per thread (false sharing,
+ * not true sharing), but every update needs the line.
  * KEEL_FS_ITERS (environment) sets the updates per thread (default 1e8).
  * KEEL_FS_PIN=1 pins thread i to CPU i (mod the CPUs of the affinity mask),
  * so two threads run on two cores even when the scheduler would stack them.
@@ -31,15 +34,18 @@ struct job {
 
 static void *worker(void *arg) {
   struct job *j = arg;
-  if (j->cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(j->cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-  }
+#ifdef KEEL_FS_ATOMIC
+  /* Each thread still updates its own element, but with a locked add,
+   * which needs the line in this core's cache for every update (a plain
+   * store can wait in the store buffer and commit in bursts). */
+  int *p = &shared_array[j->index];
+  for (long i = 0; i < j->iters; ++i)
+    __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+#else
   volatile int *p = &shared_array[j->index];
   for (long i = 0; i < j->iters; ++i)
     *p += 1;
+#endif
   return NULL;
 }
 
@@ -85,8 +91,21 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  for (int i = 0; i < n; ++i)
-    pthread_create(&t[i], NULL, worker, &jobs[i]);
+  for (int i = 0; i < n; ++i) {
+    /* Pinned threads start on their CPU (not on main's and then move):
+     * under a real-time policy a spinning thread would otherwise keep main
+     * from creating the next one. */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (jobs[i].cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(jobs[i].cpu, &set);
+      pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    }
+    pthread_create(&t[i], &attr, worker, &jobs[i]);
+    pthread_attr_destroy(&attr);
+  }
   for (int i = 0; i < n; ++i)
     pthread_join(t[i], NULL);
   long sum = 0;
