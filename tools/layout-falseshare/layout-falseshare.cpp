@@ -269,13 +269,31 @@ static Error runReport() {
                 .str());
       } else {
         unsigned Pad = LoLast + R.LineSize - HiFirst;
+        std::string A = stripOffset(PLo.Name), B = stripOffset(PHi.Name);
+        size_t BA = A.rfind('['), BB = B.rfind('[');
+        if (BA != std::string::npos && BA == BB && A.back() == ']' &&
+            B.back() == ']' && A.compare(0, BA, B, 0, BB) == 0) {
+          // Elements of one array: a stride, not padding between two.
+          Fixes.insert(
+              formatv("{0} and {1} are elements of one array written by "
+                      "different threads: give each thread elements at "
+                      "least {2} bytes apart (or a {2}-byte aligned, padded "
+                      "element type)",
+                      A, B, R.LineSize)
+                  .str());
+          continue;
+        }
+        // Anywhere in memory, HiFirst must move to LoLast + LineSize; in a
+        // line-aligned object, to the next line after LoLast.
+        uint64_t AlignedPad = (PLo.Offset / R.LineSize + 1) * R.LineSize -
+                              PHi.Offset;
         Fixes.insert(
             formatv("{0} and {1} (one object, {2} bytes between them) are "
                     "written by different threads: insert {3} bytes of "
-                    "padding before {1}, or give each its own {4}-byte "
-                    "aligned line",
-                    stripOffset(PLo.Name), stripOffset(PHi.Name),
-                    HiFirst - LoLast - 1, Pad, R.LineSize)
+                    "padding before {1} ({5} if {6} is {4}-byte aligned), or "
+                    "give each its own {4}-byte aligned line",
+                    A, B, HiFirst - LoLast - 1, Pad, R.LineSize, AlignedPad,
+                    PLo.Sym->Name)
                 .str());
       }
     }

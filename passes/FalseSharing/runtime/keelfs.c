@@ -269,13 +269,35 @@ static void write_report(void) {
   int expect = 2;
   if (!atomic_compare_exchange_strong(&state, &expect, 3))
     return;
-  const char *out = getenv("KEEL_FS_OUT");
-  if (!out || !*out)
-    out = "keelfs.out";
-  if (strlen(out) >= PATH_MAX) {
+  const char *env = getenv("KEEL_FS_OUT");
+  if (!env || !*env)
+    env = "keelfs.out";
+  if (strlen(env) >= PATH_MAX) {
     fprintf(stderr, "keelfs: KEEL_FS_OUT is longer than PATH_MAX\n");
     return;
   }
+  /* "%p" in the name becomes the process id (a forked child would
+   * otherwise overwrite its parent's report). */
+  char out[PATH_MAX];
+  size_t o = 0;
+  for (const char *c = env; *c; ++c) {
+    if (c[0] == '%' && c[1] == 'p') {
+      int n = snprintf(out + o, sizeof out - o, "%ld", (long)getpid());
+      if (n < 0 || (size_t)n >= sizeof out - o) {
+        fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+        return;
+      }
+      o += (size_t)n;
+      ++c;
+    } else {
+      if (o + 1 >= sizeof out) {
+        fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+        return;
+      }
+      out[o++] = *c;
+    }
+  }
+  out[o] = 0;
   char tmp[PATH_MAX + 32];
   if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid()) >=
       (int)sizeof tmp) {
