@@ -37,7 +37,7 @@ cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..
 
 cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
-cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap"),
+cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap, fs-spacing"),
                           cl::init("code"), cl::cat(Cat));
 cl::opt<bool> FalseSharing(
     "false-sharing",
