@@ -80,6 +80,9 @@ bool mayBeShared(Value *Ptr) {
 } // namespace
 
 PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
+  // Already instrumented (e.g. an LTO back end after a pre-link run).
+  if (M.getFunction("__keel_fs_module_init"))
+    return PreservedAnalyses::all();
   std::optional<Regex> Filter;
   if (!Functions.empty()) {
     Filter.emplace(Functions);
@@ -216,7 +219,12 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
           [](PassBuilder &PB) {
             PB.registerOptimizerLastEPCallback(
                 [](ModulePassManager &MPM, OptimizationLevel,
-                   ThinOrFullLTOPhase) {
+                   ThinOrFullLTOPhase Phase) {
+                  // With LTO, instrument once, in the back end, after the
+                  // whole program has been optimised.
+                  if (Phase == ThinOrFullLTOPhase::ThinLTOPreLink ||
+                      Phase == ThinOrFullLTOPhase::FullLTOPreLink)
+                    return;
                   MPM.addPass(FalseSharingPass());
                 });
             PB.registerPipelineParsingCallback(

@@ -60,3 +60,11 @@ define void @only_this(ptr %p) {
 !6 = !DISubroutineType(types: !7)
 !7 = !{null}
 !8 = !DILocation(line: 3, column: 5, scope: !5)
+
+; Running the pass twice instruments once (an LTO back end after a compile
+; that already instrumented).
+; RUN: %opt -load-pass-plugin=%keel_lib/KeelFalseSharing.so -passes='keel-fs,keel-fs' \
+; RUN:   -S %s | FileCheck %s --check-prefix=TWICE
+; TWICE-LABEL: define void @work
+; TWICE: call void @__keel_fs_access(ptr %p,
+; TWICE-NEXT: %x = load i32, ptr %p

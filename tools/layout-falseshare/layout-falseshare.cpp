@@ -110,7 +110,8 @@ public:
   std::string range(uint64_t Start, uint64_t End) {
     Place PA = at(Start), PZ = at(End - 1);
     if (!PA.Sym && !PZ.Sym)
-      return PA.Name + ".." + PZ.Name + " (not a global: heap or stack)";
+      return PA.Name + ".." + PZ.Name +
+             " (not a global of the binary: heap, stack or a shared library)";
     std::string A = stripOffset(PA.Name), Z = stripOffset(PZ.Name);
     if (A == Z)
       return A;
@@ -262,7 +263,7 @@ static Error runReport() {
                          .str());
       } else if (!PLo.Sym || !PHi.Sym) {
         Fixes.insert(
-            formatv("bytes {0} and {1} (not globals: heap or stack) are "
+            formatv("bytes {0} and {1} (not globals of the binary) are "
                     "written by different threads: keep such data {2} bytes "
                     "apart (pad the structure or align each allocation)",
                     PLo.Name, PHi.Name, R.LineSize)
