@@ -13,6 +13,10 @@
 // debug location; build with -g for lines), so the report names source
 // lines without symbolizing return addresses.
 //
+// After each call of malloc, calloc, realloc, aligned_alloc, operator new
+// and new[]: __keel_fs_alloc(ptr result, i64 bytes, ptr site), so heap
+// objects are named by the line that allocated them.
+//
 // Skipped: accesses whose underlying object is a stack slot (alloca) or a
 // thread-local global (never shared), accesses outside address space 0, and
 // functions not matching -keel-fs-functions.
@@ -140,6 +144,10 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
 
   unsigned Count = 0;
   SmallPtrSet<StoreInst *, 8> MergedStores;
+  SmallVector<std::pair<CallInst *, Value *>, 4> Allocs;
+  FunctionCallee Alloc =
+      M.getOrInsertFunction("__keel_fs_alloc", Type::getVoidTy(C), Ptr,
+                            Type::getInt64Ty(C), Ptr);
   for (Function &F : M) {
     if (F.isDeclaration() || F.getName().starts_with("__keel_fs"))
       continue;
@@ -181,8 +189,39 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
       } else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I)) {
         Work.emplace_back(&I, CX->getPointerOperand(),
                           CX->getNewValOperand()->getType(), 3);
+      } else if (auto *CI = dyn_cast<CallInst>(&I)) {
+        // Heap allocations, so the report can name heap objects by the
+        // source line that allocated them.
+        Function *Callee = CI->getCalledFunction();
+        if (!Callee || !CI->getType()->isPointerTy())
+          continue;
+        StringRef N = Callee->getName();
+        Value *Size = nullptr;
+        if ((N == "malloc" || N == "_Znwm" || N == "_Znam") &&
+            CI->arg_size() == 1)
+          Size = CI->getArgOperand(0);
+        else if ((N == "realloc" || N == "aligned_alloc") &&
+                 CI->arg_size() == 2)
+          Size = CI->getArgOperand(1);
+        else if (N == "calloc" && CI->arg_size() == 2)
+          Size = CI; // marked below: the product of both arguments
+        if (Size && Size != CI && !Size->getType()->isIntegerTy(64))
+          Size = nullptr;
+        if (Size)
+          Allocs.push_back({CI, Size});
       }
     }
+    for (auto &[CI, Size] : Allocs) {
+      IRBuilder<> B(CI->getNextNode());
+      Value *Bytes = Size;
+      if (Size == CI)
+        Bytes = B.CreateMul(CI->getArgOperand(0), CI->getArgOperand(1));
+      if (!Bytes->getType()->isIntegerTy(64))
+        continue;
+      B.CreateCall(Alloc, {CI, Bytes, site(*CI, F.getName())});
+      ++Count;
+    }
+    Allocs.clear();
     for (auto &[I, P, Ty, Kind] : Work) {
       if (!mayBeShared(P) || !Ty->isSized())
         continue;

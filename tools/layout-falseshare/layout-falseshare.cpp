@@ -80,6 +80,8 @@ std::string stripOffset(std::string S) {
 /// What lives at a run-time address.
 struct Place {
   const SymbolInfo *Sym = nullptr;
+  const HeapAlloc *Heap = nullptr; ///< when not a global
+  std::string Base; ///< the heap object's name, without the offset
   uint64_t Offset = 0;
   std::string Name; ///< "counters.hits", "shared_array[1]", "0x7ffd..."
 };
@@ -96,6 +98,23 @@ public:
     if (B)
       P.Sym = B->dataAt(Link);
     if (!P.Sym) {
+      auto It = llvm::upper_bound(R.Allocs, Addr,
+                                  [](uint64_t A, const HeapAlloc &H) {
+                                    return A < H.Start;
+                                  });
+      if (It != R.Allocs.begin() && Addr < std::prev(It)->Start +
+                                              std::prev(It)->Size) {
+        P.Heap = &*std::prev(It);
+        P.Offset = Addr - P.Heap->Start;
+        P.Base = formatv("heap({0} bytes at {1}:{2} in {3})",
+                         P.Heap->Size, sys::path::filename(P.Heap->Site.File),
+                         P.Heap->Site.Line, P.Heap->Site.Function)
+                     .str();
+        P.Name = P.Base;
+        if (P.Offset)
+          P.Name += "+" + std::to_string(P.Offset);
+        return P;
+      }
       P.Name = formatv("{0:x}", Addr).str();
       return P;
     }
@@ -109,9 +128,11 @@ public:
   /// Name the bytes [Start, End): "a.x" or "a[0] .. a[3]".
   std::string range(uint64_t Start, uint64_t End) {
     Place PA = at(Start), PZ = at(End - 1);
-    if (!PA.Sym && !PZ.Sym)
+    if (!PA.Sym && !PZ.Sym && !PA.Heap && !PZ.Heap)
       return PA.Name + ".." + PZ.Name +
              " (not a global of the binary: heap, stack or a shared library)";
+    if (PA.Heap && PA.Heap == PZ.Heap)
+      return formatv("{0} bytes {1}-{2}", PA.Base, PA.Offset, PZ.Offset);
     std::string A = stripOffset(PA.Name), Z = stripOffset(PZ.Name);
     if (A == Z)
       return A;
@@ -218,7 +239,10 @@ static Error runReport() {
     ++Counts[unsigned(V.Kind)];
     LineView LV;
     LV.Addr = L.Addr;
-    LV.LinkAddr = L.Addr - R.Bias;
+    // Lines of the binary's data by link-time address (as llvm-nm shows
+    // them); heap and stack lines by run-time address.
+    LV.LinkAddr = Bin && Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias
+                                                          : L.Addr;
     LV.Kind = V.Kind;
     std::set<unsigned> Involved;
     for (auto &Pr : V.FalsePairs)
@@ -233,7 +257,9 @@ static Error runReport() {
       for (auto [B, E] : runsOf(T.WMask ? T.WMask : T.RMask)) {
         TV.Written.push_back(N.range(L.Addr + B, L.Addr + E));
         Place Pl = N.at(L.Addr + B);
-        Objects.insert(Pl.Sym ? Pl.Sym->Name : std::string("(unknown)"));
+        Objects.insert(Pl.Sym    ? Pl.Sym->Name
+                       : Pl.Heap ? Pl.Base
+                                 : std::string("(unknown)"));
       }
       LV.Threads.push_back(std::move(TV));
     }
@@ -261,6 +287,19 @@ static Error runReport() {
                              "false-sharing: entries, --plan-out)",
                              PLo.Sym->Name, PHi.Sym->Name, R.LineSize)
                          .str());
+      } else if (PLo.Heap && PLo.Heap == PHi.Heap) {
+        unsigned Pad = LoLast + R.LineSize - HiFirst;
+        Fixes.insert(
+            formatv("bytes {0} and {1} of the heap object allocated at "
+                    "{2}:{3} are written by different threads: insert {4} "
+                    "bytes of padding before offset {1} (or allocate with "
+                    "aligned_alloc({5}, ...) and start the second part at "
+                    "offset {6})",
+                    PLo.Offset, PHi.Offset,
+                    sys::path::filename(PLo.Heap->Site.File),
+                    PLo.Heap->Site.Line, Pad, R.LineSize,
+                    (PLo.Offset / R.LineSize + 1) * R.LineSize)
+                .str());
       } else if (!PLo.Sym || !PHi.Sym) {
         Fixes.insert(
             formatv("bytes {0} and {1} (not globals of the binary) are "

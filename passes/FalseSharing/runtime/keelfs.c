@@ -60,6 +60,18 @@ struct entry {
   struct slot slots[KEEL_FS_SLOTS];
 };
 
+/* Heap allocations seen by __keel_fs_alloc, keyed by start address (a
+ * reused address overwrites the older entry). Only the ones overlapping a
+ * line two or more threads touched are written to the report. */
+#define KEEL_FS_ALLOCS (1u << 16)
+struct alloc {
+  _Atomic uint64_t start; /* 0: free */
+  _Atomic uint64_t size;
+  const struct keel_fs_site *_Atomic site;
+};
+static struct alloc *allocs;
+static _Atomic uint64_t dropped_allocs;
+
 static struct entry *table;
 static uint64_t table_lines;
 static _Atomic int state; /* 0 uninit, 1 initializing, 2 ready, 3 failed/done */
@@ -112,6 +124,10 @@ static void init(void) {
     atomic_store(&state, 3);
     return;
   }
+  void *a = mmap(NULL, KEEL_FS_ALLOCS * sizeof(struct alloc),
+                 PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  allocs = a == MAP_FAILED ? NULL : a;
   table = m;
   table_lines = p;
   atexit(write_report);
@@ -243,6 +259,42 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
   record((uint64_t)(uintptr_t)addr, size, is_write, site);
 }
 
+void __keel_fs_alloc(void *ptr, uint64_t size,
+                     const struct keel_fs_site *site) {
+  if (!ptr || !size)
+    return;
+  if (atomic_load_explicit(&state, memory_order_relaxed) != 2) {
+    if (atomic_load(&state) == 0)
+      init();
+    if (atomic_load(&state) != 2)
+      return;
+  }
+  if (!allocs)
+    return;
+  uint64_t start = (uint64_t)(uintptr_t)ptr;
+  uint64_t h = (start * 0x9E3779B97F4A7C15ull) >> 20;
+  for (uint64_t probe = 0; probe < 32; ++probe) {
+    struct alloc *a = &allocs[(h + probe) & (KEEL_FS_ALLOCS - 1)];
+    uint64_t cur = atomic_load_explicit(&a->start, memory_order_acquire);
+    if (cur != start) {
+      uint64_t zero = 0;
+      if (cur != 0 ||
+          (!atomic_compare_exchange_strong(&a->start, &zero, start) &&
+           zero != start))
+        continue;
+    }
+    atomic_store_explicit(&a->size, size, memory_order_relaxed);
+    atomic_store_explicit(&a->site, site, memory_order_relaxed);
+    return;
+  }
+  atomic_fetch_add_explicit(&dropped_allocs, 1, memory_order_relaxed);
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
 static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   *(uint64_t *)data = info->dlpi_addr; /* the main program comes first */
@@ -352,6 +404,41 @@ static void write_report(void) {
         fputc('\n', f);
       }
     }
+  }
+  /* Allocations overlapping a line that two or more threads touched. */
+  enum { MAX_SHARED = 4096 };
+  static uint64_t shared[MAX_SHARED];
+  size_t nshared = 0;
+  for (uint64_t i = 0; i < table_lines && nshared < MAX_SHARED; ++i) {
+    struct entry *e = &table[i];
+    uint64_t key = atomic_load(&e->key);
+    if (key && atomic_load(&e->slots[1].tid))
+      shared[nshared++] = (key - 1) * KEEL_FS_LINE;
+  }
+  qsort(shared, nshared, sizeof shared[0], cmp_u64);
+  for (uint64_t i = 0; allocs && nshared && i < KEEL_FS_ALLOCS; ++i) {
+    struct alloc *a = &allocs[i];
+    uint64_t start = atomic_load(&a->start), size = atomic_load(&a->size);
+    const struct keel_fs_site *site = atomic_load(&a->site);
+    if (!start || !size || !site)
+      continue;
+    /* first shared line ending after start */
+    size_t lo = 0, hi = nshared;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (shared[mid] + KEEL_FS_LINE <= start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == nshared || shared[lo] >= start + size)
+      continue;
+    fprintf(f, "alloc 0x%llx %llu %u %u ", (unsigned long long)start,
+            (unsigned long long)size, site->line, site->col);
+    put_escaped(f, site->func);
+    fputc(' ', f);
+    put_escaped(f, site->file);
+    fputc('\n', f);
   }
   fputs("end\n", f);
   if (fclose(f) != 0 || rename(tmp, out) != 0) {

@@ -147,6 +147,21 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
       S.Function = unescape(F[4]);
       S.File = unescape(F[5]);
       Cur->Sites.push_back(std::move(S));
+    } else if (K == "alloc") {
+      if (F.size() != 7 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
+          !number(F[3], V[2]) || !number(F[4], V[3]) || V[2] > UINT32_MAX ||
+          V[3] > UINT32_MAX)
+        return bad("want address, size, line, column, function, file");
+      if (V[1] == 0 || V[0] + V[1] < V[0])
+        return bad("empty or wrapping allocation");
+      HeapAlloc A;
+      A.Start = V[0];
+      A.Size = V[1];
+      A.Site.Line = V[2];
+      A.Site.Col = V[3];
+      A.Site.Function = unescape(F[5]);
+      A.Site.File = unescape(F[6]);
+      R.Allocs.push_back(std::move(A));
     } else if (K == "end") {
       SawEnd = true;
     } else {
@@ -159,6 +174,9 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
     return inputError(FileName, LastRecord,
                       "report is truncated (no 'end'; did the program exit "
                       "normally?)");
+  llvm::sort(R.Allocs, [](const HeapAlloc &X, const HeapAlloc &Y) {
+    return X.Start < Y.Start;
+  });
   for (auto &[A, LR] : Lines) {
     llvm::sort(LR.Threads, [](const ThreadAccess &X, const ThreadAccess &Y) {
       return X.Tid < Y.Tid;

@@ -12,6 +12,7 @@
 //   dropped 0 0 0                 (lines: table full, slots full, sites)
 //   access 0x5555555580c0 2 0x<read mask> 0x<write mask> READS WRITES
 //   site COUNT LINE COL FUNCTION FILE      (up to 4 per access record)
+//   alloc 0x5555555592a0 16 LINE COL FUNCTION FILE   (heap objects)
 //   end
 //
 // Bit i of a mask is byte i of the line. This header parses that text and
@@ -58,6 +59,13 @@ struct LineRecord {
   std::vector<ThreadAccess> Threads; ///< sorted by Tid
 };
 
+/// A heap allocation (libkeelfs records those overlapping a line that two
+/// or more threads touched): run-time start, bytes, allocating site.
+struct HeapAlloc {
+  uint64_t Start = 0, Size = 0;
+  SiteCount Site; ///< Count unused
+};
+
 struct RawReport {
   unsigned LineSize = 64;
   unsigned Sample = 1;
@@ -66,6 +74,7 @@ struct RawReport {
   unsigned Threads = 0;
   uint64_t DroppedLines = 0, DroppedSlots = 0, DroppedSites = 0;
   std::vector<LineRecord> Lines; ///< sorted by address
+  std::vector<HeapAlloc> Allocs; ///< sorted by start
 };
 
 /// Parse a runtime report; errors name \p FileName:line.
