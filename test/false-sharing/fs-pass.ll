@@ -42,6 +42,20 @@ define void @only_this(ptr %p) {
 ; CHECK-LABEL: define void @only_this
 ; CHECK: call void @__keel_fs_access(ptr %p, i32 4, i32 1, ptr @__keel_fs_site{{.*}})
 
+declare ptr @malloc(i64)
+declare ptr @calloc(i64, i64)
+define ptr @alloc(i64 %n) {
+  %a = call ptr @malloc(i64 %n)
+  %b = call ptr @calloc(i64 %n, i64 8)
+  ret ptr %b
+}
+; CHECK-LABEL: define ptr @alloc(i64 %n)
+; CHECK: %a = call ptr @malloc(i64 %n)
+; CHECK-NEXT: call void @__keel_fs_alloc(ptr %a, i64 %n, ptr @__keel_fs_site
+; CHECK: %b = call ptr @calloc(i64 %n, i64 8)
+; CHECK-NEXT: %[[BYTES:.*]] = mul i64 %n, 8
+; CHECK-NEXT: call void @__keel_fs_alloc(ptr %b, i64 %[[BYTES]], ptr @__keel_fs_site
+
 ; CHECK-LABEL: define internal void @__keel_fs_module_init()
 ; CHECK: call void @__keel_fs_init(i32 8)
 
