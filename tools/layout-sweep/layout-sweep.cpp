@@ -37,8 +37,16 @@ cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..
 
 cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
-cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap"),
+cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap, fs-spacing"),
                           cl::init("code"), cl::cat(Cat));
+cl::opt<bool> FalseSharing(
+    "false-sharing",
+    cl::desc("sweep the spacing of data written by different threads (axis "
+             "fs-spacing): --relink rebuilds with {pad} bytes between them, "
+             "e.g. -DKEEL_FS_SPACING={pad}; implies --backend=time, --cpu=-2 "
+             "(the threads need several CPUs) and KEEL_FS_PIN=1 in the "
+             "environment unless given (docs/false-sharing.md)"),
+    cl::cat(Cat));
 cl::opt<std::string> GridPreset(
     "grid", cl::desc("grid preset: default (0..4096 by 64), seed002-power3 "
                      "(0..16 KB by 64), seed002-power4 (0..256 KB by 1 KB)"),
@@ -225,6 +233,27 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Time.Warmup = Warmup;
   O.Time.AACopies = AACopies;
   O.Time.Cpu = Cpu;
+  if (FalseSharing) {
+    if (Axis.getNumOccurrences() && Axis != "fs-spacing")
+      return inputError("<command line>", 0,
+                        "--false-sharing sweeps axis fs-spacing, not --axis={0}",
+                        Axis.getValue());
+    O.Perturb.Axis = "fs-spacing";
+    if (!Backend.getNumOccurrences())
+      O.Backend = "time";
+    if (O.Backend != "time")
+      return inputError("<command line>", 0,
+                        "--false-sharing needs --backend=time: the sim backend "
+                        "runs threads one at a time (valgrind), so no cache line "
+                        "ever moves between cores");
+    if (Relink.empty())
+      return inputError("<command line>", 0,
+                        "--false-sharing needs --relink='clang ... "
+                        "-DKEEL_FS_SPACING={{pad} ... -o {{out}'");
+    if (!Cpu.getNumOccurrences())
+      O.Time.Cpu = -2;
+    O.Perturb.ExtraEnv.push_back("KEEL_FS_PIN=1");
+  }
   O.Jobs = Jobs;
   O.TimeoutSeconds = Timeout;
   O.Executor = Executor;

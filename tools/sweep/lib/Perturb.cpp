@@ -88,7 +88,8 @@ static Error checkEmitRelocs(StringRef Bin) {
 }
 
 static bool isKnownAxis(StringRef A) {
-  return A == "code" || A == "data" || A == "stack" || A == "heap";
+  return A == "code" || A == "data" || A == "stack" || A == "heap" ||
+         A == "fs-spacing";
 }
 
 Expected<std::unique_ptr<Perturber>>
@@ -96,8 +97,12 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
                   std::vector<std::pair<std::string, std::string>> Binaries,
                   std::vector<std::string> Args) {
   if (!isKnownAxis(O.Axis))
-    return makeError("unknown --axis '{0}' (code, data, stack, heap)", O.Axis);
-  bool Layout = O.Axis == "code" || O.Axis == "data";
+    return makeError("unknown --axis '{0}' (code, data, stack, heap, "
+                     "fs-spacing)",
+                     O.Axis);
+  // fs-spacing (layout-sweep --false-sharing): the relink template rebuilds
+  // the program with {pad} bytes between data written by different threads.
+  bool Layout = O.Axis == "code" || O.Axis == "data" || O.Axis == "fs-spacing";
   if (Layout && O.RelinkTemplate.empty() && O.BoltFunction.empty())
     return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
                      "--bolt-pad=FUNC for a binary linked with --emit-relocs)",

@@ -30,6 +30,8 @@ namespace sweep {
 ///  "data"  - bytes added before the data (__keel_data_pad)
 ///  "stack" - bytes of environment (moves the initial stack)
 ///  "heap"  - bytes every malloc result is shifted by (LD_PRELOAD shim)
+///  "fs-spacing" - bytes between data written by different threads (the
+///            relink template rebuilds with them; layout-sweep --false-sharing)
 ///  "aa"    - A/A: byte-identical copies of one binary (time backend noise floor);
 ///            Offset is then the copy number.
 

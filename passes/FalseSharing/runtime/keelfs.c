@@ -1,0 +1,448 @@
+/*===- keelfs.c - false-sharing runtime for KeelFalseSharing.so ----------===*
+ *
+ * The pass calls __keel_fs_access(addr, size, kind, site) before every
+ * instrumented load and store (kind: 0 read, 1 write, 3 read and write). We record, per 64-byte cache line and per
+ * thread, which bytes the thread read and wrote (64-bit masks), how many
+ * reads and writes it did, and the first few source sites it used; at exit
+ * the table is written to $KEEL_FS_OUT (default keelfs.out) for
+ * `layout-falseshare report`.
+ *
+ * Thread safety without locks:
+ *  - the table is a fixed-size open-addressing hash of lines (claimed with a
+ *    compare-and-swap on the key); memory is bounded (KEEL_FS_MAX_LINES,
+ *    default 65536, at most 1<<22) and mapped lazily;
+ *  - each line has KEEL_FS_SLOTS thread slots, claimed with a CAS on the
+ *    thread id; a slot is then written by its owner thread only, so counts
+ *    are plain relaxed stores and masks are or-ed in only when new bits
+ *    appear. Each slot has its own cache line so the runtime adds no false
+ *    sharing of its own;
+ *  - lines that are full (table or slots) are counted as dropped and
+ *    reported, never silently lost.
+ * Sampling (-keel-fs-sample=N): each thread records every Nth access and
+ * the counts are scaled by N in the report header (`sample N`).
+ *===----------------------------------------------------------------------===*/
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define KEEL_FS_LINE 64
+#define KEEL_FS_SLOTS 8
+#define KEEL_FS_SITES 4
+
+struct keel_fs_site { /* emitted by the pass, one per source location */
+  const char *file;
+  const char *func;
+  uint32_t line;
+  uint32_t col;
+};
+
+struct slot {
+  _Atomic uint32_t tid; /* 0: free; else thread id + 1 */
+  uint32_t pad0;
+  _Atomic uint64_t rmask, wmask;
+  _Atomic uint64_t reads, writes;
+  const struct keel_fs_site *_Atomic site[KEEL_FS_SITES];
+  _Atomic uint64_t sitecount[KEEL_FS_SITES];
+} __attribute__((aligned(128)));
+
+struct entry {
+  _Atomic uint64_t key; /* line address + 1; 0: free */
+  struct slot slots[KEEL_FS_SLOTS];
+};
+
+/* Heap allocations seen by __keel_fs_alloc, keyed by start address (a
+ * reused address overwrites the older entry). Only the ones overlapping a
+ * line two or more threads touched are written to the report. */
+#define KEEL_FS_ALLOCS (1u << 16)
+struct alloc {
+  _Atomic uint64_t start; /* 0: free */
+  _Atomic uint64_t size;
+  const struct keel_fs_site *_Atomic site;
+};
+static struct alloc *allocs;
+static _Atomic uint64_t dropped_allocs;
+
+static struct entry *table;
+static uint64_t table_lines;
+static _Atomic int state; /* 0 uninit, 1 initializing, 2 ready, 3 failed/done */
+static _Atomic uint32_t next_tid;
+static _Atomic uint64_t dropped_table, dropped_slots, dropped_sites;
+static uint32_t sample_every = 1;
+
+static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
+static __thread uint32_t my_skip __attribute__((tls_model("initial-exec")));
+static __thread uint64_t my_line __attribute__((tls_model("initial-exec")));
+static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
+
+static uint64_t env_number(const char *name, uint64_t def, uint64_t lo,
+                           uint64_t hi) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return def;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) {
+    fprintf(stderr,
+            "keelfs: ignoring %s=%s (want an integer in [%llu, %llu])\n", name,
+            s, (unsigned long long)lo, (unsigned long long)hi);
+    return def;
+  }
+  return v;
+}
+
+static void write_report(void);
+
+static void init(void) {
+  int expect = 0;
+  if (!atomic_compare_exchange_strong(&state, &expect, 1)) {
+    while (atomic_load(&state) == 1)
+      ;
+    return;
+  }
+  uint64_t lines = env_number("KEEL_FS_MAX_LINES", 65536, 64, 1u << 22);
+  /* round up to a power of two */
+  uint64_t p = 64;
+  while (p < lines)
+    p <<= 1;
+  size_t bytes = p * sizeof(struct entry);
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    fprintf(stderr, "keelfs: cannot map %zu bytes for %llu lines\n", bytes,
+            (unsigned long long)p);
+    atomic_store(&state, 3);
+    return;
+  }
+  void *a = mmap(NULL, KEEL_FS_ALLOCS * sizeof(struct alloc),
+                 PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  allocs = a == MAP_FAILED ? NULL : a;
+  table = m;
+  table_lines = p;
+  atexit(write_report);
+  atomic_store(&state, 2);
+}
+
+/* Called from a constructor the pass adds to every instrumented module. */
+void __keel_fs_init(uint32_t sample) {
+  if (sample > 1 && sample > sample_every)
+    sample_every = sample;
+  if (atomic_load(&state) == 0)
+    init();
+}
+
+static struct slot *find_slot(uint64_t line) {
+  uint64_t mask = table_lines - 1;
+  uint64_t h = (line * 0x9E3779B97F4A7C15ull) >> 17;
+  uint64_t key = line + 1;
+  struct entry *e = NULL;
+  for (uint64_t probe = 0; probe < 64; ++probe) {
+    struct entry *c = &table[(h + probe) & mask];
+    uint64_t k = atomic_load_explicit(&c->key, memory_order_acquire);
+    if (k == key) {
+      e = c;
+      break;
+    }
+    if (k == 0) {
+      uint64_t zero = 0;
+      if (atomic_compare_exchange_strong(&c->key, &zero, key) || zero == key) {
+        e = c;
+        break;
+      }
+    }
+  }
+  if (!e) {
+    atomic_fetch_add_explicit(&dropped_table, 1, memory_order_relaxed);
+    return NULL;
+  }
+  uint32_t want = my_tid + 1;
+  for (int i = 0; i < KEEL_FS_SLOTS; ++i) {
+    struct slot *s = &e->slots[i];
+    uint32_t t = atomic_load_explicit(&s->tid, memory_order_acquire);
+    if (t == want)
+      return s;
+    if (t == 0) {
+      uint32_t zero = 0;
+      if (atomic_compare_exchange_strong(&s->tid, &zero, want))
+        return s;
+    }
+  }
+  atomic_fetch_add_explicit(&dropped_slots, 1, memory_order_relaxed);
+  return NULL;
+}
+
+static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
+                          const struct keel_fs_site *site) {
+  uint64_t line = addr / KEEL_FS_LINE;
+  uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
+  if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
+    uint32_t first = KEEL_FS_LINE - off;
+    record(addr, first, is_write, site);
+    record(addr + first, size - first, is_write, site);
+    return;
+  }
+  struct slot *s;
+  if (line == my_line && my_slot) {
+    s = my_slot;
+  } else {
+    s = find_slot(line);
+    if (!s)
+      return;
+    my_line = line;
+    my_slot = s;
+  }
+  uint64_t bits = (size >= 64 ? ~0ull : ((1ull << size) - 1)) << off;
+  /* kind: bit 0 write, bit 1 read (3: read-modify-write) */
+  if (is_write != 1) {
+    uint64_t old = atomic_load_explicit(&s->rmask, memory_order_relaxed);
+    if ((old | bits) != old)
+      atomic_store_explicit(&s->rmask, old | bits, memory_order_relaxed);
+    atomic_store_explicit(
+        &s->reads, atomic_load_explicit(&s->reads, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+  }
+  if (is_write & 1) {
+    uint64_t old = atomic_load_explicit(&s->wmask, memory_order_relaxed);
+    if ((old | bits) != old)
+      atomic_store_explicit(&s->wmask, old | bits, memory_order_relaxed);
+    atomic_store_explicit(
+        &s->writes, atomic_load_explicit(&s->writes, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+  }
+  for (int i = 0; i < KEEL_FS_SITES; ++i) {
+    const struct keel_fs_site *cur =
+        atomic_load_explicit(&s->site[i], memory_order_relaxed);
+    if (cur == site || cur == NULL) {
+      if (cur == NULL)
+        atomic_store_explicit(&s->site[i], site, memory_order_relaxed);
+      atomic_store_explicit(
+          &s->sitecount[i],
+          atomic_load_explicit(&s->sitecount[i], memory_order_relaxed) + 1,
+          memory_order_relaxed);
+      return;
+    }
+  }
+  atomic_fetch_add_explicit(&dropped_sites, 1, memory_order_relaxed);
+}
+
+void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
+                      const struct keel_fs_site *site) {
+  if (__builtin_expect(atomic_load_explicit(&state, memory_order_relaxed) != 2,
+                       0)) {
+    if (atomic_load(&state) == 0)
+      init();
+    if (atomic_load(&state) != 2)
+      return;
+  }
+  if (__builtin_expect(my_tid == 0, 0))
+    my_tid = atomic_fetch_add(&next_tid, 1) + 1; /* ids start at 1 */
+  if (sample_every > 1) {
+    if (my_skip) {
+      --my_skip;
+      return;
+    }
+    my_skip = sample_every - 1;
+  }
+  if (size == 0 || size > 4096)
+    return;
+  record((uint64_t)(uintptr_t)addr, size, is_write, site);
+}
+
+void __keel_fs_alloc(void *ptr, uint64_t size,
+                     const struct keel_fs_site *site) {
+  if (!ptr || !size)
+    return;
+  if (atomic_load_explicit(&state, memory_order_relaxed) != 2) {
+    if (atomic_load(&state) == 0)
+      init();
+    if (atomic_load(&state) != 2)
+      return;
+  }
+  if (!allocs)
+    return;
+  uint64_t start = (uint64_t)(uintptr_t)ptr;
+  uint64_t h = (start * 0x9E3779B97F4A7C15ull) >> 20;
+  for (uint64_t probe = 0; probe < 32; ++probe) {
+    struct alloc *a = &allocs[(h + probe) & (KEEL_FS_ALLOCS - 1)];
+    uint64_t cur = atomic_load_explicit(&a->start, memory_order_acquire);
+    if (cur != start) {
+      uint64_t zero = 0;
+      if (cur != 0 ||
+          (!atomic_compare_exchange_strong(&a->start, &zero, start) &&
+           zero != start))
+        continue;
+    }
+    atomic_store_explicit(&a->size, size, memory_order_relaxed);
+    atomic_store_explicit(&a->site, site, memory_order_relaxed);
+    return;
+  }
+  atomic_fetch_add_explicit(&dropped_allocs, 1, memory_order_relaxed);
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  *(uint64_t *)data = info->dlpi_addr; /* the main program comes first */
+  return 1;
+}
+
+/* Print a string with \, space, newline and non-printables escaped, so a
+ * report line stays one line and whitespace-separated. */
+static void put_escaped(FILE *f, const char *s) {
+  if (!s || !*s) {
+    fputs("-", f);
+    return;
+  }
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\\' || c <= ' ' || c >= 127)
+      fprintf(f, "\\x%02x", c);
+    else
+      fputc(c, f);
+  }
+}
+
+static void write_report(void) {
+  int expect = 2;
+  if (!atomic_compare_exchange_strong(&state, &expect, 3))
+    return;
+  const char *env = getenv("KEEL_FS_OUT");
+  if (!env || !*env)
+    env = "keelfs.out";
+  if (strlen(env) >= PATH_MAX) {
+    fprintf(stderr, "keelfs: KEEL_FS_OUT is longer than PATH_MAX\n");
+    return;
+  }
+  /* "%p" in the name becomes the process id (a forked child would
+   * otherwise overwrite its parent's report). */
+  char out[PATH_MAX];
+  size_t o = 0;
+  for (const char *c = env; *c; ++c) {
+    if (c[0] == '%' && c[1] == 'p') {
+      int n = snprintf(out + o, sizeof out - o, "%ld", (long)getpid());
+      if (n < 0 || (size_t)n >= sizeof out - o) {
+        fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+        return;
+      }
+      o += (size_t)n;
+      ++c;
+    } else {
+      if (o + 1 >= sizeof out) {
+        fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+        return;
+      }
+      out[o++] = *c;
+    }
+  }
+  out[o] = 0;
+  char tmp[PATH_MAX + 32];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid()) >=
+      (int)sizeof tmp) {
+    fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+    return;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "keelfs: cannot write %s: %s\n", tmp, strerror(errno));
+    return;
+  }
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = 0;
+  uint64_t bias = 0;
+  dl_iterate_phdr(first_object, &bias);
+  fprintf(f, "keel-fs 1\nline-size %d\nsample %u\nexe ", KEEL_FS_LINE,
+          sample_every);
+  put_escaped(f, exe);
+  fprintf(f, "\nbias 0x%llx\nthreads %u\n", (unsigned long long)bias,
+          atomic_load(&next_tid));
+  fprintf(f, "dropped %llu %llu %llu\n",
+          (unsigned long long)atomic_load(&dropped_table),
+          (unsigned long long)atomic_load(&dropped_slots),
+          (unsigned long long)atomic_load(&dropped_sites));
+  for (uint64_t i = 0; i < table_lines; ++i) {
+    struct entry *e = &table[i];
+    uint64_t key = atomic_load(&e->key);
+    if (!key)
+      continue;
+    for (int j = 0; j < KEEL_FS_SLOTS; ++j) {
+      struct slot *s = &e->slots[j];
+      uint32_t t = atomic_load(&s->tid);
+      if (!t)
+        continue;
+      fprintf(f, "access 0x%llx %u 0x%016llx 0x%016llx %llu %llu\n",
+              (unsigned long long)((key - 1) * KEEL_FS_LINE), t - 1,
+              (unsigned long long)atomic_load(&s->rmask),
+              (unsigned long long)atomic_load(&s->wmask),
+              (unsigned long long)atomic_load(&s->reads),
+              (unsigned long long)atomic_load(&s->writes));
+      for (int k = 0; k < KEEL_FS_SITES; ++k) {
+        const struct keel_fs_site *site = atomic_load(&s->site[k]);
+        if (!site)
+          break;
+        fprintf(f, "site %llu %u %u ",
+                (unsigned long long)atomic_load(&s->sitecount[k]), site->line,
+                site->col);
+        put_escaped(f, site->func);
+        fputc(' ', f);
+        put_escaped(f, site->file);
+        fputc('\n', f);
+      }
+    }
+  }
+  /* Allocations overlapping a line that two or more threads touched. */
+  enum { MAX_SHARED = 4096 };
+  static uint64_t shared[MAX_SHARED];
+  size_t nshared = 0;
+  for (uint64_t i = 0; i < table_lines && nshared < MAX_SHARED; ++i) {
+    struct entry *e = &table[i];
+    uint64_t key = atomic_load(&e->key);
+    if (key && atomic_load(&e->slots[1].tid))
+      shared[nshared++] = (key - 1) * KEEL_FS_LINE;
+  }
+  qsort(shared, nshared, sizeof shared[0], cmp_u64);
+  for (uint64_t i = 0; allocs && nshared && i < KEEL_FS_ALLOCS; ++i) {
+    struct alloc *a = &allocs[i];
+    uint64_t start = atomic_load(&a->start), size = atomic_load(&a->size);
+    const struct keel_fs_site *site = atomic_load(&a->site);
+    if (!start || !size || !site)
+      continue;
+    /* first shared line ending after start */
+    size_t lo = 0, hi = nshared;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (shared[mid] + KEEL_FS_LINE <= start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == nshared || shared[lo] >= start + size)
+      continue;
+    fprintf(f, "alloc 0x%llx %llu %u %u ", (unsigned long long)start,
+            (unsigned long long)size, site->line, site->col);
+    put_escaped(f, site->func);
+    fputc(' ', f);
+    put_escaped(f, site->file);
+    fputc('\n', f);
+  }
+  fputs("end\n", f);
+  if (fclose(f) != 0 || rename(tmp, out) != 0) {
+    fprintf(stderr, "keelfs: cannot write %s: %s\n", out, strerror(errno));
+    unlink(tmp);
+  }
+}

@@ -1,0 +1,512 @@
+//===- layout-falseshare.cpp - report false sharing found without a PMU ---===//
+//
+//   layout-falseshare report keelfs.out [--binary=app] [--json]
+//       [--plan-out=fs.yaml] [--min-accesses=N] [-o file]
+//
+// Reads the report libkeelfs.so writes at exit (programs built with
+// -fpass-plugin=KeelFalseSharing.so), classifies every cache line (false,
+// true or mixed sharing), names the global and the field at each offset
+// (symbol table + DWARF of the binary), lists source lines and access
+// counts, predicts latent false sharing (data written by different threads
+// closer than a line, in different lines only by the current placement),
+// and writes plan `false-sharing:` entries for LayoutOpt.so.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/FalseShare/Fields.h"
+#include "keel/FalseShare/Report.h"
+#include "keel/Plan/Plan.h"
+#include "keel/Profile/Binary.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+using namespace keel;
+using namespace keel::fs;
+
+static const char *Tool = "layout-falseshare";
+
+static cl::SubCommand ReportCmd("report",
+                                "classify the cache lines of a keelfs report");
+static cl::OptionCategory Cat("layout-falseshare options");
+static cl::opt<std::string> Input(cl::Positional, cl::desc("<keelfs.out>"),
+                                  cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    BinaryPath("binary",
+               cl::desc("the instrumented program (default: the report's "
+                        "'exe' line)"),
+               cl::value_desc("file"), cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<bool> JSON("json", cl::desc("print JSON instead of text"),
+                          cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<std::string> Output("o", cl::desc("write the report here"),
+                                   cl::value_desc("file"), cl::init("-"),
+                                   cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<std::string>
+    PlanOut("plan-out",
+            cl::desc("write a plan whose false-sharing: entries name the "
+                     "globals to align and pad (for LayoutOpt.so)"),
+            cl::value_desc("fs.yaml"), cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<uint64_t> MinAccesses(
+    "min-accesses",
+    cl::desc("ignore a thread on a line with fewer accesses (default 100)"),
+    cl::init(100), cl::sub(ReportCmd), cl::cat(Cat));
+static cl::opt<bool> NoLatent("no-latent",
+                              cl::desc("do not predict latent false sharing"),
+                              cl::sub(ReportCmd), cl::cat(Cat));
+
+namespace {
+
+/// "a[1]+3" -> "a[1]": the member or element containing a byte.
+std::string stripOffset(std::string S) {
+  size_t Plus = S.rfind('+');
+  if (Plus != std::string::npos && Plus + 1 < S.size() &&
+      S.find_first_not_of("0123456789", Plus + 1) == std::string::npos &&
+      S.find(' ') == std::string::npos)
+    S.resize(Plus);
+  return S;
+}
+
+/// What lives at a run-time address.
+struct Place {
+  const SymbolInfo *Sym = nullptr;
+  const HeapAlloc *Heap = nullptr; ///< when not a global
+  std::string Base; ///< the heap object's name, without the offset
+  uint64_t Offset = 0;
+  std::string Name; ///< "counters.hits", "shared_array[1]", "0x7ffd..."
+};
+
+class Namer {
+public:
+  Namer(const RawReport &R, Binary *B) : R(R), B(B) {
+    if (B)
+      Fields = std::make_unique<FieldNamer>(B->object());
+  }
+  Place at(uint64_t Addr) {
+    Place P;
+    uint64_t Link = Addr - R.Bias;
+    if (B)
+      P.Sym = B->dataAt(Link);
+    if (!P.Sym) {
+      auto It = llvm::upper_bound(R.Allocs, Addr,
+                                  [](uint64_t A, const HeapAlloc &H) {
+                                    return A < H.Start;
+                                  });
+      if (It != R.Allocs.begin() && Addr < std::prev(It)->Start +
+                                              std::prev(It)->Size) {
+        P.Heap = &*std::prev(It);
+        P.Offset = Addr - P.Heap->Start;
+        P.Base = formatv("heap({0} bytes at {1}:{2} in {3})",
+                         P.Heap->Size, sys::path::filename(P.Heap->Site.File),
+                         P.Heap->Site.Line, P.Heap->Site.Function)
+                     .str();
+        P.Name = P.Base;
+        if (P.Offset)
+          P.Name += "+" + std::to_string(P.Offset);
+        return P;
+      }
+      P.Name = formatv("{0:x}", Addr).str();
+      return P;
+    }
+    P.Offset = Link - P.Sym->Addr;
+    std::optional<std::string> Path = Fields->path(P.Sym->Name, P.Offset);
+    P.Name = P.Sym->Name +
+             (Path ? *Path
+                   : (P.Offset ? "+" + std::to_string(P.Offset) : ""));
+    return P;
+  }
+  /// Name the bytes [Start, End): "a.x" or "a[0] .. a[3]".
+  std::string range(uint64_t Start, uint64_t End) {
+    Place PA = at(Start), PZ = at(End - 1);
+    if (!PA.Sym && !PZ.Sym && !PA.Heap && !PZ.Heap)
+      return PA.Name + ".." + PZ.Name +
+             " (not a global of the binary: heap, stack or a shared library)";
+    if (PA.Heap && PA.Heap == PZ.Heap)
+      return formatv("{0} bytes {1}-{2}", PA.Base, PA.Offset, PZ.Offset);
+    std::string A = stripOffset(PA.Name), Z = stripOffset(PZ.Name);
+    if (A == Z)
+      return A;
+    return A + " .. " + Z;
+  }
+
+private:
+  const RawReport &R;
+  Binary *B;
+  std::unique_ptr<FieldNamer> Fields;
+};
+
+std::vector<std::pair<unsigned, unsigned>> runsOf(uint64_t Mask) {
+  std::vector<std::pair<unsigned, unsigned>> Out;
+  for (unsigned B = 0; B < 64;) {
+    if (!(Mask >> B & 1)) {
+      ++B;
+      continue;
+    }
+    unsigned E = B;
+    while (E < 64 && (Mask >> E & 1))
+      ++E;
+    Out.push_back({B, E});
+    B = E;
+  }
+  return Out;
+}
+
+struct ThreadView {
+  uint32_t Tid;
+  uint64_t Reads, Writes;
+  std::string ReadBytes, WriteBytes;
+  std::vector<std::string> Written; ///< names of written data
+  std::vector<SiteCount> Sites;
+};
+
+struct LineView {
+  uint64_t Addr, LinkAddr;
+  Sharing Kind;
+  std::vector<std::string> Objects;
+  std::vector<ThreadView> Threads;
+  std::vector<std::string> Fixes;
+};
+
+struct LatentView {
+  std::string A, B;
+  uint32_t TidA, TidB;
+  uint64_t Distance; ///< bytes from the end of A to the start of B
+  std::string Fix;
+};
+
+bool alignedAndPadded(const SymbolInfo *S, unsigned LineSize) {
+  return S && S->Addr % LineSize == 0 && S->Size % LineSize == 0;
+}
+
+} // namespace
+
+static Error runReport() {
+  if (Input.empty())
+    return inputError("<command line>", 0, "give the keelfs report to read");
+  Expected<std::string> Text = readWholeFile(Input);
+  if (!Text)
+    return Text.takeError();
+  Expected<RawReport> RR = parseRawReport(*Text, Input);
+  if (!RR)
+    return RR.takeError();
+  RawReport &R = *RR;
+
+  std::unique_ptr<Binary> Bin;
+  std::string BinPath = BinaryPath.empty() ? R.Exe : BinaryPath;
+  if (!BinPath.empty()) {
+    if (!BinaryPath.empty() || sys::fs::exists(BinPath)) {
+      Expected<std::unique_ptr<Binary>> B = Binary::open(BinPath);
+      if (!B)
+        return B.takeError();
+      Bin = std::move(*B);
+    } else {
+      WithColor::warning(errs(), Tool)
+          << "binary '" << BinPath
+          << "' not found; give --binary to name globals and fields\n";
+    }
+  }
+  Namer N(R, Bin.get());
+
+  std::vector<LineView> Views;
+  Plan P;
+  std::set<std::string> Planned;
+  auto plan = [&](const SymbolInfo *S, const std::string &Reason) {
+    if (!S || !Planned.insert(S->Name).second)
+      return;
+    FalseSharingCandidate C;
+    C.Name = S->Name;
+    if (S->IsLocal)
+      C.File = S->FileName;
+    C.Align = R.LineSize;
+    C.Reason = Reason;
+    P.FalseSharing.push_back(C);
+  };
+  unsigned Counts[4] = {0, 0, 0, 0};
+  for (const LineRecord &L : R.Lines) {
+    LineVerdict V = classifyLine(L, MinAccesses);
+    if (V.Kind == Sharing::None)
+      continue;
+    ++Counts[unsigned(V.Kind)];
+    LineView LV;
+    LV.Addr = L.Addr;
+    // Lines of the binary's data by link-time address (as llvm-nm shows
+    // them); heap and stack lines by run-time address.
+    LV.LinkAddr = Bin && Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias
+                                                          : L.Addr;
+    LV.Kind = V.Kind;
+    std::set<unsigned> Involved;
+    for (auto &Pr : V.FalsePairs)
+      Involved.insert({Pr.first, Pr.second});
+    for (auto &Pr : V.TruePairs)
+      Involved.insert({Pr.first, Pr.second});
+    std::set<std::string> Objects;
+    for (unsigned I : Involved) {
+      const ThreadAccess &T = L.Threads[I];
+      ThreadView TV{T.Tid, T.Reads, T.Writes, maskRanges(T.RMask),
+                    maskRanges(T.WMask), {}, T.Sites};
+      for (auto [B, E] : runsOf(T.WMask ? T.WMask : T.RMask)) {
+        TV.Written.push_back(N.range(L.Addr + B, L.Addr + E));
+        Place Pl = N.at(L.Addr + B);
+        Objects.insert(Pl.Sym    ? Pl.Sym->Name
+                       : Pl.Heap ? Pl.Base
+                                 : std::string("(unknown)"));
+      }
+      LV.Threads.push_back(std::move(TV));
+    }
+    LV.Objects.assign(Objects.begin(), Objects.end());
+    // One fix per false pair: pad apart (same object) or align both
+    // (different globals, through the plan).
+    std::set<std::string> Fixes;
+    for (auto [I, J] : V.FalsePairs) {
+      const ThreadAccess &A = L.Threads[I], &B = L.Threads[J];
+      bool AFirst = countr_zero(A.WMask) < countr_zero(B.WMask);
+      const ThreadAccess &Lo = AFirst ? A : B, &Hi = AFirst ? B : A;
+      unsigned HiFirst = countr_zero(Hi.WMask);
+      uint64_t Below = Lo.WMask & ((1ull << HiFirst) - 1);
+      unsigned LoLast = 63 - countl_zero(Below);
+      Place PLo = N.at(L.Addr + LoLast), PHi = N.at(L.Addr + HiFirst);
+      if (PLo.Sym && PHi.Sym && PLo.Sym != PHi.Sym) {
+        std::string Reason =
+            formatv("written by 2 threads at disjoint bytes of one line "
+                    "({0} and {1})",
+                    PLo.Sym->Name, PHi.Sym->Name)
+                .str();
+        plan(PLo.Sym, Reason);
+        plan(PHi.Sym, Reason);
+        Fixes.insert(formatv("align and pad {0} and {1} to {2} bytes (plan "
+                             "false-sharing: entries, --plan-out)",
+                             PLo.Sym->Name, PHi.Sym->Name, R.LineSize)
+                         .str());
+      } else if (PLo.Heap && PLo.Heap == PHi.Heap) {
+        unsigned Pad = LoLast + R.LineSize - HiFirst;
+        Fixes.insert(
+            formatv("bytes {0} and {1} of the heap object allocated at "
+                    "{2}:{3} are written by different threads: insert {4} "
+                    "bytes of padding before offset {1} (or allocate with "
+                    "aligned_alloc({5}, ...) and start the second part at "
+                    "offset {6})",
+                    PLo.Offset, PHi.Offset,
+                    sys::path::filename(PLo.Heap->Site.File),
+                    PLo.Heap->Site.Line, Pad, R.LineSize,
+                    (PLo.Offset / R.LineSize + 1) * R.LineSize)
+                .str());
+      } else if (!PLo.Sym || !PHi.Sym) {
+        Fixes.insert(
+            formatv("bytes {0} and {1} (not globals of the binary) are "
+                    "written by different threads: keep such data {2} bytes "
+                    "apart (pad the structure or align each allocation)",
+                    PLo.Name, PHi.Name, R.LineSize)
+                .str());
+      } else {
+        unsigned Pad = LoLast + R.LineSize - HiFirst;
+        std::string A = stripOffset(PLo.Name), B = stripOffset(PHi.Name);
+        size_t BA = A.rfind('['), BB = B.rfind('[');
+        if (BA != std::string::npos && BA == BB && A.back() == ']' &&
+            B.back() == ']' && A.compare(0, BA, B, 0, BB) == 0) {
+          // Elements of one array: a stride, not padding between two.
+          Fixes.insert(
+              formatv("{0} and {1} are elements of one array written by "
+                      "different threads: give each thread elements at "
+                      "least {2} bytes apart (or a {2}-byte aligned, padded "
+                      "element type)",
+                      A, B, R.LineSize)
+                  .str());
+          continue;
+        }
+        // Anywhere in memory, HiFirst must move to LoLast + LineSize; in a
+        // line-aligned object, to the next line after LoLast.
+        uint64_t AlignedPad = (PLo.Offset / R.LineSize + 1) * R.LineSize -
+                              PHi.Offset;
+        Fixes.insert(
+            formatv("{0} and {1} (one object, {2} bytes between them) are "
+                    "written by different threads: insert {3} bytes of "
+                    "padding before {1} ({5} if {6} is {4}-byte aligned), or "
+                    "give each its own {4}-byte aligned line",
+                    A, B, HiFirst - LoLast - 1, Pad, R.LineSize, AlignedPad,
+                    PLo.Sym->Name)
+                .str());
+      }
+    }
+    LV.Fixes.assign(Fixes.begin(), Fixes.end());
+    Views.push_back(std::move(LV));
+  }
+
+  std::vector<LatentView> Latent;
+  if (!NoLatent) {
+    for (const LatentPair &LP : latentPairs(writeRuns(R, MinAccesses),
+                                            R.LineSize)) {
+      Place PA = N.at(LP.A.End - 1), PB = N.at(LP.B.Start);
+      // Objects that own their lines (aligned and a whole number of lines)
+      // cannot move onto one line.
+      if (PA.Sym && PB.Sym && PA.Sym != PB.Sym &&
+          alignedAndPadded(PA.Sym, R.LineSize) &&
+          alignedAndPadded(PB.Sym, R.LineSize))
+        continue;
+      if (PA.Sym && PA.Sym == PB.Sym && alignedAndPadded(PA.Sym, R.LineSize))
+        continue;
+      LatentView LV{N.range(LP.A.Start, LP.A.End),
+                    N.range(LP.B.Start, LP.B.End), LP.A.Tid, LP.B.Tid,
+                    LP.B.Start - LP.A.End, ""};
+      if (PA.Sym && PB.Sym && PA.Sym != PB.Sym) {
+        std::string Reason =
+            formatv("latent: written by different threads {0} bytes apart "
+                    "({1} and {2})",
+                    LV.Distance, PA.Sym->Name, PB.Sym->Name)
+                .str();
+        plan(PA.Sym, Reason);
+        plan(PB.Sym, Reason);
+        LV.Fix = formatv("align and pad {0} and {1} to {2} bytes (plan)",
+                         PA.Sym->Name, PB.Sym->Name, R.LineSize)
+                     .str();
+      } else {
+        LV.Fix = formatv("keep them {0} bytes apart or align the object to "
+                         "{0}",
+                         R.LineSize)
+                     .str();
+      }
+      Latent.push_back(std::move(LV));
+    }
+  }
+
+  auto siteText = [](const SiteCount &S) {
+    return formatv("{0}:{1}:{2} in {3}", sys::path::filename(S.File), S.Line,
+                   S.Col, S.Function.empty() ? "?" : S.Function)
+        .str();
+  };
+  Error E = writeOutput(Output, [&](raw_ostream &OS) -> Error {
+    if (JSON) {
+      json::OStream J(OS, 2);
+      J.object([&] {
+        J.attribute("report", Input);
+        J.attribute("binary", BinPath);
+        J.attribute("sample", R.Sample);
+        J.attribute("threads", R.Threads);
+        J.attribute("lines_seen", uint64_t(R.Lines.size()));
+        J.attribute("dropped", R.DroppedLines + R.DroppedSlots);
+        J.attributeArray("lines", [&] {
+          for (const LineView &LV : Views)
+            J.object([&] {
+              J.attribute("sharing", sharingName(LV.Kind));
+              J.attribute("line", formatv("{0:x}", LV.LinkAddr).str());
+              J.attributeArray("objects", [&] {
+                for (auto &O : LV.Objects)
+                  J.value(O);
+              });
+              J.attributeArray("threads", [&] {
+                for (const ThreadView &T : LV.Threads)
+                  J.object([&] {
+                    J.attribute("thread", T.Tid);
+                    J.attribute("reads", T.Reads);
+                    J.attribute("writes", T.Writes);
+                    J.attribute("read_bytes", T.ReadBytes);
+                    J.attribute("write_bytes", T.WriteBytes);
+                    J.attributeArray("data", [&] {
+                      for (auto &W : T.Written)
+                        J.value(W);
+                    });
+                    J.attributeArray("sites", [&] {
+                      for (const SiteCount &S : T.Sites)
+                        J.object([&] {
+                          J.attribute("file", S.File);
+                          J.attribute("line", S.Line);
+                          J.attribute("column", S.Col);
+                          J.attribute("function", S.Function);
+                          J.attribute("count", S.Count);
+                        });
+                    });
+                  });
+              });
+              J.attributeArray("fixes", [&] {
+                for (auto &F : LV.Fixes)
+                  J.value(F);
+              });
+            });
+        });
+        J.attributeArray("latent", [&] {
+          for (const LatentView &L : Latent)
+            J.object([&] {
+              J.attribute("a", L.A);
+              J.attribute("b", L.B);
+              J.attribute("thread_a", L.TidA);
+              J.attribute("thread_b", L.TidB);
+              J.attribute("gap", L.Distance);
+              J.attribute("fix", L.Fix);
+            });
+        });
+      });
+      OS << "\n";
+      return Error::success();
+    }
+    OS << formatv("{0}: {1} threads, {2} lines touched, sampling 1/{3}, {4} "
+                  "records dropped\n",
+                  Input, R.Threads, R.Lines.size(), R.Sample,
+                  R.DroppedLines + R.DroppedSlots);
+    for (const LineView &LV : Views) {
+      OS << formatv("{0} sharing: line {1:x} ({2})\n", sharingName(LV.Kind),
+                    LV.LinkAddr, join(LV.Objects, ", "));
+      for (const ThreadView &T : LV.Threads) {
+        OS << formatv("  thread {0}: writes bytes {1}, reads bytes {2}: {3} "
+                      "writes, {4} reads: {5}\n",
+                      T.Tid, T.WriteBytes, T.ReadBytes, T.Writes, T.Reads,
+                      join(T.Written, ", "));
+        for (const SiteCount &S : T.Sites)
+          OS << formatv("    {0}: {1} accesses\n", siteText(S), S.Count);
+      }
+      for (auto &F : LV.Fixes)
+        OS << "  fix: " << F << "\n";
+    }
+    for (const LatentView &L : Latent)
+      OS << formatv("latent false sharing: {0} (thread {1}) and {2} (thread "
+                    "{3}) are {4} bytes apart in different lines; another "
+                    "placement puts them on one line; fix: {5}\n",
+                    L.A, L.TidA, L.B, L.TidB, L.Distance, L.Fix);
+    OS << formatv("summary: {0} false, {1} mixed, {2} true sharing lines, {3} "
+                  "latent pairs\n",
+                  Counts[unsigned(Sharing::False)],
+                  Counts[unsigned(Sharing::Mixed)],
+                  Counts[unsigned(Sharing::True)], Latent.size());
+    return Error::success();
+  });
+  if (E)
+    return E;
+  if (!PlanOut.empty()) {
+    P.Binary = BinPath;
+    if (Bin)
+      P.BuildID = Bin->buildID().str();
+    if (Error E = writeOutput(PlanOut, [&](raw_ostream &OS) {
+          writePlan(P, OS);
+          return Error::success();
+        }))
+      return E;
+  }
+  return Error::success();
+}
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions(Cat);
+  cl::SetVersionPrinter(
+      [](raw_ostream &OS) { OS << "layout-falseshare (Keel) 0.1.0\n"; });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "layout-falseshare: false sharing from KeelFalseSharing.so "
+      "instrumentation (no PMU needed)\n");
+  Error E = Error::success();
+  if (ReportCmd)
+    E = runReport();
+  else
+    E = inputError("<command line>", 0, "give a subcommand: report");
+  if (E)
+    return reportError(Tool, std::move(E));
+  return 0;
+}
