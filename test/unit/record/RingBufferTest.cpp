@@ -332,6 +332,16 @@ TEST(RingBuffer, MalformedRecordsAreErrors) {
   std::vector<uint8_t> Ring(256);
   EXPECT_NE(errText(P.parseRing(Ring, 100, 400)), "");
   EXPECT_NE(errText(P.parseRing(std::vector<uint8_t>(100), 0, 8)), "");
+  // Fuzzer regression (test/fuzz/corpus/ring-buffer/regress-header-wraps):
+  // a misaligned tail whose header runs past the end of the data area, and
+  // fewer bytes than a header, are errors, not reads past the ring.
+  std::vector<uint8_t> Small(8, 0xff);
+  EXPECT_NE(errText(P.parseRing(Small, 4, 12)), "");
+  EXPECT_NE(errText(P.parseRing(Small, 0, 4)), "");
+  std::vector<uint8_t> Wrap(16, 0);
+  Wrap[14] = 9; // type PERF_RECORD_SAMPLE, misc 0, size 16 across the wrap
+  Wrap[4] = 16;
+  EXPECT_NE(errText(P.parseRing(Wrap, 14, 30)), "");
 }
 
 } // namespace
