@@ -57,7 +57,11 @@ public:
   }
   size_t pos() const { return Pos; }
   size_t size() const { return Bytes.size(); }
-  ArrayRef<uint8_t> bytes(size_t N) const { return Bytes.slice(Pos, N); }
+  /// Up to \p N bytes at the cursor (fewer at the end of the record:
+  /// ArrayRef::slice does not check its bounds in release builds).
+  ArrayRef<uint8_t> bytes(size_t N) const {
+    return Bytes.slice(Pos, std::min<size_t>(N, Bytes.size() - Pos));
+  }
 
 private:
   template <typename T> bool fixed(T &V) {

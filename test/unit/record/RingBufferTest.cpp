@@ -342,6 +342,16 @@ TEST(RingBuffer, MalformedRecordsAreErrors) {
   Wrap[14] = 9; // type PERF_RECORD_SAMPLE, misc 0, size 16 across the wrap
   Wrap[4] = 16;
   EXPECT_NE(errText(P.parseRing(Wrap, 14, 30)), "");
+  // Fuzzer regression (regress-mmap2-build-id): an MMAP2 with a build id
+  // that ends inside the 24-byte build-id union was read past the record.
+  RecordLayout NoId = layout();
+  NoId.SampleIdAll = false;
+  RecordWriter W;
+  W.u32(100).u32(100).u64(0x7f0000000000).u64(0x1000).u64(0).u64(0x14);
+  RecordParser Q(NoId);
+  EXPECT_EQ(errText(Q.parse(W.record(PERF_RECORD_MMAP2,
+                                     PERF_RECORD_MISC_MMAP_BUILD_ID))),
+            "truncated MMAP2 record in the perf ring buffer");
 }
 
 } // namespace
