@@ -2,13 +2,14 @@
 # Build Keel with AddressSanitizer + UndefinedBehaviorSanitizer on its own
 # libraries, tools and unit tests (-DKEEL_SANITIZE=address,undefined; the
 # pass plugins, keelPlan and the LD_PRELOAD heap shim stay uninstrumented,
-# see docs/hardening.md) into ${KEEL_BUILD:-build-asan} and run every test
+# see docs/hardening.md) into ${KEEL_ASAN_BUILD:-build-asan} (not KEEL_BUILD,
+# which names the normal build in the same CI run) and run every test
 # (GoogleTest + lit) through ctest. Any ASan/UBSan report fails its test.
 #
 #   scripts/keel-test-asan.sh            # KEEL_JOBS=2 by default
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=${KEEL_BUILD:-$top/build-asan}
+build=${KEEL_ASAN_BUILD:-$top/build-asan}
 jobs=${KEEL_JOBS:-2}
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -17,6 +18,8 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld-22 \
     -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
     -DKEEL_SANITIZE=address,undefined
+else
+  cmake "$build" -DKEEL_SANITIZE=address,undefined > /dev/null
 fi
 cmake --build "$build" -j"$jobs"
 # Leaks are reported at exit (detect_leaks=1 is ASan's default on Linux);
