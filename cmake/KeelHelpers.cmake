@@ -1,7 +1,29 @@
-# keel_add_library(name SOURCES...): a static library of Keel code that links
-# the shared libLLVM. Headers live in <dir>/include.
+# keel_sanitize(target): apply KEEL_SANITIZE (and, for libraries under
+# KEEL_FUZZ, coverage instrumentation) to one of Keel's own targets.
+function(keel_sanitize name)
+  if(KEEL_SANITIZE_FLAGS)
+    target_compile_options(${name} PRIVATE ${KEEL_SANITIZE_FLAGS})
+    get_target_property(type ${name} TYPE)
+    if(type STREQUAL "STATIC_LIBRARY")
+      if(KEEL_FUZZ)
+        target_compile_options(${name} PRIVATE -fsanitize=fuzzer-no-link)
+      endif()
+    else()
+      target_link_options(${name} PRIVATE -fsanitize=${KEEL_SANITIZE})
+    endif()
+  endif()
+endfunction()
+
+# keel_add_library(name [NO_SANITIZE] SOURCES...): a static library of Keel
+# code that links the shared libLLVM. Headers live in <dir>/include.
+# NO_SANITIZE: never instrumented (linked into a plugin that an uninstrumented
+# host loads).
 function(keel_add_library name)
-  add_library(${name} STATIC ${ARGN})
+  cmake_parse_arguments(L "NO_SANITIZE" "" "" ${ARGN})
+  add_library(${name} STATIC ${L_UNPARSED_ARGUMENTS})
+  if(NOT L_NO_SANITIZE)
+    keel_sanitize(${name})
+  endif()
   target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
   target_link_libraries(${name} PUBLIC LLVM fmt::fmt)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
@@ -12,6 +34,7 @@ endfunction()
 function(keel_add_tool name)
   cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
   add_executable(${name} ${T_UNPARSED_ARGUMENTS})
+  keel_sanitize(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} LLVM fmt::fmt)
   target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-deprecated-declarations)
   set_property(GLOBAL APPEND PROPERTY KEEL_TOOLS ${name})
@@ -22,6 +45,7 @@ endfunction()
 function(keel_add_unittest name)
   cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
   add_executable(${name} ${T_UNPARSED_ARGUMENTS})
+  keel_sanitize(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} LLVM fmt::fmt GTest::gtest GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/unittests)
   target_compile_definitions(${name} PRIVATE KEEL_TEST_INPUTS="${CMAKE_SOURCE_DIR}/test/Inputs")

@@ -15,7 +15,8 @@ config.test_exec_root = os.path.join(config.keel_obj_root, "test")
 # Keel's tools first, then LLVM 22's (FileCheck, not, split-file, llvm-mc, ...).
 config.environment["PATH"] = os.pathsep.join(
     [config.keel_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
-for var in ["HOME", "TMPDIR", "LANG"]:
+# Sanitizer settings reach the tools of a KEEL_SANITIZE build (scripts/keel-test-asan.sh).
+for var in ["HOME", "TMPDIR", "LANG", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

@@ -149,6 +149,8 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   // Options are checked (exit 2) before anything runs.
   if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
     return G.takeError();
+  if (Error E = checkOutputPath(PerfSamples))
+    return std::move(E);
 
   Expected<RecordResult> R = runOrReplay(Req, Opts);
   if (!R)

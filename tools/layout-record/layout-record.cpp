@@ -142,6 +142,11 @@ int main(int argc, char **argv) {
   if (!Bin)
     return reportError(Tool, Bin.takeError());
 
+  // The output must be writable before the program runs (a long run must
+  // not be lost to a typo, and a bad path must leave nothing behind).
+  if (Error E = checkOutputPath(Output))
+    return reportError(Tool, std::move(E));
+
   RecordRequest Req;
   Req.Command.push_back(Program);
   Req.Command.insert(Req.Command.end(), ProgramArgs.begin(), ProgramArgs.end());

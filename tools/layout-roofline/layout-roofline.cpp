@@ -355,6 +355,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "layout-roofline: roofline ceilings of this machine, seed 003's "
       "cache-aware estimate, and a program's place under the roofs\n");
+  // Both outputs are checked before any work: a bad --svg path must not
+  // leave the report written (nor a minutes-long measurement wasted).
+  for (StringRef Path : {StringRef(Output), StringRef(SVG)})
+    if (Error E = checkOutputPath(Path))
+      return reportError(Tool, std::move(E));
   Error E = Error::success();
   if (ModelCmd)
     E = runModel();

@@ -292,6 +292,10 @@ static Error writeReports(const SweepResult &R, const GateResult &G) {
       return Error::success();
     });
   };
+  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
+    if (Opt->getNumOccurrences())
+      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
+        return E;
   if (Error E = Write(JSON, [&](raw_ostream &OS) { writeJSONReport(OS, R, G); }))
     return E;
   if (Error E = Write(CSV, [&](raw_ostream &OS) { writeCSVReport(OS, R); }))
@@ -340,6 +344,15 @@ int main(int argc, char **argv) {
       return reportError(Tool, B.takeError());
     BaselineResult = std::move(*B);
   }
+  // Every output (and the journal) must be writable before a sweep that may
+  // take hours runs, and a bad one must not leave the others written.
+  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
+    if (Opt->getNumOccurrences())
+      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
+        return reportError(Tool, std::move(E));
+  if (!O->JournalPath.empty())
+    if (Error E = checkOutputPath(O->JournalPath))
+      return reportError(Tool, std::move(E));
   O->Progress = progressPrinter();
 
   Expected<SweepResult> R = runSweep(*O);

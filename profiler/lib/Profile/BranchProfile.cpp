@@ -14,12 +14,12 @@ void AddressProfile::merge(const AddressProfile &O) {
   for (const auto &[K, V] : O.Branches)
     Branches[K] += V;
   for (const auto &[K, V] : O.FallThroughs)
-    FallThroughs[K] += V;
+    addCount(FallThroughs[K], V);
   for (const auto &[K, V] : O.IPSamples)
-    IPSamples[K] += V;
+    addCount(IPSamples[K], V);
   Samples.insert(Samples.end(), O.Samples.begin(), O.Samples.end());
-  NumSamples += O.NumSamples;
-  NumEntries += O.NumEntries;
+  addCount(NumSamples, O.NumSamples);
+  addCount(NumEntries, O.NumEntries);
 }
 
 void BranchProfile::merge(const BranchProfile &O) {
@@ -32,11 +32,11 @@ void BranchProfile::merge(const BranchProfile &O) {
   for (const auto &[K, V] : O.Branches)
     Branches[K] += V;
   for (const auto &[K, V] : O.FallThroughs)
-    FallThroughs[K] += V;
+    addCount(FallThroughs[K], V);
   for (const auto &[K, V] : O.Samples)
-    Samples[K] += V;
+    addCount(Samples[K], V);
   for (const auto &[K, V] : O.MemAccesses)
-    MemAccesses[K] += V;
+    addCount(MemAccesses[K], V);
 }
 
 static Location locate(uint64_t Addr, const Binary &Bin, bool &Unmapped) {
@@ -67,14 +67,14 @@ BranchProfile symbolize(const AddressProfile &AP, const Binary &Bin,
       Quality.count("fall-through ranges are outside every function", 1);
       continue;
     }
-    P.FallThroughs[{From, To}] += V;
+    addCount(P.FallThroughs[{From, To}], V);
   }
   for (const auto &[Addr, N] : AP.IPSamples) {
     bool Unmapped = false;
     Location L = locate(Addr, Bin, Unmapped);
     if (Unmapped)
       Quality.count("IP samples are outside every function", 1);
-    P.Samples[L] += N;
+    addCount(P.Samples[L], N);
   }
   P.NoLBR = AP.Branches.empty() && !AP.IPSamples.empty();
   return P;
@@ -110,7 +110,7 @@ AddressProfile resolve(const BranchProfile &P, const Binary &Bin,
       Quality.count("fall-through ranges name symbols missing from the binary");
       continue;
     }
-    AP.FallThroughs[{From, To}] += V;
+    addCount(AP.FallThroughs[{From, To}], V);
   }
   for (const auto &[L, N] : P.Samples) {
     uint64_t Addr;
@@ -118,7 +118,7 @@ AddressProfile resolve(const BranchProfile &P, const Binary &Bin,
       Quality.count("IP samples name symbols missing from the binary");
       continue;
     }
-    AP.IPSamples[Addr] += N;
+    addCount(AP.IPSamples[Addr], N);
   }
   return AP;
 }

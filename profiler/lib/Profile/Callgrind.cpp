@@ -387,7 +387,7 @@ Error Parser::costLine(StringRef L, StringRef NextLine) {
     // --skip-plt=yes: instructions of the skipped stub, charged here.
     O.SkippedIr += Ir;
   } else if (Ir) {
-    O.Executed[Addr] += Ir;
+    addCount(O.Executed[Addr], Ir);
     auto [It, New] = O.FnLowest.try_emplace(CurFn, Addr);
     if (!New)
       It->second = std::min(It->second, Addr);
@@ -504,7 +504,7 @@ void adoptUnnamedCode(ObjectData &Main, StringRef MainName, uint64_t MainBias,
   };
   for (const auto &[A, N] : Unnamed.Executed)
     if (InBinary(A))
-      Main.Executed[Move(A)] += N;
+      addCount(Main.Executed[Move(A)], N);
   for (const RawJump &J : Unnamed.Jumps)
     if (InBinary(J.Src) && InBinary(J.Dst))
       Main.Jumps.push_back({Move(J.Src), Move(J.Dst), J.Taken});
@@ -570,7 +570,7 @@ void ProfileBuilder::countExecutions() {
       Q.count("executed instructions are outside the binary's code", N);
       continue;
     }
-    Count[Addr] += N;
+    addCount(Count[Addr], N);
   }
 }
 
@@ -585,7 +585,7 @@ void ProfileBuilder::addJumps() {
       continue;
     }
     if (I->IsBranch) {
-      JumpsFrom[Src] += J.Taken;
+      addCount(JumpsFrom[Src], J.Taken);
       AP.Branches[{Src, Dst}].Count += J.Taken;
       continue;
     }
@@ -595,7 +595,7 @@ void ProfileBuilder::addJumps() {
     // a rep-prefixed string instruction as a jump to itself: an exit and
     // re-entry for the runs, but no branch.
     if (Dst != Src + I->Size)
-      JumpsFrom[Src] += J.Taken;
+      addCount(JumpsFrom[Src], J.Taken);
   }
 }
 
@@ -655,7 +655,7 @@ void ProfileBuilder::addRanges() {
     while (N && !Active.empty()) {
       Open &O = Active.front();
       uint64_t K = std::min(N, O.N);
-      AP.FallThroughs[{O.Start, End}] += K;
+      addCount(AP.FallThroughs[{O.Start, End}], K);
       O.N -= K;
       N -= K;
       if (!O.N)

@@ -141,7 +141,7 @@ Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
     auto N = decimal(F[6], "count");
     if (!N)
       return N.takeError();
-    P.MemAccesses[MemAccess{*Inst, *Data}] += *N;
+    addCount(P.MemAccesses[MemAccess{*Inst, *Data}], *N);
     return Error::success();
   }
   if (P.NoLBR) {
@@ -154,7 +154,7 @@ Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
     auto N = decimal(F[3], "count");
     if (!N)
       return N.takeError();
-    P.Samples[*L] += *N;
+    addCount(P.Samples[*L], *N);
     return Error::success();
   }
   if (F.size() != 8)

@@ -231,7 +231,7 @@ BranchProfile symbolizeForFdata(const AddressProfile &AP, const Binary &Bin,
       Quality.count("IP samples are outside every function");
       continue;
     }
-    P.Samples[locationOf(F, A)] += N;
+    addCount(P.Samples[locationOf(F, A)], N);
   }
   P.NoLBR = AP.Branches.empty() && AP.FallThroughs.empty() &&
             !AP.IPSamples.empty();

@@ -152,7 +152,7 @@ Error PreAggregatedParser::record(StringRef Line, AddressProfile &AP) {
   switch (Kind[0]) {
   case 'S':
     if (A[0])
-      AP.IPSamples[A[0]] += C[0];
+      addCount(AP.IPSamples[A[0]], C[0]);
     break;
   case 'B':
     AP.Branches[{A[0], A[1]}] += BranchCount{C[0], C[1]};
@@ -160,17 +160,17 @@ Error PreAggregatedParser::record(StringRef Line, AddressProfile &AP) {
   case 'F':
   case 'f':
   case 'r':
-    AP.FallThroughs[{A[0], A[1]}] += C[0];
+    addCount(AP.FallThroughs[{A[0], A[1]}], C[0]);
     break;
   case 'T':
   case 'R':
     // A return from outside (R 0 ...) carries no branch of the binary.
     if (A[0] || Kind == "T")
       AP.Branches[{A[0], A[1]}] += BranchCount{C[0], 0};
-    AP.FallThroughs[{A[1], A[2]}] += C[0];
+    addCount(AP.FallThroughs[{A[1], A[2]}], C[0]);
     break;
   }
-  AP.NumSamples += C[0];
+  addCount(AP.NumSamples, C[0]);
   return Error::success();
 }
 

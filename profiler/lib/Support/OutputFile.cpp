@@ -7,6 +7,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/ADT/SmallString.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
 using namespace llvm;
 
 namespace keel {
@@ -33,11 +37,42 @@ Error writeOutput(StringRef Path, function_ref<Error(raw_ostream &)> Write) {
 }
 
 Expected<std::string> makePrivateTempDir(StringRef Prefix) {
+  // mkdtemp creates the directory 0700 in one step (createUniqueDirectory
+  // creates it with the umask's permissions first, leaving a window in which
+  // another user could open it).
   SmallString<256> Dir;
-  if (std::error_code EC = sys::fs::createUniqueDirectory(Prefix, Dir))
-    return makeError("cannot create a temporary directory: {0}", EC.message());
-  sys::fs::setPermissions(Dir, sys::fs::owner_all);
-  return std::string(Dir);
+  if (sys::path::is_absolute(Prefix)) {
+    Dir = Prefix;
+  } else {
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
+    sys::path::append(Dir, Prefix);
+  }
+  Dir += "-XXXXXX";
+  std::string Template(Dir.str());
+  if (!::mkdtemp(Template.data()))
+    return makeError("cannot create a temporary directory {0}: {1}", Dir,
+                     std::strerror(errno));
+  return Template;
+}
+
+Error checkOutputPath(StringRef Path) {
+  if (Path == "-" || Path.empty())
+    return Error::success();
+  if (sys::fs::is_directory(Path))
+    return inputError(Path, 0, "cannot write: is a directory");
+  StringRef Parent = sys::path::parent_path(Path);
+  if (Parent.empty())
+    Parent = ".";
+  if (!sys::fs::exists(Parent))
+    return inputError(Path, 0, "cannot write: directory '{0}' does not exist",
+                      Parent);
+  if (!sys::fs::is_directory(Parent))
+    return inputError(Path, 0, "cannot write: '{0}' is not a directory",
+                      Parent);
+  if (sys::fs::access(Parent, sys::fs::AccessMode::Write))
+    return inputError(Path, 0, "cannot write: directory '{0}' is not writable",
+                      Parent);
+  return Error::success();
 }
 
 Error prepareOutputDir(StringRef Dir) {

@@ -57,7 +57,11 @@ public:
   }
   size_t pos() const { return Pos; }
   size_t size() const { return Bytes.size(); }
-  ArrayRef<uint8_t> bytes(size_t N) const { return Bytes.slice(Pos, N); }
+  /// Up to \p N bytes at the cursor (fewer at the end of the record:
+  /// ArrayRef::slice does not check its bounds in release builds).
+  ArrayRef<uint8_t> bytes(size_t N) const {
+    return Bytes.slice(Pos, std::min<size_t>(N, Bytes.size() - Pos));
+  }
 
 private:
   template <typename T> bool fixed(T &V) {
@@ -160,9 +164,17 @@ Error RecordParser::parseRing(ArrayRef<uint8_t> Ring, uint64_t Tail,
   std::vector<uint8_t> Split; // a record that wraps, made contiguous
   while (Tail < Head) {
     uint64_t Off = Tail & (Size - 1);
-    // Records are 8-byte aligned, so the 8-byte header never wraps.
+    // The kernel keeps records 8-byte aligned, so its headers never wrap;
+    // but the positions and sizes are data (a corrupt or hostile ring): a
+    // header that is cut off is an error, one that wraps is read in pieces.
+    if (Head - Tail < sizeof(perf_event_header))
+      return makeError("truncated perf record header at ring offset {0}",
+                       Tail);
     perf_event_header H;
-    std::memcpy(&H, Ring.data() + Off, sizeof(H));
+    uint8_t HeaderBytes[sizeof(H)];
+    for (size_t I = 0; I < sizeof(H); ++I)
+      HeaderBytes[I] = Ring[(Off + I) & (Size - 1)];
+    std::memcpy(&H, HeaderBytes, sizeof(H));
     if (H.size < sizeof(H) || H.size > Head - Tail)
       return makeError("bad perf record size {0} at ring offset {1}", H.size,
                        Tail);

@@ -142,7 +142,9 @@ TEST(EventGroup, KernelBranchesCountKernelMode) {
 TEST(EventGroup, NoLBRDropsTheBranchStack) {
   RecordOptions O;
   O.LBR = "none";
-  const perf_event_attr &L = build(O).Members[0].Attr;
+  // Keep the group alive: L referred into a destroyed temporary (ASan).
+  EventGroup G = build(O);
+  const perf_event_attr &L = G.Members[0].Attr;
   EXPECT_EQ(L.sample_type, SampleBits);
   EXPECT_EQ(L.branch_sample_type, 0u);
 }
@@ -151,7 +153,9 @@ TEST(EventGroup, PeriodInsteadOfFrequency) {
   RecordOptions O;
   O.Freq = 0;
   O.Period = 100003;
-  const perf_event_attr &L = build(O).Members[0].Attr;
+  // Keep the group alive: L referred into a destroyed temporary (ASan).
+  EventGroup G = build(O);
+  const perf_event_attr &L = G.Members[0].Attr;
   EXPECT_EQ(L.freq, 0u);
   EXPECT_EQ(L.sample_period, 100003u);
   O.Freq = 1000;

@@ -332,6 +332,26 @@ TEST(RingBuffer, MalformedRecordsAreErrors) {
   std::vector<uint8_t> Ring(256);
   EXPECT_NE(errText(P.parseRing(Ring, 100, 400)), "");
   EXPECT_NE(errText(P.parseRing(std::vector<uint8_t>(100), 0, 8)), "");
+  // Fuzzer regression (test/fuzz/corpus/ring-buffer/regress-header-wraps):
+  // a misaligned tail whose header runs past the end of the data area, and
+  // fewer bytes than a header, are errors, not reads past the ring.
+  std::vector<uint8_t> Small(8, 0xff);
+  EXPECT_NE(errText(P.parseRing(Small, 4, 12)), "");
+  EXPECT_NE(errText(P.parseRing(Small, 0, 4)), "");
+  std::vector<uint8_t> Wrap(16, 0);
+  Wrap[14] = 9; // type PERF_RECORD_SAMPLE, misc 0, size 16 across the wrap
+  Wrap[4] = 16;
+  EXPECT_NE(errText(P.parseRing(Wrap, 14, 30)), "");
+  // Fuzzer regression (regress-mmap2-build-id): an MMAP2 with a build id
+  // that ends inside the 24-byte build-id union was read past the record.
+  RecordLayout NoId = layout();
+  NoId.SampleIdAll = false;
+  RecordWriter W;
+  W.u32(100).u32(100).u64(0x7f0000000000).u64(0x1000).u64(0).u64(0x14);
+  RecordParser Q(NoId);
+  EXPECT_EQ(errText(Q.parse(W.record(PERF_RECORD_MMAP2,
+                                     PERF_RECORD_MISC_MMAP_BUILD_ID))),
+            "truncated MMAP2 record in the perf ring buffer");
 }
 
 } // namespace

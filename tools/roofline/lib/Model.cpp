@@ -202,8 +202,13 @@ static Expected<double> numberField(const json::Object &O, StringRef Key,
       return *Default;
     return inputError(File, 0, "missing field \"{0}\"", Key);
   }
-  if (auto D = V->getAsNumber())
+  if (auto D = V->getAsNumber()) {
+    // JSON numbers beyond the double range (1e400) parse as infinity.
+    if (!std::isfinite(*D))
+      return inputError(File, lineOfKey(Text, Key),
+                        "field \"{0}\" is not a finite number", Key);
     return *D;
+  }
   return inputError(File, lineOfKey(Text, Key), "field \"{0}\" must be a number",
                     Key);
 }
@@ -318,6 +323,9 @@ Expected<KernelCounts> parseKernelName(StringRef Name) {
     double V = 0;
     if (Digits == 0 || P.take_front(Digits).getAsDouble(V))
       return makeError("bad kernel name '{0}': '{1}' has no count", Name, P);
+    if (!std::isfinite(V))
+      return makeError("bad kernel name '{0}': '{1}' is not a finite count",
+                       Name, P);
     StringRef Unit = P.drop_front(Digits);
     if (Unit == "M")
       KC.M = V, SawM = true;

@@ -691,6 +691,11 @@ Error writeReports(const SweepResult &R, const GateResult &G,
   auto CSV = [](raw_ostream &OS, const SweepResult &R, const GateResult &) {
     writeCSVReport(OS, R);
   };
+  // A bad path among several outputs must not leave the others written.
+  for (StringRef Path : {StringRef(F.JSON), StringRef(F.CSV), StringRef(F.SVG),
+                         StringRef(F.HTML)})
+    if (Error E = checkOutputPath(Path))
+      return E;
   if (Error E = Write(F.JSON, writeJSONReport))
     return E;
   if (Error E = Write(F.CSV, CSV))

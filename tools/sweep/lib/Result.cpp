@@ -8,6 +8,8 @@
 
 #include <tuple>
 
+#include <cmath>
+
 using namespace llvm;
 
 namespace keel {
@@ -95,6 +97,17 @@ bool fromJSON(const json::Value &E, Measurement &M, json::Path P) {
     return false;
   }
   M.Instructions = static_cast<uint64_t>(Instr);
+  // A cost is an event count or a time: a negative or non-finite one (hand
+  // edits, 1e400) would poison the statistics and the gate.
+  if (!std::isfinite(M.Cost) || M.Cost < 0) {
+    P.field("cost").report("must be a finite, non-negative number");
+    return false;
+  }
+  for (double S : M.Samples)
+    if (!std::isfinite(S) || S < 0) {
+      P.field("samples").report("must be finite, non-negative numbers");
+      return false;
+    }
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -50,12 +51,17 @@ struct RawSample {
   std::vector<LBREntry> Stack; ///< newest first
 };
 
+/// A += B saturating at UINT64_MAX (profile counts never wrap).
+inline void addCount(uint64_t &A, uint64_t B) { A = llvm::SaturatingAdd(A, B); }
+
 struct BranchCount {
   uint64_t Count = 0;
   uint64_t Mispreds = 0;
+  /// Saturating: counts from huge or many profiles stick at UINT64_MAX
+  /// instead of wrapping around to small numbers.
   BranchCount &operator+=(const BranchCount &O) {
-    Count += O.Count;
-    Mispreds += O.Mispreds;
+    Count = llvm::SaturatingAdd(Count, O.Count);
+    Mispreds = llvm::SaturatingAdd(Mispreds, O.Mispreds);
     return *this;
   }
   bool operator==(const BranchCount &O) const {

@@ -29,6 +29,12 @@ llvm::Expected<std::string> makePrivateTempDir(llvm::StringRef Prefix);
 /// created or is not writable.
 llvm::Error prepareOutputDir(llvm::StringRef Dir);
 
+/// Check, before any work or any output, that \p Path ("-" is stdout) can
+/// be written: its directory exists and is a writable directory, and \p Path
+/// itself is not a directory. Tools with several outputs check them all
+/// first, so a bad one never leaves the others written.
+llvm::Error checkOutputPath(llvm::StringRef Path);
+
 /// Read a whole file; the error names the file.
 llvm::Expected<std::string> readWholeFile(llvm::StringRef Path);
 
