@@ -142,7 +142,16 @@ static Error run() {
   auto Order = readOrder(FunctionOrder);
   if (!Order)
     return Order.takeError();
-  // 4. Outputs, each written whole or not at all.
+  // 4. The AutoFDO profile is rendered first: it is the output that can
+  //    still fail (no line information), and then nothing is written.
+  std::string AutoFDOText;
+  QualityReport Lines; // its own unit: executed instruction addresses
+  if (AutoFDO) {
+    raw_string_ostream OS(AutoFDOText);
+    if (Error E = writeAutoFDOProfile(**Bin, *AP, OS, Lines))
+      return E;
+  }
+  // 5. Outputs, each written whole.
   if (Error E = prepareOutputDir(OutDir))
     return E;
   auto In = [](StringRef Name) {
@@ -161,10 +170,9 @@ static Error run() {
       }))
     return E;
   if (AutoFDO) {
-    // Its own report: its unit is executed instruction addresses.
-    QualityReport Lines;
     if (Error E = writeOutput(In("autofdo.prof"), [&](raw_ostream &OS) {
-          return writeAutoFDOProfile(**Bin, *AP, OS, Lines);
+          OS << AutoFDOText;
+          return Error::success();
         }))
       return E;
     for (const auto &[What, N] : Lines.counts())

@@ -89,6 +89,18 @@ void printQuality(const QualityReport &Q, const LoadedProfile &LP) {
   Q.print(errs(), Tool, LP.NumItems, LP.ItemName);
 }
 
+/// The one input profile of convert/show, in the --format asked for (or
+/// detected), with the perf-script pid options applied.
+Expected<LoadedProfile> loadInput(const Binary *Bin, QualityReport &Q) {
+  auto Want = parseFormatName(FormatName);
+  if (!Want)
+    return Want.takeError();
+  PerfScriptOptions PO;
+  PO.FirstFieldIsPid = PerfPidField;
+  PO.Pid = PerfPid;
+  return loadProfile(Inputs[0], *Want, Bin, Q, PO);
+}
+
 Error runConvert(const Binary *Bin) {
   if (Inputs.size() != 1)
     return inputError("layout-profile convert", 0,
@@ -98,14 +110,8 @@ Error runConvert(const Binary *Bin) {
   if (ToFormat != "fdata" && ToFormat != "pa")
     return inputError("--to", 0, "unknown output format '{0}' (fdata or pa)",
                       ToFormat);
-  auto Want = parseFormatName(FormatName);
-  if (!Want)
-    return Want.takeError();
-  PerfScriptOptions PO;
-  PO.FirstFieldIsPid = PerfPidField;
-  PO.Pid = PerfPid;
   QualityReport Q;
-  auto LP = loadProfile(Inputs[0], *Want, Bin, Q, PO);
+  auto LP = loadInput(Bin, Q);
   if (!LP)
     return LP.takeError();
 
@@ -173,14 +179,8 @@ Error runShow(const Binary *Bin) {
                       "expected one input profile, got {0}", Inputs.size());
   if (!By.empty() && By != "instructions" && By != "samples")
     return inputError("--by", 0, "expected 'instructions' or 'samples'");
-  auto Want = parseFormatName(FormatName);
-  if (!Want)
-    return Want.takeError();
-  PerfScriptOptions PO;
-  PO.FirstFieldIsPid = PerfPidField;
-  PO.Pid = PerfPid;
   QualityReport Q;
-  auto LP = loadProfile(Inputs[0], *Want, Bin, Q, PO);
+  auto LP = loadInput(Bin, Q);
   if (!LP)
     return LP.takeError();
   ShowOptions SO;

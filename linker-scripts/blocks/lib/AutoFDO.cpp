@@ -91,7 +91,13 @@ public:
   }
 
   uint64_t NoLines = 0; ///< executed addresses without line information
-  bool empty() const { return Top.empty(); }
+  /// No function has a sampled line (call heads alone are not a profile).
+  bool empty() const {
+    for (const auto &[Name, Node] : Top)
+      if (Node.total())
+        return false;
+    return true;
+  }
 
   void addHead(StringRef Fn, uint64_t Count) { Top[Fn.str()].Head += Count; }
 
