@@ -23,6 +23,19 @@ namespace keel {
 
 namespace {
 
+/// Whether the fdata location \p L is a call instruction in \p Bin.
+bool isCallSite(const Binary &Bin, const Location &L) {
+  const SymbolInfo *F = Bin.functionByBoltName(L.Name);
+  if (!F)
+    return false;
+  auto I = Bin.instructionAt(F->Addr + L.Offset);
+  if (!I) {
+    consumeError(I.takeError());
+    return false;
+  }
+  return I->IsCall;
+}
+
 /// Functions and call edges from an fdata profile, by symbol name.
 void fdataStats(const BranchProfile &P, const Binary *Bin,
                 QualityReport &Quality, std::vector<FunctionStats> &Funcs,
@@ -38,8 +51,12 @@ void fdataStats(const BranchProfile &P, const Binary *Bin,
     const Location &From = K.first, &To = K.second;
     if (From.IsSymbol)
       stats(From.Name).Samples += C.Count;
-    bool Entry = To.IsSymbol && To.Offset == 0 &&
-                 !(From.IsSymbol && From.Name == To.Name);
+    bool Entry = To.IsSymbol && To.Offset == 0;
+    // A branch to its own function's entry is a recursive call only when
+    // the source instruction is a call; otherwise it is a loop back to
+    // offset 0. Without the binary it cannot be told apart, so it is left out.
+    if (Entry && From.IsSymbol && From.Name == To.Name)
+      Entry = Bin && isCallSite(*Bin, From);
     if (!Entry)
       continue;
     stats(To.Name).Calls += C.Count;
