@@ -85,10 +85,15 @@ double timeParallel(unsigned T, const std::function<void(unsigned)> &Fn) {
   std::vector<std::thread> Threads;
   for (unsigned I = 0; I < T; ++I)
     Threads.emplace_back([&, I] {
-      pinTo(I);
+      // One thread keeps the caller's affinity (`taskset -c 1 layout-roofline
+      // machine` measures CPU 1); several are spread one per CPU.
+      if (T > 1)
+        pinTo(I);
       Ready.fetch_add(1);
+      // Yield while waiting: under SCHED_FIFO (`chrt -f 1`) a spinning
+      // thread would never let the releasing thread on its CPU run.
       while (!Go.load(std::memory_order_acquire))
-        ;
+        std::this_thread::yield();
       Clock::time_point Start = Clock::now();
       Fn(I);
       Took[I] = std::chrono::duration<double>(Clock::now() - Start).count();
