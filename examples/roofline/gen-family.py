@@ -9,6 +9,10 @@ iteration re-reads (n x 64 KiB: out of L1, inside L2), and does k flops:
 m+n-1 adds to combine them (a balanced tree), e multiply-adds t = t*c + d (2 flops each) and one
 add into an accumulator, so k = m + n + 2e (k - m - n must be even, >= 0).
 
+m = 0 gives the paper's "basic" L2 test (section 3.2: every array in L2);
+n = 0 its memory test. --prefetch=BYTES adds a software prefetch of each
+memory array BYTES ahead (a diagnostic build: it changes no count).
+
 The loop is written with clang vector types (4 doubles) and four
 accumulators, so it needs no -ffast-math: nothing may reassociate or fold
 the flops away, and the same source compiles the same way everywhere.

@@ -57,8 +57,8 @@ enum class Bound { Memory, L2, L1, Compute, None };
 /// (time = max(Mtime, L2time, L1time), rules (e)-(j)). Sum is an extension,
 /// not in the paper: each array is charged only at its own level and the
 /// times add, time = (m/Mband + nL2/L2band + nL1_L/L1band) * E. It fits a
-/// core whose memory streams and L2 re-reads queue for the same L1 fill
-/// buffers (see docs/roofline.md for the measurement that motivates it).
+/// core that does not hide its memory streams behind other work (L2 re-reads
+/// or arithmetic alike); docs/roofline.md has the measurements.
 enum class Overlap { Max, Sum };
 llvm::StringRef boundName(Bound B);
 
