@@ -9,6 +9,10 @@ iteration re-reads (n x 64 KiB: out of L1, inside L2), and does k flops:
 m+n-1 adds to combine them (a balanced tree), e multiply-adds t = t*c + d (2 flops each) and one
 add into an accumulator, so k = m + n + 2e (k - m - n must be even, >= 0).
 
+m = 0 gives the paper's "basic" L2 test (section 3.2: every array in L2);
+n = 0 its memory test. --prefetch=BYTES adds a software prefetch of each
+memory array BYTES ahead (a diagnostic build: it changes no count).
+
 The loop is written with clang vector types (4 doubles) and four
 accumulators, so it needs no -ffast-math: nothing may reassociate or fold
 the flops away, and the same source compiles the same way everywhere.
@@ -31,8 +35,8 @@ def parse(name):
         sys.exit(f"gen-family.py: bad kernel name '{name}' (want mM-nL2-kF)")
     mm, n, k = map(int, m.groups())
     e2 = k - mm - n
-    if mm < 1 or e2 < 0 or e2 % 2:
-        sys.exit(f"gen-family.py: {name}: need m >= 1 and k - m - n even and >= 0")
+    if mm + n < 1 or e2 < 0 or e2 % 2:
+        sys.exit(f"gen-family.py: {name}: need m + n >= 1 and k - m - n even and >= 0")
     return mm, n, k, e2 // 2
 
 
@@ -45,7 +49,7 @@ def tree(terms):
     return terms[0]
 
 
-def source(name):
+def source(name, prefetch=0):
     m, n, k, e = parse(name)
     outer = STREAM_BYTES // (LEN * 8)
     L = []
@@ -79,6 +83,12 @@ def source(name):
     for i in range(n):
         w(f"    const v4 *B{i} = (const v4 *)b{i};")
     w("    for (long j = 0; j < LEN / 4; j += 4) {")
+    if prefetch:
+        # One software prefetch per memory array per 128 bytes (two lines:
+        # the j loop steps 4 vectors = 128 B), PREFETCH bytes ahead.
+        for i in range(m):
+            for line in (0, 64):
+                w(f"      __builtin_prefetch((const char *)&A{i}[j] + {prefetch + line});")
     for u in range(4):
         terms = [f"A{i}[j + {u}]" for i in range(m)] + [f"B{i}[j + {u}]" for i in range(n)]
         w(f"      v4 t{u} = " + tree(terms) + ";")
@@ -123,8 +133,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("name", help="kernel name, e.g. 2M-4L2-8F")
     ap.add_argument("-o", dest="out", default="-", help="output C file")
+    ap.add_argument("--prefetch", type=int, default=0, metavar="BYTES",
+                    help="software-prefetch the memory arrays BYTES ahead (0: none)")
     a = ap.parse_args()
-    text = source(a.name)
+    text = source(a.name, a.prefetch)
     if a.out == "-":
         sys.stdout.write(text)
     else:

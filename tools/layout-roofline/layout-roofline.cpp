@@ -85,15 +85,20 @@ static cl::opt<std::string> Input("input",
                                   cl::desc("kernel description (JSON)"),
                                   cl::value_desc("kernel.json"),
                                   cl::sub(ModelCmd), cl::cat(Cat));
-static cl::opt<Overlap> OverlapMode(
+enum class OverlapOpt { Auto, Max, Sum };
+static cl::opt<OverlapOpt> OverlapMode(
     "overlap", cl::desc("how the levels' transfer times combine"),
-    cl::values(clEnumValN(Overlap::Max, "max",
+    cl::values(clEnumValN(OverlapOpt::Auto, "auto",
+                          "what `machine` measured on this machine (the "
+                          "machine file's level_overlap); max without one "
+                          "(default)"),
+               clEnumValN(OverlapOpt::Max, "max",
                           "the paper: max(Mtime, L2time, L1time), rules "
-                          "(e)-(j) (default)"),
-               clEnumValN(Overlap::Sum, "sum",
+                          "(e)-(j)"),
+               clEnumValN(OverlapOpt::Sum, "sum",
                           "extension: each array at its own level, times "
                           "add")),
-    cl::init(Overlap::Max), cl::sub(ModelCmd), cl::cat(Cat));
+    cl::init(OverlapOpt::Auto), cl::sub(ModelCmd), cl::cat(Cat));
 static cl::list<std::string>
     KernelNames("kernel", cl::desc("a kernel by name, e.g. 3M-8L2-16F"),
                 cl::sub(ModelCmd), cl::cat(Cat));
@@ -142,8 +147,10 @@ static Error writeJSONOrText(json::Object O,
   });
 }
 
-/// Ceilings from --k-computer, --machine, then flags (flags win).
-static Expected<Ceilings> ceilingsFromOptions() {
+/// Ceilings from --k-computer, --machine, then flags (flags win). The
+/// machine file's measured level overlap, if any, goes to *Measured.
+static Expected<Ceilings>
+ceilingsFromOptions(std::optional<LevelOverlap> *Measured = nullptr) {
   Ceilings C;
   if (KComputer)
     C = kComputerCeilings();
@@ -158,6 +165,11 @@ static Expected<Ceilings> ceilingsFromOptions() {
     if (!P)
       return P.takeError();
     C = *P;
+    auto L = parseLevelOverlap(*V, MachineFile, *Text);
+    if (!L)
+      return L.takeError();
+    if (Measured)
+      *Measured = *L;
   }
   if (Mband.getNumOccurrences())
     C.Mband = Mband;
@@ -195,9 +207,16 @@ static ChartData chartFor(const Ceilings &C, StringRef Title) {
 }
 
 static Error runModel() {
-  auto C = ceilingsFromOptions();
+  std::optional<LevelOverlap> Measured;
+  auto C = ceilingsFromOptions(&Measured);
   if (!C)
     return C.takeError();
+  std::optional<Overlap> Explicit;
+  if (OverlapMode == OverlapOpt::Max)
+    Explicit = Overlap::Max;
+  else if (OverlapMode == OverlapOpt::Sum)
+    Explicit = Overlap::Sum;
+  OverlapChoice Choice = chooseOverlap(Explicit, Measured);
   std::vector<KernelCounts> Kernels;
   if (!Input.empty()) {
     auto Text = readWholeFile(Input);
@@ -219,7 +238,7 @@ static Error runModel() {
                                            "--kernel=NAME");
   std::vector<Estimate> Estimates;
   for (const KernelCounts &K : Kernels) {
-    auto E = estimate(K, *C, OverlapMode);
+    auto E = estimate(K, *C, Choice.Mode);
     if (!E)
       return inputError(Input.empty() ? "<command line>" : Input.getValue(),
                         0, "{0}", toString(E.takeError()));
@@ -241,8 +260,16 @@ static Error runModel() {
   }
   if (Error E = writeChart(D))
     return E;
-  json::Object Top{{"ceilings", toJSON(*C)}, {"kernels", std::move(Arr)}};
+  json::Object OverlapJ{{"mode", overlapName(Choice.Mode)},
+                        {"why", Choice.Why}};
+  if (Choice.Factor)
+    OverlapJ["factor"] = *Choice.Factor;
+  json::Object Top{{"ceilings", toJSON(*C)},
+                   {"overlap", std::move(OverlapJ)},
+                   {"kernels", std::move(Arr)}};
   return writeJSONOrText(std::move(Top), [&](raw_ostream &OS) {
+    OS << "overlap: " << overlapName(Choice.Mode) << " (" << Choice.Why
+       << ")\n";
     for (size_t I = 0; I < Kernels.size(); ++I)
       printText(OS, Kernels[I], *C, Estimates[I]);
   });

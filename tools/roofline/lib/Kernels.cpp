@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
+#include "MixKernel.h"
 
 #include <immintrin.h>
 
@@ -104,6 +105,11 @@ void triadAVX2(double *A, const double *B, const double *C, double S,
       _mm256_store_pd(A + I + J, _mm256_fmadd_pd(VS, _mm256_load_pd(C + I + J),
                                                  _mm256_load_pd(B + I + J)));
   }
+}
+
+double mixAVX2(bool WithMem, unsigned N, const double *Mem,
+               const double *const *L2, size_t Len, size_t R0, size_t R1) {
+  return mixDispatch(WithMem, N, Mem, L2, Len, R0, R1);
 }
 
 } // namespace kernels

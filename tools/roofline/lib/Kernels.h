@@ -34,6 +34,15 @@ void triadAVX2(double *A, const double *B, const double *C, double S,
 void triadScalar(double *A, const double *B, const double *C, double S,
                  size_t N);
 
+/// The level-overlap kernel (MixKernel.h): rows [R0, R1) of Len doubles,
+/// each reading row R of Mem (when WithMem) and the N arrays L2[0..N-1]
+/// (N = 0 needs WithMem; N in 0, 2, 4, 8, 16). 8 B and 1 flop per array
+/// per element; returns the sum.
+double mixAVX2(bool WithMem, unsigned N, const double *Mem,
+               const double *const *L2, size_t Len, size_t R0, size_t R1);
+double mixBase(bool WithMem, unsigned N, const double *Mem,
+               const double *const *L2, size_t Len, size_t R0, size_t R1);
+
 } // namespace kernels
 } // namespace roofline
 } // namespace keel

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
+#include "MixKernel.h"
 
 namespace keel {
 namespace roofline {
@@ -31,6 +32,11 @@ void triadScalar(double *A, const double *B, const double *C, double S,
 #pragma clang loop vectorize(disable)
   for (size_t I = 0; I < N; ++I)
     A[I] = B[I] + S * C[I];
+}
+
+double mixBase(bool WithMem, unsigned N, const double *Mem,
+               const double *const *L2, size_t Len, size_t R0, size_t R1) {
+  return mixDispatch(WithMem, N, Mem, L2, Len, R0, R1);
 }
 
 } // namespace kernels

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -85,10 +86,15 @@ double timeParallel(unsigned T, const std::function<void(unsigned)> &Fn) {
   std::vector<std::thread> Threads;
   for (unsigned I = 0; I < T; ++I)
     Threads.emplace_back([&, I] {
-      pinTo(I);
+      // One thread keeps the caller's affinity (`taskset -c 1 layout-roofline
+      // machine` measures CPU 1); several are spread one per CPU.
+      if (T > 1)
+        pinTo(I);
       Ready.fetch_add(1);
+      // Yield while waiting: under SCHED_FIFO (`chrt -f 1`) a spinning
+      // thread would never let the releasing thread on its CPU run.
       while (!Go.load(std::memory_order_acquire))
-        ;
+        std::this_thread::yield();
       Clock::time_point Start = Clock::now();
       Fn(I);
       Took[I] = std::chrono::duration<double>(Clock::now() - Start).count();
@@ -256,6 +262,78 @@ struct Measurer {
   }
 };
 
+/// The level-overlap measurement: one memory stream and N arrays re-read
+/// from L2 (N chosen so both parts take about as long: then f is least
+/// sensitive to noise), timed together and each alone with the same code
+/// (MixKernel.h). Each figure is the best chunk (about 1 MiB of the memory
+/// stream) over passes, like the sweep. The three variants take turns pass
+/// by pass, so a noisy stretch of the run hits all of them alike.
+LevelOverlap measureLevelOverlap(const Measurer &M, const CacheGeometry &C,
+                                 uint64_t MemBytes, double Mband,
+                                 double L2band) {
+  unsigned N = 8;
+  if (Mband > 0 && L2band > 0) {
+    double Ratio = L2band / Mband, BestDist = 1e9;
+    for (unsigned Cand : {2u, 4u, 8u, 16u}) {
+      double Dist = std::fabs(std::log(Cand / Ratio));
+      if (Dist < BestDist)
+        BestDist = Dist, N = Cand;
+    }
+  }
+  // L2 arrays: 64 KiB each if they fit in half of L2 together.
+  size_t Len = std::min<uint64_t>(8192, C.L2 / 2 / (N * 8)) / 16 * 16;
+  Len = std::max<size_t>(Len, 16);
+  size_t Rows = std::max<uint64_t>(2, MemBytes / (Len * 8));
+  size_t ChunkRows = std::max<uint64_t>(1, M.ChunkBytes / (Len * 8));
+  ChunkRows = std::min(ChunkRows, Rows);
+  Buffer Mem(Rows * Len);
+  for (size_t I = 0; I < Rows * Len; ++I)
+    Mem.Data[I] = 1.0;
+  std::vector<std::unique_ptr<Buffer>> L2Bufs;
+  std::vector<const double *> L2Ptrs;
+  for (unsigned I = 0; I < N; ++I) {
+    L2Bufs.push_back(std::make_unique<Buffer>(Len));
+    for (size_t J = 0; J < Len; ++J)
+      L2Bufs.back()->Data[J] = 0.5 + I;
+    L2Ptrs.push_back(L2Bufs.back()->Data);
+  }
+  auto Run = [&](bool WithMem, unsigned NN, size_t R0, size_t R1) {
+    return M.AVX2 ? kernels::mixAVX2(WithMem, NN, Mem.Data, L2Ptrs.data(),
+                                     Len, R0, R1)
+                  : kernels::mixBase(WithMem, NN, Mem.Data, L2Ptrs.data(),
+                                     Len, R0, R1);
+  };
+  size_t PerPass = Rows / ChunkRows;
+  uint64_t Passes = std::max<uint64_t>(std::max(1u, M.Opts.Repeats),
+                                       (M.MinSamples + PerPass - 1) / PerPass);
+  // Best seconds per chunk: both, memory alone, L2 alone.
+  double Best[3] = {1e30, 1e30, 1e30};
+  double Sum = 0;
+  Run(false, N, 0, 1); // warm the L2 arrays
+  for (uint64_t P = 0; P < Passes; ++P)
+    for (int V = 0; V < 3; ++V)
+      for (size_t B = 0; B + ChunkRows <= Rows; B += ChunkRows) {
+        Clock::time_point T0 = Clock::now();
+        Sum += V == 0   ? Run(true, N, B, B + ChunkRows)
+               : V == 1 ? Run(true, 0, B, B + ChunkRows)
+                        : Run(false, N, B, B + ChunkRows);
+        double S = std::chrono::duration<double>(Clock::now() - T0).count();
+        if (S > 0)
+          Best[V] = std::min(Best[V], S);
+      }
+  Sink = Sum;
+  double Elems = double(ChunkRows) * Len;
+  LevelOverlap L;
+  L.MemArrays = 1;
+  L.L2Arrays = N;
+  L.BothNs = Best[0] / Elems * 1e9;
+  L.MemNs = Best[1] / Elems * 1e9;
+  L.L2Ns = Best[2] / Elems * 1e9;
+  L.Factor = overlapFactor(L.MemNs, L.L2Ns, L.BothNs);
+  L.Mode = modeForOverlapFactor(L.Factor);
+  return L;
+}
+
 std::string levelOf(uint64_t WS, const CacheGeometry &C, uint64_t DramBytes) {
   // The DRAM point first: with --quick it is smaller than a big L3.
   if (WS >= DramBytes)
@@ -403,6 +481,9 @@ Expected<MachineReport> measureMachine(const MachineOptions &Opts) {
         Best = std::max(Best, P.GFlops);
     return Best;
   };
+  R.MeasuredOverlap = measureLevelOverlap(M, C, Dram, LevelGBs("DRAM", false),
+                                          LevelGBs("L2", false));
+
   for (bool All : {false, true}) {
     Ceilings &Cg = All ? R.AllCores : R.OneCore;
     Cg.Name = All ? formatv("this machine, {0} cores", R.Cores).str()
@@ -438,7 +519,7 @@ json::Object toJSON(const MachineReport &R) {
   for (const LevelCeiling &L : R.Levels)
     if (L.Level == "DRAM")
       DramRead = L.ReadGBs;
-  return json::Object{
+  json::Object O{
       {"cpu", R.CPUName},
       {"cores", int64_t(R.Cores)},
       {"avx2_fma", R.HasAVX2FMA},
@@ -456,6 +537,9 @@ json::Object toJSON(const MachineReport &R) {
                      R.StreamTriadGBs > 0 ? DramRead / R.StreamTriadGBs : 0.0}}},
       {"ceilings", json::Object{{"one_core", toJSON(R.OneCore)},
                                 {"all_cores", toJSON(R.AllCores)}}}};
+  if (R.MeasuredOverlap)
+    O["level_overlap"] = toJSON(*R.MeasuredOverlap);
+  return O;
 }
 
 static std::string human(uint64_t B) {
@@ -488,6 +572,15 @@ void printText(raw_ostream &OS, const MachineReport &R) {
     OS << formatv("ceilings ({0}): Mband {1:f2}, L2band {2:f2}, L1band {3:f2} "
                   "GB/s, Ppeak {4:f2} GFLOP/s\n",
                   C->Name, C->Mband, C->L2band, C->L1band, C->Ppeak);
+  if (const std::optional<LevelOverlap> &L = R.MeasuredOverlap)
+    OS << formatv("level overlap ({0}M-{1}L2, ns per element, one core): "
+                  "memory alone {2:f3}, L2 alone {3:f3}, both {4:f3}: "
+                  "f = {5:f2} -> {6} ({7})\n",
+                  L->MemArrays, L->L2Arrays, L->MemNs, L->L2Ns, L->BothNs,
+                  L->Factor, overlapName(L->Mode),
+                  L->Mode == Overlap::Sum
+                      ? "the levels' times add, f > 0.5"
+                      : "the levels' times overlap, f <= 0.5");
 }
 
 } // namespace roofline

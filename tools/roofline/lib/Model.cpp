@@ -213,6 +213,102 @@ static Expected<double> numberField(const json::Object &O, StringRef Key,
                     Key);
 }
 
+StringRef overlapName(Overlap O) { return O == Overlap::Sum ? "sum" : "max"; }
+
+double overlapFactor(double MemNs, double L2Ns, double BothNs) {
+  if (!(MemNs > 0 && L2Ns > 0 && BothNs > 0))
+    return 0;
+  return (BothNs - std::max(MemNs, L2Ns)) / std::min(MemNs, L2Ns);
+}
+
+Overlap modeForOverlapFactor(double F) {
+  return F > SumOverlapThreshold ? Overlap::Sum : Overlap::Max;
+}
+
+OverlapChoice chooseOverlap(std::optional<Overlap> Explicit,
+                            const std::optional<LevelOverlap> &Measured) {
+  OverlapChoice C;
+  if (Explicit) {
+    C.Mode = *Explicit;
+    C.Why = formatv("--overlap={0} given", overlapName(*Explicit)).str();
+    return C;
+  }
+  if (!Measured) {
+    C.Mode = Overlap::Max;
+    C.Why = "the paper's model: no measured level_overlap in the machine "
+            "description";
+    return C;
+  }
+  C.Mode = Measured->Mode;
+  if (Measured->HasFactor) {
+    C.Factor = Measured->Factor;
+    C.Why = formatv("measured on this machine: f={0:f2} {1} {2:f1}",
+                    Measured->Factor,
+                    Measured->Factor > SumOverlapThreshold ? ">" : "<=",
+                    SumOverlapThreshold)
+                .str();
+  } else {
+    C.Why = formatv("the machine description says level_overlap mode {0}",
+                    overlapName(Measured->Mode))
+                .str();
+  }
+  return C;
+}
+
+Expected<std::optional<LevelOverlap>>
+parseLevelOverlap(const json::Value &V, StringRef File, StringRef Text) {
+  const json::Object *O = V.getAsObject();
+  if (!O)
+    return inputError(File, 1, "machine description must be a JSON object");
+  const json::Value *LV = O->get("level_overlap");
+  if (!LV)
+    return std::optional<LevelOverlap>();
+  unsigned Line = lineOfKey(Text, "level_overlap");
+  const json::Object *L = LV->getAsObject();
+  if (!L)
+    return inputError(File, Line, "\"level_overlap\" must be an object");
+  LevelOverlap R;
+  std::optional<StringRef> Mode = L->getString("mode");
+  if (Mode == StringRef("sum"))
+    R.Mode = Overlap::Sum;
+  else if (Mode == StringRef("max"))
+    R.Mode = Overlap::Max;
+  else
+    return inputError(File, Line,
+                      "\"level_overlap\".\"mode\" must be \"max\" or \"sum\"");
+  if (const json::Value *F = L->get("factor")) {
+    std::optional<double> D = F->getAsNumber();
+    if (!D || !std::isfinite(*D))
+      return inputError(File, Line,
+                        "\"level_overlap\".\"factor\" must be a number");
+    R.Factor = *D;
+  } else {
+    R.HasFactor = false;
+  }
+  R.MemNs = L->getNumber("mem_ns").value_or(0);
+  R.L2Ns = L->getNumber("l2_ns").value_or(0);
+  R.BothNs = L->getNumber("both_ns").value_or(0);
+  R.MemArrays = unsigned(L->getInteger("mem_arrays").value_or(0));
+  R.L2Arrays = unsigned(L->getInteger("l2_arrays").value_or(0));
+  return std::optional<LevelOverlap>(R);
+}
+
+json::Object toJSON(const LevelOverlap &L) {
+  json::Object O{{"mode", overlapName(L.Mode)},
+                 {"threshold", SumOverlapThreshold}};
+  if (L.HasFactor)
+    O["factor"] = L.Factor;
+  if (L.MemArrays || L.L2Arrays) {
+    O["kernel"] = formatv("{0}M-{1}L2", L.MemArrays, L.L2Arrays).str();
+    O["mem_arrays"] = int64_t(L.MemArrays);
+    O["l2_arrays"] = int64_t(L.L2Arrays);
+    O["mem_ns"] = L.MemNs;
+    O["l2_ns"] = L.L2Ns;
+    O["both_ns"] = L.BothNs;
+  }
+  return O;
+}
+
 Expected<Ceilings> parseCeilings(const json::Value &V, StringRef Scope,
                                  StringRef File) {
   const json::Object *O = V.getAsObject();

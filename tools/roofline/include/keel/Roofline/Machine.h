@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ struct MachineReport {
   double StreamTriadGBs = 0;
   uint64_t StreamArrayBytes = 0;
   Ceilings OneCore, AllCores;
+  /// Whether one core overlaps a memory stream with L2 re-reads (see
+  /// LevelOverlap in Model.h); `model --overlap=auto` uses its mode.
+  std::optional<LevelOverlap> MeasuredOverlap;
 };
 
 llvm::Expected<MachineReport> measureMachine(const MachineOptions &Opts);

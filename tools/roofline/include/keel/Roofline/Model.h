@@ -25,6 +25,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,10 +58,53 @@ enum class Bound { Memory, L2, L1, Compute, None };
 /// (time = max(Mtime, L2time, L1time), rules (e)-(j)). Sum is an extension,
 /// not in the paper: each array is charged only at its own level and the
 /// times add, time = (m/Mband + nL2/L2band + nL1_L/L1band) * E. It fits a
-/// core whose memory streams and L2 re-reads queue for the same L1 fill
-/// buffers (see docs/roofline.md for the measurement that motivates it).
+/// core that does not hide its memory streams behind other work (L2 re-reads
+/// or arithmetic alike); docs/roofline.md has the measurements.
 enum class Overlap { Max, Sum };
 llvm::StringRef boundName(Bound B);
+llvm::StringRef overlapName(Overlap O); ///< "max" or "sum"
+
+/// Does this machine overlap memory-level transfers? Measured by
+/// `layout-roofline machine` (Machine.cpp) with one kernel shape timed three
+/// ways: a memory stream alone, L2-resident arrays alone, both together.
+/// Times are per element, ns, best of N.
+struct LevelOverlap {
+  double Factor = 0;  ///< overlapFactor(MemNs, L2Ns, BothNs)
+  Overlap Mode = Overlap::Max; ///< modeForOverlapFactor(Factor)
+  bool HasFactor = true; ///< false: a hand-written file gave only "mode"
+  double MemNs = 0, L2Ns = 0, BothNs = 0;
+  unsigned MemArrays = 0, L2Arrays = 0; ///< the kernel shape, e.g. 1M-8L2
+};
+
+/// Above this factor the machine file says "sum": the levels' times add more
+/// than they overlap.
+constexpr double SumOverlapThreshold = 0.5;
+
+/// f = (Both - max(Mem, L2)) / min(Mem, L2): 0 when the two parts overlap
+/// perfectly (the paper's max()), 1 when their times add (sum). Not clamped:
+/// below 0 or above 1 is what was measured. 0 for non-positive inputs.
+double overlapFactor(double MemNs, double L2Ns, double BothNs);
+Overlap modeForOverlapFactor(double F);
+
+/// Which combination `model` uses, and why (for the report).
+struct OverlapChoice {
+  Overlap Mode = Overlap::Max;
+  std::string Why;
+  std::optional<double> Factor; ///< the measured factor, when one was used
+};
+/// Explicit (--overlap=max|sum) wins; otherwise the machine file's measured
+/// mode; without one (old machine files, hand-written ceilings such as K
+/// computer's) the paper's max().
+OverlapChoice chooseOverlap(std::optional<Overlap> Explicit,
+                            const std::optional<LevelOverlap> &Measured);
+
+/// The "level_overlap" object of a machine file (a `machine --json` report
+/// or a plain ceilings object), if any: {"factor": f, "mode": "max"|"sum",
+/// ...}. "mode" is required, "factor" optional. Absent: std::nullopt.
+llvm::Expected<std::optional<LevelOverlap>>
+parseLevelOverlap(const llvm::json::Value &V, llvm::StringRef File,
+                  llvm::StringRef Text = "");
+llvm::json::Object toJSON(const LevelOverlap &L);
 
 struct Estimate {
   /// Rule (e): false when nL1_S >= 10m (the paper makes no estimate then);
