@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Load.h"
+#include "keel/Support/Tool.h"
 
 #include "keel/Blocks/AutoFDO.h"
 #include "keel/Blocks/BlockLayout.h"
@@ -187,7 +188,7 @@ static Error run() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter([](raw_ostream &OS) { OS << "layout-blocks (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-blocks");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "

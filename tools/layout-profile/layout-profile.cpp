@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Load.h"
+#include "keel/Support/Tool.h"
 #include "LBRCommands.h"
 #include "Show.h"
 
@@ -199,8 +200,7 @@ Error runShow(const Binary *Bin) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions({&Cat, &lbrCategory()});
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-profile (Keel) 0.1\n"; });
+  setToolVersionPrinter("layout-profile");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-profile: convert, merge and show branch profiles\n\n"

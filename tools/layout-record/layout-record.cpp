@@ -14,6 +14,7 @@
 #include "keel/Profile/Formats.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -116,8 +117,7 @@ static void printSummary(const Recording &Rec, const Binary &Bin,
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions({&Cat, &PerfCategory});
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-record (Keel) 0.1\n"; });
+  setToolVersionPrinter("layout-record");
   if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
     return ExitBadInput; // conventions: bad usage is 2, not cl's 1
 

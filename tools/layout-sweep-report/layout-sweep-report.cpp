@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Tool.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
 
@@ -49,8 +50,7 @@ static const char *const Tool = "layout-sweep-report";
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << Tool << " (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-sweep-report");
   cl::ParseCommandLineOptions(argc, argv,
                               "render and gate a saved layout sweep\n");
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
@@ -151,10 +152,7 @@ static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
 }
 
 static std::string defaultHeapShim(const char *Argv0) {
-  std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&defaultHeapShim);
-  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Exe)));
-  sys::path::append(P, "lib", "libkeelheapshift.so");
-  return P.str().str();
+  return findKeelLibFile(Argv0, (void *)&defaultHeapShim, "libkeelheapshift.so");
 }
 
 static Error buildGrid(Grid &G) {
@@ -315,9 +313,7 @@ static Error writeReports(const SweepResult &R, const GateResult &G) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "layout-sweep (Keel) " << KEEL_VERSION << "\n";
-  });
+  setToolVersionPrinter("layout-sweep");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
