@@ -28,6 +28,7 @@ config.substitutions.append(("%lld", os.path.join(config.llvm_tools_dir, "ld.lld
 config.substitutions.append(("%keel_src", config.keel_src_root))
 config.substitutions.append(("%keel_lib", config.keel_lib_dir))
 config.substitutions.append(("%keel_obj", config.keel_obj_root))
+config.substitutions.append(("%keel_version", config.keel_version))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
 # Optional machine features, so tests that need them skip themselves elsewhere.

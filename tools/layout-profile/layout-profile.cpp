@@ -63,7 +63,7 @@ static cl::opt<std::string>
                cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
                cl::sub(MergeCmd));
 static cl::opt<std::string> ToFormat("to",
-                                     cl::desc("Output format: fdata or pa"),
+                                     cl::desc("Output format: fdata or pa (preagg, as layout-record calls it)"),
                                      cl::init("fdata"), cl::cat(Cat),
                                      cl::sub(ConvertCmd));
 static cl::list<std::string> Inputs(cl::Positional, cl::desc("<profile>..."),
@@ -108,6 +108,8 @@ Error runConvert(const Binary *Bin) {
                       "expected one input profile, got {0}", Inputs.size());
   if (OutputPath.empty())
     return inputError("layout-profile convert", 0, "no output: give -o");
+  if (ToFormat == "preagg") // layout-record --format's name for it
+    ToFormat = "pa";
   if (ToFormat != "fdata" && ToFormat != "pa")
     return inputError("--to", 0, "unknown output format '{0}' (fdata or pa)",
                       ToFormat);

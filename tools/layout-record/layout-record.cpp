@@ -42,8 +42,13 @@ static cl::opt<Format> OutFormat(
                           "block-to-block fall-through edges"),
                clEnumValN(Format::PreAgg, "preagg",
                           "BOLT pre-aggregated (perf2bolt --pa): B and F "
-                          "records")),
+                          "records"),
+               clEnumValN(Format::PreAgg, "pa",
+                          "same as preagg (layout-profile's name)")),
     cl::cat(Cat));
+// layout-profile convert names the output format --to.
+static cl::alias OutFormatTo("to", cl::desc("alias for --format"),
+                             cl::aliasopt(OutFormat), cl::cat(Cat));
 static cl::opt<std::string>
     KeepCallgrind("keep-callgrind",
                   cl::desc("also keep callgrind's own output here "
