@@ -111,7 +111,7 @@ def main():
             if title != GENERIC:
                 render_options(out, title, lines)
     out += [".SH EXIT STATUS",
-            "0 success; 1 a gate or check failed; 2 bad usage or bad input (the message names file:line);"
+            "Unless the description says otherwise: 0 success; 1 a gate or check failed; 2 bad usage or bad input (the message names file:line);"
             " 3 the machine lacks what was asked for (no PMU, no valgrind).",
             ".SH SEE ALSO",
             "The Keel documentation in /usr/share/doc/keel (docs/ in the source tree):"
