@@ -43,6 +43,8 @@ if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
+if shutil.which("gcc"):
+    config.available_features.add("gcc")
 if shutil.which("ld.bfd"):
     config.available_features.add("ld.bfd")
 # `perf stat` exits 0 even when it prints "<not supported>" for cycles (as in
