@@ -35,9 +35,21 @@ function(keel_add_tool name)
   cmake_parse_arguments(T "" "" "LIBS" ${ARGN})
   add_executable(${name} ${T_UNPARSED_ARGUMENTS})
   keel_sanitize(${name})
-  target_link_libraries(${name} PRIVATE ${T_LIBS} LLVM fmt::fmt)
+  target_link_libraries(${name} PRIVATE ${T_LIBS} keelSupport LLVM fmt::fmt)
   target_compile_options(${name} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-deprecated-declarations)
   set_property(GLOBAL APPEND PROPERTY KEEL_TOOLS ${name})
+  install(TARGETS ${name} RUNTIME DESTINATION ${KEEL_INSTALL_BINDIR})
+endfunction()
+
+# keel_install_lib(targets...): install pass plugins and runtimes into
+# ${KEEL_INSTALL_LIBDIR} (lib/keel), where the tools look for them relative
+# to their own executable (keel::findKeelLibFile) and KeelConfig.cmake
+# points KEEL_LAYOUTOPT_PLUGIN & co. The pass plugins are declared with
+# add_llvm_pass_plugin(... BUILDTREE_ONLY) so LLVM's helper does not also
+# install them into lib/.
+function(keel_install_lib)
+  install(TARGETS ${ARGN} LIBRARY DESTINATION ${KEEL_INSTALL_LIBDIR})
+  set_property(GLOBAL APPEND PROPERTY KEEL_INSTALLED_LIBS ${ARGN})
 endfunction()
 
 # keel_add_unittest(name SOURCES... LIBS libs...): a GoogleTest binary that

@@ -27,6 +27,8 @@ config.substitutions.append(("%opt", os.path.join(config.llvm_tools_dir, "opt"))
 config.substitutions.append(("%lld", os.path.join(config.llvm_tools_dir, "ld.lld")))
 config.substitutions.append(("%keel_src", config.keel_src_root))
 config.substitutions.append(("%keel_lib", config.keel_lib_dir))
+config.substitutions.append(("%keel_obj", config.keel_obj_root))
+config.substitutions.append(("%keel_version", config.keel_version))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 
 # Optional machine features, so tests that need them skip themselves elsewhere.
@@ -41,6 +43,8 @@ if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
+if shutil.which("gcc"):
+    config.available_features.add("gcc")
 if shutil.which("ld.bfd"):
     config.available_features.add("ld.bfd")
 # `perf stat` exits 0 even when it prints "<not supported>" for cycles (as in

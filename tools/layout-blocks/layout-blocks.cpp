@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Load.h"
+#include "keel/Support/Tool.h"
 
 #include "keel/Blocks/AutoFDO.h"
 #include "keel/Blocks/BlockLayout.h"
@@ -33,9 +34,9 @@ using namespace keel;
 
 static const char *Tool = "layout-blocks";
 static cl::OptionCategory Cat("layout-blocks options");
-static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat),
+static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat), cl::value_desc("file"),
     cl::desc("the profiled binary, built with -fbasic-block-address-map"));
-static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat),
+static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat), cl::value_desc("file"),
     cl::desc("a profile of the binary (fdata, pre-aggregated, perf script, "
              "callgrind); repeatable, merged"));
 static cl::opt<std::string> OutDir("o", cl::Required, cl::cat(Cat),
@@ -45,7 +46,7 @@ static cl::opt<double> HotCoverage("hot-coverage", cl::init(0.99), cl::cat(Cat),
              "instructions (default 0.99)"));
 static cl::opt<bool> NoSplit("no-split", cl::cat(Cat),
     cl::desc("keep never-executed blocks in the function (no .cold part)"));
-static cl::opt<std::string> FunctionOrder("function-order", cl::cat(Cat),
+static cl::opt<std::string> FunctionOrder("function-order", cl::cat(Cat), cl::value_desc("file"),
     cl::desc("an lld symbol order (e.g. layout-order's order.txt) to keep for "
              "the hot functions; default: hottest first"));
 static cl::opt<bool> AutoFDO("autofdo", cl::cat(Cat),
@@ -187,7 +188,7 @@ static Error run() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter([](raw_ostream &OS) { OS << "layout-blocks (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-blocks");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "

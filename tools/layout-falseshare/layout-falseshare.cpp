@@ -18,6 +18,7 @@
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -495,8 +496,7 @@ static Error runReport() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-falseshare (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-falseshare");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-falseshare: false sharing from KeelFalseSharing.so "

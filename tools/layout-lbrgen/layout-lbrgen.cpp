@@ -17,6 +17,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -219,8 +220,7 @@ static Error run() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-lbrgen (Keel) 0.1\n"; });
+  setToolVersionPrinter("layout-lbrgen");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"

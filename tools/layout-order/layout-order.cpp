@@ -16,6 +16,7 @@
 #include "keel/Profile/Load.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -241,8 +242,7 @@ static Error run() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::AddExtraVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-order (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-order");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-order: plan a code and data layout from profiles\n\n"

@@ -48,10 +48,13 @@ cl::opt<std::string> Truth("truth",
                            cl::desc("Truth file of layout-lbrgen: print each "
                                     "estimate's error against it"),
                            cl::value_desc("path"), BOTH);
-cl::opt<std::string> JsonOut("json", cl::desc("Write JSON here ('-': stdout)"),
-                             cl::value_desc("path"), BOTH);
-cl::opt<std::string> CsvOut("csv", cl::desc("Write CSV here ('-': stdout)"),
-                            cl::value_desc("path"), BOTH);
+// A bare --json / --csv is stdout, as in layout-sweep.
+cl::opt<std::string> JsonOut("json",
+                             cl::desc("Write JSON here ('-' or no value: stdout)"),
+                             cl::value_desc("path"), cl::ValueOptional, BOTH);
+cl::opt<std::string> CsvOut("csv",
+                            cl::desc("Write CSV here ('-' or no value: stdout)"),
+                            cl::value_desc("path"), cl::ValueOptional, BOTH);
 cl::opt<unsigned> Top("top", cl::desc("Rows in the text report (0: all)"),
                       cl::init(10), BOTH);
 
@@ -256,6 +259,9 @@ Error runTimeline(const Binary &B) {
 bool lbrSubcommandActive() { return BlocksCmd || TimelineCmd; }
 
 Error runLBRSubcommand() {
+  for (cl::opt<std::string> *O : {&JsonOut, &CsvOut})
+    if (O->getNumOccurrences() && O->empty())
+      *O = "-";
   auto B = Binary::open(Bin);
   if (!B)
     return B.takeError();

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Load.h"
+#include "keel/Support/Tool.h"
 #include "LBRCommands.h"
 #include "Show.h"
 
@@ -62,7 +63,7 @@ static cl::opt<std::string>
                cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
                cl::sub(MergeCmd));
 static cl::opt<std::string> ToFormat("to",
-                                     cl::desc("Output format: fdata or pa"),
+                                     cl::desc("Output format: fdata or pa (preagg, as layout-record calls it)"),
                                      cl::init("fdata"), cl::cat(Cat),
                                      cl::sub(ConvertCmd));
 static cl::list<std::string> Inputs(cl::Positional, cl::desc("<profile>..."),
@@ -107,6 +108,8 @@ Error runConvert(const Binary *Bin) {
                       "expected one input profile, got {0}", Inputs.size());
   if (OutputPath.empty())
     return inputError("layout-profile convert", 0, "no output: give -o");
+  if (ToFormat == "preagg") // layout-record --format's name for it
+    ToFormat = "pa";
   if (ToFormat != "fdata" && ToFormat != "pa")
     return inputError("--to", 0, "unknown output format '{0}' (fdata or pa)",
                       ToFormat);
@@ -199,8 +202,7 @@ Error runShow(const Binary *Bin) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions({&Cat, &lbrCategory()});
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-profile (Keel) 0.1\n"; });
+  setToolVersionPrinter("layout-profile");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-profile: convert, merge and show branch profiles\n\n"

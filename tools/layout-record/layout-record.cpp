@@ -14,6 +14,7 @@
 #include "keel/Profile/Formats.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -41,8 +42,13 @@ static cl::opt<Format> OutFormat(
                           "block-to-block fall-through edges"),
                clEnumValN(Format::PreAgg, "preagg",
                           "BOLT pre-aggregated (perf2bolt --pa): B and F "
-                          "records")),
+                          "records"),
+               clEnumValN(Format::PreAgg, "pa",
+                          "same as preagg (layout-profile's name)")),
     cl::cat(Cat));
+// layout-profile convert names the output format --to.
+static cl::alias OutFormatTo("to", cl::desc("alias for --format"),
+                             cl::aliasopt(OutFormat), cl::cat(Cat));
 static cl::opt<std::string>
     KeepCallgrind("keep-callgrind",
                   cl::desc("also keep callgrind's own output here "
@@ -116,8 +122,7 @@ static void printSummary(const Recording &Rec, const Binary &Bin,
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions({&Cat, &PerfCategory});
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << "layout-record (Keel) 0.1\n"; });
+  setToolVersionPrinter("layout-record");
   if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
     return ExitBadInput; // conventions: bad usage is 2, not cl's 1
 

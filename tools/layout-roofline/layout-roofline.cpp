@@ -15,6 +15,7 @@
 #include "keel/Roofline/Run.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -375,9 +376,7 @@ static Error runChart() {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "layout-roofline (Keel) 0.1.0\n";
-  });
+  setToolVersionPrinter("layout-roofline");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-roofline: roofline ceilings of this machine, seed 003's "

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Tool.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
 
@@ -20,10 +21,14 @@ using namespace keel::sweep;
 static cl::OptionCategory Cat("layout-sweep-report options");
 static cl::opt<std::string> Input(cl::Positional, cl::Required,
                                   cl::desc("<result.json>"), cl::cat(Cat));
-static cl::opt<std::string> JSONOut("json", cl::desc("write the JSON report"),
-                                    cl::value_desc("file"), cl::cat(Cat));
-static cl::opt<std::string> CSVOut("csv", cl::desc("write the CSV table"),
-                                   cl::value_desc("file"), cl::cat(Cat));
+// As in layout-sweep: a bare --json / --csv is stdout (and replaces the
+// text table there).
+static cl::opt<std::string>
+    JSONOut("json", cl::desc("write the JSON report (no value: stdout)"),
+            cl::value_desc("file"), cl::ValueOptional, cl::cat(Cat));
+static cl::opt<std::string>
+    CSVOut("csv", cl::desc("write the CSV table (no value: stdout)"),
+           cl::value_desc("file"), cl::ValueOptional, cl::cat(Cat));
 static cl::opt<std::string> SVGOut("svg", cl::desc("write the SVG plot"),
                                    cl::value_desc("file"), cl::cat(Cat));
 static cl::opt<std::string> HTMLOut("html", cl::desc("write the HTML report"),
@@ -49,10 +54,15 @@ static const char *const Tool = "layout-sweep-report";
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter(
-      [](raw_ostream &OS) { OS << Tool << " (Keel) 0.1.0\n"; });
+  setToolVersionPrinter("layout-sweep-report");
   cl::ParseCommandLineOptions(argc, argv,
                               "render and gate a saved layout sweep\n");
+  for (cl::opt<std::string> *O : {&JSONOut, &CSVOut})
+    if (O->getNumOccurrences() && O->empty())
+      *O = "-";
+  if (JSONOut == "-" && CSVOut == "-")
+    return reportError(Tool, makeError("--json and --csv cannot both write to stdout"));
+  bool StdoutTaken = JSONOut == "-" || CSVOut == "-";
 
   GateOptions GO;
   if (!MaxSpread.empty()) {
@@ -81,7 +91,7 @@ int main(int argc, char **argv) {
     return reportError(Tool, G.takeError());
   if (Error E = writeReports(*R, *G, {JSONOut, CSVOut, SVGOut, HTMLOut}))
     return reportError(Tool, std::move(E));
-  if (!Quiet)
+  if (!Quiet && !StdoutTaken)
     writeTextReport(outs(), *R, *G);
   if (G->Failed) {
     errs() << Tool << ": gate failed: " << G->Reasons.front() << "\n";

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
@@ -63,7 +64,7 @@ cl::opt<std::string> Relink(
     cl::cat(Cat));
 cl::opt<std::string> Compare("compare",
                              cl::desc("a second binary swept on the same grid"),
-                             cl::cat(Cat));
+                             cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> CompareRelink("compare-relink",
                                    cl::desc("--relink template of the --compare binary"),
                                    cl::cat(Cat));
@@ -73,7 +74,7 @@ cl::opt<std::string> BoltPad(
              "linked with -Wl,--emit-relocs)"),
     cl::value_desc("FUNC"), cl::cat(Cat));
 cl::opt<std::string> HeapShim("heap-shim", cl::desc("path of libkeelheapshift.so"),
-                              cl::cat(Cat));
+                              cl::value_desc("file"), cl::cat(Cat));
 cl::list<std::string> ExtraEnv("env", cl::desc("NAME=VALUE added to every variant's environment"),
                                cl::cat(Cat));
 
@@ -102,13 +103,13 @@ cl::opt<std::string> JournalPath("journal",
                                  cl::desc("append each finished measurement here "
                                           "(default: OUTPUT.journal beside the first "
                                           "output file; removed when the sweep completes)"),
-                                 cl::cat(Cat));
+                                 cl::value_desc("file"), cl::cat(Cat));
 cl::opt<bool> Resume("resume", cl::desc("continue a killed sweep from its journal"),
                      cl::cat(Cat));
 cl::opt<std::string> KeepDir("keep-dir",
                              cl::desc("build and run variants in this directory and "
                                       "keep it (default: private, removed)"),
-                             cl::cat(Cat));
+                             cl::value_desc("dir"), cl::cat(Cat));
 cl::opt<double> InstrTolerance(
     "instr-tolerance",
     cl::desc("relative executed-instruction spread (%) tolerated as start-up noise"),
@@ -129,16 +130,16 @@ cl::opt<std::string> MaxSpread("max-spread",
 cl::opt<std::string> Baseline("baseline",
                               cl::desc("gate: fail when worse than this earlier --json "
                                        "result beyond noise"),
-                              cl::cat(Cat));
+                              cl::value_desc("file"), cl::cat(Cat));
 cl::opt<double> BaselineTolerance("baseline-tolerance",
                                   cl::desc("gate: extra slack over the baseline (%)"),
                                   cl::init(0), cl::cat(Cat));
 cl::opt<std::string> JSON("json", cl::desc("write the JSON report (no value: stdout)"),
-                          cl::ValueOptional, cl::cat(Cat));
+                          cl::ValueOptional, cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> CSV("csv", cl::desc("write the CSV table (no value: stdout)"),
-                         cl::ValueOptional, cl::cat(Cat));
-cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::cat(Cat));
-cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::cat(Cat));
+                         cl::ValueOptional, cl::value_desc("file"), cl::cat(Cat));
+cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::value_desc("file"), cl::cat(Cat));
+cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::value_desc("file"), cl::cat(Cat));
 } // namespace
 
 static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
@@ -151,10 +152,7 @@ static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
 }
 
 static std::string defaultHeapShim(const char *Argv0) {
-  std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&defaultHeapShim);
-  SmallString<256> P(sys::path::parent_path(sys::path::parent_path(Exe)));
-  sys::path::append(P, "lib", "libkeelheapshift.so");
-  return P.str().str();
+  return findKeelLibFile(Argv0, (void *)&defaultHeapShim, "libkeelheapshift.so");
 }
 
 static Error buildGrid(Grid &G) {
@@ -315,9 +313,7 @@ static Error writeReports(const SweepResult &R, const GateResult &G) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
-  cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "layout-sweep (Keel) " << KEEL_VERSION << "\n";
-  });
+  setToolVersionPrinter("layout-sweep");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"

@@ -1,0 +1,99 @@
+# keel_layout(TARGET <target> [PLAN <dir>] [WORKLOAD <args>...]
+#             [WORKING_DIRECTORY <dir>] [ORDER_OPTIONS <layout-order options>...])
+#
+# Turns an executable target into a Keel build (docs/install.md):
+#  - always: -ffunction-sections -fdata-sections -fbasic-block-address-map
+#    and -fpass-plugin=LayoutOpt.so (the plugin does nothing without a plan),
+#    and DWARF 4 whenever -g is on (valgrind 3.19 cannot read clang's DWARF 5);
+#  - when <PLAN>/plan.yaml exists: -mllvm -layout-plan=<PLAN>/plan.yaml at
+#    compile time, and ld.lld with <PLAN>/order.txt and <PLAN>/layout.ld at
+#    link time (the sources recompile and the target relinks when they change);
+#  - a target <target>-keel-profile that runs the program with WORKLOAD as its
+#    arguments under `layout-record --source=valgrind` and re-plans into PLAN
+#    with `layout-order`. The next build reconfigures (a stamp file tells
+#    CMake the plan changed) and rebuilds the program with the new plan.
+#
+# PLAN defaults to ${CMAKE_CURRENT_BINARY_DIR}/<target>.keel-plan; point it
+# into the source tree to keep a checked-in plan.
+function(keel_layout)
+  cmake_parse_arguments(K "" "TARGET;PLAN;WORKING_DIRECTORY" "WORKLOAD;ORDER_OPTIONS" ${ARGN})
+  if(K_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "keel_layout: unknown arguments: ${K_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT K_TARGET OR NOT TARGET "${K_TARGET}")
+    message(FATAL_ERROR "keel_layout: TARGET must name an executable target (got '${K_TARGET}')")
+  endif()
+  get_target_property(_type ${K_TARGET} TYPE)
+  if(NOT _type STREQUAL "EXECUTABLE")
+    message(FATAL_ERROR "keel_layout: ${K_TARGET} is a ${_type}; only executables are profiled and linked with a plan")
+  endif()
+  # The plugin is built against LLVM ${KEEL_LLVM_MAJOR}: only a clang of that
+  # major version can load it.
+  foreach(_lang C CXX)
+    if(CMAKE_${_lang}_COMPILER_LOADED AND NOT (CMAKE_${_lang}_COMPILER_ID MATCHES "Clang"
+       AND CMAKE_${_lang}_COMPILER_VERSION VERSION_GREATER_EQUAL ${KEEL_LLVM_MAJOR}
+       AND CMAKE_${_lang}_COMPILER_VERSION VERSION_LESS ${KEEL_LLVM_MAJOR}.99))
+      message(FATAL_ERROR "keel_layout: ${_lang} compiler is ${CMAKE_${_lang}_COMPILER_ID} "
+        "${CMAKE_${_lang}_COMPILER_VERSION}; LayoutOpt.so needs clang ${KEEL_LLVM_MAJOR} "
+        "(e.g. -DCMAKE_${_lang}_COMPILER=clang-${KEEL_LLVM_MAJOR})")
+    endif()
+  endforeach()
+
+  set(t ${K_TARGET})
+  if(NOT K_PLAN)
+    set(K_PLAN "${CMAKE_CURRENT_BINARY_DIR}/${t}.keel-plan")
+  endif()
+  get_filename_component(K_PLAN "${K_PLAN}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  if(NOT K_WORKING_DIRECTORY)
+    set(K_WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+
+  target_compile_options(${t} PRIVATE
+    -ffunction-sections -fdata-sections -fbasic-block-address-map
+    -fdebug-default-version=4 "-fpass-plugin=${KEEL_LAYOUTOPT_PLUGIN}")
+
+  # The profile target touches this stamp after re-planning; CMake re-runs
+  # configure when it changes, and configure picks up the (new) plan.
+  set(_stamp "${CMAKE_CURRENT_BINARY_DIR}/${t}.keel-plan.stamp")
+  if(NOT EXISTS "${_stamp}")
+    file(TOUCH "${_stamp}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_stamp}")
+
+  set(_plan_files "${K_PLAN}/plan.yaml" "${K_PLAN}/order.txt" "${K_PLAN}/layout.ld")
+  set(_have_plan TRUE)
+  foreach(_f ${_plan_files})
+    if(NOT EXISTS "${_f}")
+      set(_have_plan FALSE)
+    endif()
+  endforeach()
+  if(_have_plan)
+    message(STATUS "Keel: ${t} uses the plan in ${K_PLAN}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_plan_files})
+    target_compile_options(${t} PRIVATE "SHELL:-mllvm -layout-plan=${K_PLAN}/plan.yaml")
+    target_link_options(${t} PRIVATE -fuse-ld=lld -Wl,-z,keep-text-section-prefix
+      "-Wl,--symbol-ordering-file=${K_PLAN}/order.txt" "-Wl,-T,${K_PLAN}/layout.ld")
+    # Recompile when the plan changes, relink when the order or script do.
+    get_target_property(_srcs ${t} SOURCES)
+    get_target_property(_srcdir ${t} SOURCE_DIR)
+    set_property(SOURCE ${_srcs} DIRECTORY "${_srcdir}" APPEND PROPERTY
+      OBJECT_DEPENDS "${K_PLAN}/plan.yaml")
+    set_property(TARGET ${t} APPEND PROPERTY LINK_DEPENDS
+      "${K_PLAN}/order.txt" "${K_PLAN}/layout.ld")
+  else()
+    message(STATUS "Keel: ${t} has no plan yet (build ${t}-keel-profile to make one in ${K_PLAN})")
+  endif()
+
+  set(_fdata "${CMAKE_CURRENT_BINARY_DIR}/${t}.keel.fdata")
+  add_custom_target(${t}-keel-profile
+    COMMAND "${KEEL_LAYOUT_RECORD}" --source=valgrind -o "${_fdata}"
+            -- "$<TARGET_FILE:${t}>" ${K_WORKLOAD}
+    COMMAND "${KEEL_LAYOUT_ORDER}" --binary "$<TARGET_FILE:${t}>" --profile "${_fdata}"
+            -o "${K_PLAN}" ${K_ORDER_OPTIONS}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
+    DEPENDS ${t}
+    BYPRODUCTS "${_fdata}"
+    WORKING_DIRECTORY "${K_WORKING_DIRECTORY}"
+    COMMENT "Keel: profiling ${t} under valgrind and re-planning into ${K_PLAN}"
+    VERBATIM USES_TERMINAL)
+endfunction()

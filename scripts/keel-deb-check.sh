@@ -1,0 +1,62 @@
+#!/bin/sh
+# Build keel_<version>_amd64.deb with CPack, install it with apt-get (which
+# pulls the declared dependencies), check that the installed tools, plugin
+# and CMake package work from /usr, then remove the package again.
+# As root, on Debian bookworm; build dir ${KEEL_BUILD:-build}; the .deb is
+# left in $KEEL_BUILD/package. docs/install.md.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${KEEL_BUILD:-$top/build}
+export KEEL_BUILD="$build"
+
+"$top/scripts/build.sh"
+rm -rf "$build/package"
+(cd "$build" && cpack -G DEB -B "$build/package" > /dev/null)
+deb=$(ls "$build"/package/keel_*_amd64.deb)
+echo "== $deb"
+dpkg-deb --field "$deb" Package Version Architecture Depends
+
+if dpkg-query -W -f='${Status}' keel 2>/dev/null | grep -q "ok installed"; then
+  echo "keel-deb-check: a keel package is already installed; remove it first" >&2
+  exit 2
+fi
+work=$(mktemp -d)
+cleanup() {
+  apt-get remove -y -qq keel > /dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+echo "== apt-get install $deb"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" > "$work/apt.log" 2>&1 \
+  || { cat "$work/apt.log"; exit 1; }
+
+echo "== installed tools"
+for tool in $(dpkg -L keel | grep '^/usr/bin/' | sort); do
+  "$tool" --version | head -n 1
+  "$tool" --help > /dev/null
+  test -f "/usr/share/man/man1/$(basename "$tool").1"
+done
+
+echo "== the plugin loads in clang-22, the program links with a plan template"
+cat > "$work/hello.c" <<'C'
+#include <stdio.h>
+__attribute__((hot)) int twice(int x) { return 2 * x; }
+int main(void) { printf("%d\n", twice(21)); return 0; }
+C
+clang-22 -O2 -ffunction-sections -fpass-plugin=/usr/lib/keel/LayoutOpt.so -c "$work/hello.c" -o "$work/hello.o"
+clang-22 -fuse-ld=lld -Wl,-z,keep-text-section-prefix -Wl,-T,/usr/share/keel/linker-scripts/keel-hot-text.ld \
+  "$work/hello.o" -o "$work/hello"
+test "$("$work/hello")" = 42
+
+echo "== find_package(Keel) from /usr, keel_layout(), the profile target"
+cmake -S "$top/test/install/Inputs/app" -B "$work/app" -G Ninja -DCMAKE_C_COMPILER=clang-22 > /dev/null
+cmake --build "$work/app" > /dev/null
+cmake --build "$work/app" --target app-keel-profile > /dev/null
+cmake --build "$work/app" | grep "Keel: app uses the plan"
+"$work/app/app" 100
+
+echo "== remove"
+apt-get remove -y -qq keel > /dev/null
+test ! -e /usr/bin/layout-order
+echo "keel-deb-check: OK"
