@@ -68,6 +68,10 @@ Error checkOptions(const RecordOptions &Opts, const EventEncoding &Leader,
   if (Opts.MmapPages == 0 || (Opts.MmapPages & (Opts.MmapPages - 1)))
     return makeError("--mmap-pages must be a power of two, not {0}",
                      Opts.MmapPages);
+  if (Opts.MemorySamples && Filter)
+    return makeError("memory-access sampling records no branch stack; use "
+                     "--lbr=none, not --lbr={0}",
+                     Opts.LBR);
   if (!Leader.IsAMDBRS)
     return Error::success();
   // AMD BRS (Zen3): the kernel rejects frequency mode and branch-type
@@ -162,6 +166,14 @@ Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
     if (!Leader->IsAMDBRS)
       A.branch_sample_type |= PERF_SAMPLE_BRANCH_TYPE_SAVE;
   }
+  if (Opts.MemorySamples) {
+    // Data address, data source (snoop HITM etc.) and latency come from
+    // the PEBS record, so the event must be precise; with precise_ip 2
+    // the IP is the instruction that did the access.
+    A.sample_type |=
+        PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+    A.precise_ip = 2;
+  }
   if (Opts.Freq) {
     A.freq = 1;
     A.sample_freq = Opts.Freq;
@@ -198,6 +210,8 @@ Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
     G.Members.push_back({*E, {Role}, baseAttr(*E, Eff)});
     return Error::success();
   };
+  if (Opts.MemorySamples)
+    return G;
   if (Error E = AddCounter(Opts.CyclesEvent, CounterRole::Cycles))
     return std::move(E);
   if (Error E = AddCounter(Opts.InstructionsEvent, CounterRole::Instructions))
