@@ -25,6 +25,7 @@
 #include "keel/Plan/Plan.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Record/Recorder.h"
+#include "keel/Record/RingBuffer.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
@@ -111,6 +112,12 @@ static cl::opt<std::string> RecOutput("o",
                                       cl::value_desc("file"),
                                       cl::init("perf-fs.out"),
                                       cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<std::string> RecReplay(
+    "replay",
+    cl::desc("parse perf records from this file (the kernel's ring-buffer "
+             "layout for this tool's attributes) instead of running the "
+             "program; the program names the binary"),
+    cl::value_desc("file"), cl::sub(RecordCmd), cl::cat(RecCat));
 static cl::opt<std::string> RecProgram(cl::Positional,
                                        cl::desc("<program>"),
                                        cl::sub(RecordCmd), cl::cat(RecCat));
@@ -565,6 +572,10 @@ static Expected<int> runRecord() {
     return inputError("<command line>", 0, "cannot find the program '{0}'",
                       RecProgram);
   }
+  // The report's `exe` must name the binary from any directory.
+  SmallString<256> Abs(*Path);
+  if (!sys::fs::real_path(*Path, Abs))
+    *Path = Abs.str().str();
   auto Bin = Binary::open(*Path);
   if (!Bin)
     return Bin.takeError();
@@ -580,15 +591,33 @@ static Expected<int> runRecord() {
   Opts.InstructionsEvent = "";
   Opts.DataMmaps = true;
   Opts.MemorySamples = true;
-  // Bad options (exit 2) and a missing PMU (exit 3) before anything runs.
-  if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
-    return G.takeError();
-
-  std::vector<std::string> Argv{*Path};
-  Argv.insert(Argv.end(), RecArgs.begin(), RecArgs.end());
-  Expected<RecordResult> R = record(Argv, Opts);
-  if (!R)
-    return R.takeError();
+  RecordResult Result;
+  RecordResult *R = &Result;
+  if (!RecReplay.empty()) {
+    Expected<std::string> Bytes = readWholeFile(RecReplay);
+    if (!Bytes)
+      return Bytes.takeError();
+    RecordLayout L;
+    L.SampleType = memorySampleType();
+    L.ReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+    L.SampleIdAll = true;
+    L.EventName = RecEvent;
+    RecordParser P(std::move(L));
+    if (Error E = P.parse(ArrayRef<uint8_t>(
+            reinterpret_cast<const uint8_t *>(Bytes->data()), Bytes->size())))
+      return inputError(RecReplay, 0, "{0}", toString(std::move(E)));
+    R->Rec = P.take();
+  } else {
+    // Bad options (exit 2) and a missing PMU (exit 3) before anything runs.
+    if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
+      return G.takeError();
+    std::vector<std::string> Argv{*Path};
+    Argv.insert(Argv.end(), RecArgs.begin(), RecArgs.end());
+    Expected<RecordResult> Live = record(Argv, Opts);
+    if (!Live)
+      return Live.takeError();
+    Result = std::move(*Live);
+  }
 
   HitmOptions HO;
   HO.EventIsHitm = eventCountsOnlyHitm(RecEvent);

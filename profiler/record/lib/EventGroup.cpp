@@ -138,6 +138,12 @@ std::string branchFilterName(uint64_t Filter) {
   return join(Names, ",");
 }
 
+uint64_t memorySampleType() {
+  return PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+         PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+         PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+}
+
 Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
   Expected<uint64_t> Filter = parseBranchFilter(Opts.LBR, Opts.Kernel);
   if (!Filter)
@@ -170,8 +176,7 @@ Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
     // Data address, data source (snoop HITM etc.) and latency come from
     // the PEBS record, so the event must be precise; with precise_ip 2
     // the IP is the instruction that did the access.
-    A.sample_type |=
-        PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+    A.sample_type = memorySampleType();
     A.precise_ip = 2;
   }
   if (Opts.Freq) {

@@ -90,6 +90,10 @@ struct EventGroup {
   uint64_t readFormat() const { return Members[0].Attr.read_format; }
 };
 
+/// The sample_type of a MemorySamples group (what buildEventGroup sets), so
+/// recorded memory samples can be parsed without libpfm4 (replays).
+uint64_t memorySampleType();
+
 /// Build the attributes for \p Opts (no system call is made).
 llvm::Expected<EventGroup> buildEventGroup(const RecordOptions &Opts);
 
