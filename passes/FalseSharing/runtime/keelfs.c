@@ -182,26 +182,10 @@ static struct slot *find_slot(uint64_t line) {
   return NULL;
 }
 
-static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
-                          const struct keel_fs_site *site) {
-  uint64_t line = addr / KEEL_FS_LINE;
-  uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
-  if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
-    uint32_t first = KEEL_FS_LINE - off;
-    record(addr, first, is_write, site);
-    record(addr + first, size - first, is_write, site);
-    return;
-  }
-  struct slot *s;
-  if (line == my_line && my_slot) {
-    s = my_slot;
-  } else {
-    s = find_slot(line);
-    if (!s)
-      return;
-    my_line = line;
-    my_slot = s;
-  }
+/* Count one access of [off, off + size) of the line held in slot s. */
+static inline __attribute__((always_inline)) void
+update(struct slot *s, uint32_t off, uint32_t size, uint32_t is_write,
+       const struct keel_fs_site *site) {
   uint64_t bits = (size >= 64 ? ~0ull : ((1ull << size) - 1)) << off;
   /* kind: bit 0 write, bit 1 read (3: read-modify-write) */
   if (is_write != 1) {
@@ -236,16 +220,41 @@ static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
   atomic_fetch_add_explicit(&dropped_sites, 1, memory_order_relaxed);
 }
 
-void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
-                      const struct keel_fs_site *site) {
-  if (__builtin_expect(atomic_load_explicit(&state, memory_order_relaxed) != 2,
-                       0)) {
+/* Any access: split at line ends, look the line's slot up. */
+static void record(uint64_t addr, uint32_t size, uint32_t is_write,
+                   const struct keel_fs_site *site) {
+  uint64_t line = addr / KEEL_FS_LINE;
+  uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
+  if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
+    uint32_t first = KEEL_FS_LINE - off;
+    record(addr, first, is_write, site);
+    record(addr + first, size - first, is_write, site);
+    return;
+  }
+  struct slot *s;
+  if (line == my_line && my_slot) {
+    s = my_slot;
+  } else {
+    s = find_slot(line);
+    if (!s)
+      return;
+    my_line = line;
+    my_slot = s;
+  }
+  update(s, off, size, is_write, site);
+}
+
+/* Everything but the common case: initialisation, a new thread. */
+static __attribute__((noinline)) void
+access_slow(void *addr, uint32_t size, uint32_t is_write,
+            const struct keel_fs_site *site) {
+  if (atomic_load_explicit(&state, memory_order_relaxed) != 2) {
     if (atomic_load(&state) == 0)
       init();
     if (atomic_load(&state) != 2)
       return;
   }
-  if (__builtin_expect(my_tid == 0, 0))
+  if (my_tid == 0)
     my_tid = atomic_fetch_add(&next_tid, 1) + 1; /* ids start at 1 */
   if (sample_every > 1) {
     if (my_skip) {
@@ -257,6 +266,39 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
   if (size == 0 || size > 4096)
     return;
   record((uint64_t)(uintptr_t)addr, size, is_write, site);
+}
+
+void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
+                      const struct keel_fs_site *site) {
+  /* The common case -- runtime ready, thread known, same line as this
+   * thread's previous access, inside one line -- is inlined here without a
+   * stack frame: the instrumented loop does little else (docs/
+   * false-sharing.md, instrumentation overhead). */
+  if (__builtin_expect(
+          atomic_load_explicit(&state, memory_order_relaxed) != 2 ||
+              my_tid == 0,
+          0)) {
+    access_slow(addr, size, is_write, site);
+    return;
+  }
+  if (sample_every > 1) {
+    if (my_skip) {
+      --my_skip;
+      return;
+    }
+    my_skip = sample_every - 1;
+  }
+  uint64_t a = (uint64_t)(uintptr_t)addr;
+  uint32_t off = (uint32_t)(a % KEEL_FS_LINE);
+  if (__builtin_expect(a / KEEL_FS_LINE == my_line && my_slot != NULL &&
+                           size != 0 && off + size <= KEEL_FS_LINE,
+                       1)) {
+    update(my_slot, off, size, is_write, site);
+    return;
+  }
+  if (size == 0 || size > 4096)
+    return;
+  record(a, size, is_write, site);
 }
 
 void __keel_fs_alloc(void *ptr, uint64_t size,
