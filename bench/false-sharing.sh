@@ -15,7 +15,9 @@
 #  2. context: the cross-CPU cache-line round trip (false-sharing-pingpong.c),
 #     which says whether the two CPUs really run at the same time.
 #  3. instrumentation overhead: the same runs built with KeelFalseSharing.so
-#     (all accesses, and sampled 1/16) vs plain, median ratio, for the
+#     (all accesses with the inline fast path, the default; all accesses
+#     calling the runtime, -keel-fs-inline=0; sampled 1/16) vs plain, median
+#     ratio, for the
 #     seed's loop and for the optimised loop (also under chrt when root).
 # Usage: bench/false-sharing.sh [build-dir]   (env: ROUNDS=7, ITERS=50000000,
 #        OITERS=10000000 for the overhead runs)
@@ -40,6 +42,11 @@ chrt_on=${CHRT:-$([ "$(id -u)" = 0 ] && echo 1 || echo 0)}
 [ "$chrt_on" = 1 ] && rt="chrt -f 1"
 clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" "$src" -o instr \
   -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
+clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" -mllvm -keel-fs-inline=0 \
+  "$src" -o call -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
+clang-22 -O2 -g -DKEEL_FS_TIGHT -fpass-plugin="$lib/KeelFalseSharing.so" \
+  -mllvm -keel-fs-inline=0 "$src" -o tcall -L"$lib" -lkeelfs \
+  -Wl,-rpath,"$lib" -pthread
 clang-22 -O2 -g -fpass-plugin="$lib/KeelFalseSharing.so" -mllvm -keel-fs-sample=16 \
   "$src" -o sampled -L"$lib" -lkeelfs -Wl,-rpath,"$lib" -pthread
 clang-22 -O2 -g -DKEEL_FS_TIGHT -fpass-plugin="$lib/KeelFalseSharing.so" "$src" \
@@ -86,9 +93,11 @@ while [ "$i" -le "$rounds" ]; do
     set -- $case; c=$1; shift
     runrt o-plain-$c plain "$oiters" "$@"
     runrt o-instr-$c instr "$oiters" "$@"
+    runrt o-call-$c call "$oiters" "$@"
     runrt o-sampled-$c sampled "$oiters" "$@"
     runrt ot-plain-$c tight "$oiters" "$@"
     runrt ot-instr-$c tinstr "$oiters" "$@"
+    runrt ot-call-$c tcall "$oiters" "$@"
     runrt ot-sampled-$c tsampled "$oiters" "$@"
   done
   i=$((i + 1))
@@ -139,7 +148,7 @@ print(f"cross-CPU round trip (pingpong, 5 runs): median {statistics.median(pp):.
 for pre, what in (("o", "seed's loop"), ("ot", "optimised loop")):
     print(f"# instrumentation overhead, {what}, {oiters} updates per thread")
     for case in ("shared", "padded"):
-        for kind in ("plain", "instr", "sampled"):
+        for kind in ("plain", "instr", "call", "sampled"):
             print(row(f"{pre}-{kind}-{case}"))
     for case in ("shared", "padded"):
         p = med[f"{pre}-plain-{case}"]
@@ -147,6 +156,7 @@ for pre, what in (("o", "seed's loop"), ("ot", "optimised loop")):
         f = min(t[f"{pre}-plain-{case}"])
         print(f"overhead {case:7}: instrumented {med[f'{pre}-instr-{case}'] / p:.2f}x wall "
               f"({cmed[f'{pre}-instr-{case}'] / q:.2f}x cpu, fastest {min(t[f'{pre}-instr-{case}']) / f:.2f}x), "
+              f"every access calling the runtime (-keel-fs-inline=0) {med[f'{pre}-call-{case}'] / p:.2f}x wall, "
               f"sampled 1/16 {med[f'{pre}-sampled-{case}'] / p:.2f}x wall "
               f"({cmed[f'{pre}-sampled-{case}'] / q:.2f}x cpu, fastest {min(t[f'{pre}-sampled-{case}']) / f:.2f}x)")
 PY

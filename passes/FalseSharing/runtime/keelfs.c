@@ -86,6 +86,7 @@ static _Atomic int state; /* 0 uninit, 1 initializing, 2 ready, 3 failed/done */
 static _Atomic uint32_t next_tid;
 static _Atomic uint64_t dropped_table, dropped_slots, dropped_sites;
 static uint32_t sample_every = 1;
+static int stats_on; /* KEEL_FS_STATS set: count the runtime's records */
 
 /* The inline fast path (ABI with FalseSharing.cpp, which emits it unless
  * -keel-fs-inline=0, -keel-fs-sample > 1 or the module is position
@@ -105,12 +106,6 @@ struct keel_fs_cache {
   _Atomic uint64_t *count;
 };
 #define KEEL_FS_NO_LINE UINT64_MAX
-/* Where update() counted this thread's last access (line NO_LINE: not
- * countable inline). */
-static __thread struct keel_fs_cache last
-    __attribute__((tls_model("initial-exec"))) = {KEEL_FS_NO_LINE, NULL,
-                                                  NULL};
-
 static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint32_t my_skip __attribute__((tls_model("initial-exec")));
 static __thread uint64_t my_line __attribute__((tls_model("initial-exec")));
@@ -142,6 +137,8 @@ static void init(void) {
       ;
     return;
   }
+  const char *st = getenv("KEEL_FS_STATS");
+  stats_on = st && *st && strcmp(st, "0") != 0;
   uint64_t lines = env_number("KEEL_FS_MAX_LINES", 65536, 64, 1u << 22);
   /* round up to a power of two */
   uint64_t p = 64;
@@ -214,14 +211,18 @@ static struct slot *find_slot(uint64_t line) {
   return NULL;
 }
 
-/* Count one access of [off, off + size) of the line held in slot s. */
+/* Count one access of [off, off + size) of line `line`, held in slot s;
+ * with `out`, point the inline path's cache at the slot and the site's
+ * counter. */
 static inline __attribute__((always_inline)) void
 update(struct slot *s, uint64_t line, uint32_t off, uint32_t size,
-       uint32_t is_write, const struct keel_fs_site *site) {
+       uint32_t is_write, const struct keel_fs_site *site,
+       struct keel_fs_cache *out) {
   uint64_t bits = (size >= 64 ? ~0ull : ((1ull << size) - 1)) << off;
-  atomic_store_explicit(
-      &s->calls, atomic_load_explicit(&s->calls, memory_order_relaxed) + 1,
-      memory_order_relaxed);
+  if (stats_on)
+    atomic_store_explicit(
+        &s->calls, atomic_load_explicit(&s->calls, memory_order_relaxed) + 1,
+        memory_order_relaxed);
   /* kind: bit 0 write, bit 1 read (3: read-modify-write) */
   if (is_write != 1) {
     uint64_t old = atomic_load_explicit(&s->rmask, memory_order_relaxed);
@@ -249,10 +250,10 @@ update(struct slot *s, uint64_t line, uint32_t off, uint32_t size,
           &s->sitecount[i],
           atomic_load_explicit(&s->sitecount[i], memory_order_relaxed) + 1,
           memory_order_relaxed);
-      if (sample_every == 1) {
-        last.line = line;
-        last.slot = s;
-        last.count = &s->sitecount[i];
+      if (out && sample_every == 1) {
+        out->line = line;
+        out->slot = s;
+        out->count = &s->sitecount[i];
       }
       return;
     }
@@ -262,13 +263,13 @@ update(struct slot *s, uint64_t line, uint32_t off, uint32_t size,
 
 /* Any access: split at line ends, look the line's slot up. */
 static void record(uint64_t addr, uint32_t size, uint32_t is_write,
-                   const struct keel_fs_site *site) {
+                   const struct keel_fs_site *site, struct keel_fs_cache *out) {
   uint64_t line = addr / KEEL_FS_LINE;
   uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
   if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
     uint32_t first = KEEL_FS_LINE - off;
-    record(addr, first, is_write, site);
-    record(addr + first, size - first, is_write, site);
+    record(addr, first, is_write, site, out);
+    record(addr + first, size - first, is_write, site, out);
     return;
   }
   struct slot *s;
@@ -281,13 +282,13 @@ static void record(uint64_t addr, uint32_t size, uint32_t is_write,
     my_line = line;
     my_slot = s;
   }
-  update(s, line, off, size, is_write, site);
+  update(s, line, off, size, is_write, site, out);
 }
 
 /* Everything but the common case: initialisation, a new thread. */
 static __attribute__((noinline)) void
 access_slow(void *addr, uint32_t size, uint32_t is_write,
-            const struct keel_fs_site *site) {
+            const struct keel_fs_site *site, struct keel_fs_cache *out) {
   if (atomic_load_explicit(&state, memory_order_relaxed) != 2) {
     if (atomic_load(&state) == 0)
       init();
@@ -305,11 +306,12 @@ access_slow(void *addr, uint32_t size, uint32_t is_write,
   }
   if (size == 0 || size > 4096)
     return;
-  record((uint64_t)(uintptr_t)addr, size, is_write, site);
+  record((uint64_t)(uintptr_t)addr, size, is_write, site, out);
 }
 
-void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
-                      const struct keel_fs_site *site) {
+static inline __attribute__((always_inline)) void
+access_any(void *addr, uint32_t size, uint32_t is_write,
+       const struct keel_fs_site *site, struct keel_fs_cache *out) {
   /* The common case -- runtime ready, thread known, same line as this
    * thread's previous access, inside one line -- is inlined here without a
    * stack frame: the instrumented loop does little else (docs/
@@ -318,7 +320,7 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
           atomic_load_explicit(&state, memory_order_relaxed) != 2 ||
               my_tid == 0,
           0)) {
-    access_slow(addr, size, is_write, site);
+    access_slow(addr, size, is_write, site, out);
     return;
   }
   if (sample_every > 1) {
@@ -333,12 +335,17 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
   if (__builtin_expect(a / KEEL_FS_LINE == my_line && my_slot != NULL &&
                            size != 0 && off + size <= KEEL_FS_LINE,
                        1)) {
-    update(my_slot, my_line, off, size, is_write, site);
+    update(my_slot, my_line, off, size, is_write, site, out);
     return;
   }
   if (size == 0 || size > 4096)
     return;
-  record(a, size, is_write, site);
+  record(a, size, is_write, site, out);
+}
+
+void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
+                      const struct keel_fs_site *site) {
+  access_any(addr, size, is_write, site, NULL);
 }
 
 /* The inline fast path's miss: record, then point the site's cache at the
@@ -346,10 +353,7 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
 void __keel_fs_access_cached(void *addr, uint32_t size, uint32_t is_write,
                              const struct keel_fs_site *site,
                              struct keel_fs_cache *cache) {
-  last.line = KEEL_FS_NO_LINE;
-  __keel_fs_access(addr, size, is_write, site);
-  if (last.line != KEEL_FS_NO_LINE)
-    *cache = last;
+  access_any(addr, size, is_write, site, cache);
 }
 
 void __keel_fs_alloc(void *ptr, uint64_t size,
@@ -500,8 +504,7 @@ static void write_report(void) {
   }
   /* KEEL_FS_STATS=1: how many recorded accesses called the runtime (the
    * rest were counted by the pass's inline fast path). */
-  const char *stats = getenv("KEEL_FS_STATS");
-  if (stats && *stats && strcmp(stats, "0") != 0) {
+  if (stats_on) {
     uint64_t calls = 0, total = atomic_load(&dropped_sites);
     for (uint64_t i = 0; i < table_lines; ++i) {
       if (!atomic_load(&table[i].key))
