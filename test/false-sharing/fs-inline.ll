@@ -98,12 +98,18 @@ define void @work(ptr %p, ptr %q, ptr %v) !dbg !5 {
   ret void
 }
 
-; CALL-NOT: threadlocal
-; CALL-NOT: __keel_fs_access_cached(
+; CALL-NOT: thread_local
 ; CALL-LABEL: define void @work
+; CALL-NOT: threadlocal
 ; CALL: call void @__keel_fs_access(ptr %p, i32 4, i32 0,
 ; CALL-NEXT: %x = load i32, ptr %p
-; CALL-NOT: __keel_fs_access_cached(
+; CALL-NOT: threadlocal
+; CALL-NOT: __keel_fs_access_cached
+; CALL: call void @__keel_fs_access(ptr %q, i32 4, i32 3,
+; CALL-NOT: threadlocal
+; CALL-NOT: __keel_fs_access_cached
+; CALL: ret void
+; CALL-NOT: __keel_fs_access_cached
 
 !llvm.dbg.cu = !{!0}
 !llvm.module.flags = !{!3, !4}
