@@ -61,5 +61,11 @@ def _counts_cycles():
 
 if shutil.which("perf") and _counts_cycles():
     config.available_features.add("pmu")
+# Memory-access sampling (layout-falseshare record) needs Intel PEBS.
+try:
+    if "GenuineIntel" in open("/proc/cpuinfo").read():
+        config.available_features.add("intel-cpu")
+except OSError:
+    pass
 if shutil.which("chromium"):
     config.available_features.add("chromium")

@@ -13,6 +13,16 @@
 // debug location; build with -g for lines), so the report names source
 // lines without symbolizing return addresses.
 //
+// Without sampling, in an executable (PIE or non-PIC code), the common case
+// does not call: each source site gets a thread-local cache { line, slot,
+// count } and an access of 1, 2, 4 or 8 bytes on the cached line whose
+// bytes the thread's slot already records is counted inline (reads,
+// writes, the site's counter); any other access calls
+// __keel_fs_access_cached(addr, size, kind, site, cache), which records it
+// and refills the cache. The result is the same report, exact counts
+// included (test/false-sharing/fs-inline.test). -keel-fs-inline=0 turns
+// this off.
+//
 // After each call of malloc, calloc, realloc, aligned_alloc, operator new
 // and new[]: __keel_fs_alloc(ptr result, i64 bytes, ptr site), so heap
 // objects are named by the line that allocated them.
@@ -34,6 +44,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -58,6 +69,12 @@ static cl::opt<std::string>
               cl::desc("instrument only functions whose name matches this "
                        "regex (default: all)"),
               cl::value_desc("regex"));
+static cl::opt<bool> Inline(
+    "keel-fs-inline",
+    cl::desc("count an access inline, without calling the runtime, when it "
+             "repeats this thread's previous line and site on bytes already "
+             "recorded (default on; off with -keel-fs-sample > 1)"),
+    cl::init(true));
 static cl::opt<bool> Summary("keel-fs-summary",
                              cl::desc("print how many accesses were "
                                       "instrumented in each module"));
@@ -140,6 +157,115 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
                                      ConstantInt::get(I32, Col)}),
         "__keel_fs_site");
     return Sites[Key] = GV;
+  };
+
+  // The inline fast path (see struct keel_fs_cache in runtime/keelfs.c),
+  // with a thread-local cache { line, slot, count } per source site:
+  //   if ((a >> 6) == cache.line
+  //       [&& (a & 63) + size <= 64, unless the access is aligned]) {
+  //     bits = ((1 << size) - 1) << (a & 63);
+  //     if ((slot->rmask [& slot->wmask] & bits) == bits) {
+  //       slot->reads += 1 [reads]; slot->writes += 1 [writes];
+  //       *cache.count += 1; goto done;
+  //     }
+  //   }
+  //   __keel_fs_access_cached(a, size, kind, site, &cache);
+  // done:
+  // The counters are written by their owner thread only (relaxed atomics,
+  // plain moves on x86), as in the runtime. The caches are local-exec TLS,
+  // valid in executables only: position-independent code that is not an
+  // executable (a shared library) keeps the plain call.
+  const bool UseInline = Inline && Sample <= 1 &&
+                         (M.getPIELevel() != PIELevel::Default ||
+                          M.getPICLevel() == PICLevel::NotPIC);
+  unsigned InlineCount = 0;
+  Type *I64 = Type::getInt64Ty(C);
+  StructType *CacheTy = StructType::get(C, {I64, Ptr, Ptr});
+  FunctionCallee AccessCached =
+      UseInline ? M.getOrInsertFunction("__keel_fs_access_cached",
+                                        Type::getVoidTy(C), Ptr, I32, I32,
+                                        Ptr, Ptr)
+                : FunctionCallee();
+  std::map<Constant *, GlobalVariable *> Caches;
+  auto cacheFor = [&](Constant *Site) {
+    GlobalVariable *&GV = Caches[Site];
+    if (!GV)
+      GV = new GlobalVariable(
+          M, CacheTy, false, GlobalValue::InternalLinkage,
+          ConstantStruct::get(CacheTy, {ConstantInt::get(I64, ~0ull),
+                                        ConstantPointerNull::get(Ptr),
+                                        ConstantPointerNull::get(Ptr)}),
+          "__keel_fs_cache", nullptr, GlobalValue::LocalExecTLSModel);
+    return GV;
+  };
+  auto emitInlineAccess = [&](Instruction *I, Value *P, uint64_t Size,
+                              unsigned Kind, Align InstAlign, Constant *Site) {
+    auto loadRelaxed = [&](IRBuilder<> &B, Value *Addr, const Twine &Name) {
+      LoadInst *L = B.CreateAlignedLoad(I64, Addr, Align(8), Name);
+      L->setAtomic(AtomicOrdering::Monotonic);
+      return L;
+    };
+    auto field = [&](IRBuilder<> &B, Value *Base, unsigned Offset) {
+      return B.CreateConstInBoundsGEP1_32(B.getInt8Ty(), Base, Offset);
+    };
+    IRBuilder<> B(I);
+    Value *CachePtr = B.CreateThreadLocalAddress(cacheFor(Site));
+    Value *A = B.CreatePtrToInt(P, I64, "keelfs.addr");
+    Value *Line = B.CreateLShr(A, 6, "keelfs.line");
+    Value *CLine = B.CreateAlignedLoad(I64, CachePtr, Align(8), "keelfs.cline");
+    Value *Hit = B.CreateICmpEQ(Line, CLine, "keelfs.hit");
+    Value *Off = B.CreateAnd(A, 63, "keelfs.off");
+    // An access aligned to its size cannot cross a line; others must not.
+    if (InstAlign.value() < Size)
+      Hit = B.CreateAnd(Hit,
+                        B.CreateICmpULE(B.CreateAdd(Off, B.getInt64(Size)),
+                                        B.getInt64(64)),
+                        "keelfs.inside");
+    BasicBlock *Head = I->getParent();
+    Function *Fn = Head->getParent();
+    BasicBlock *Cont = Head->splitBasicBlock(I, "keelfs.cont");
+    BasicBlock *Check = BasicBlock::Create(C, "keelfs.check", Fn, Cont);
+    BasicBlock *Bump = BasicBlock::Create(C, "keelfs.count", Fn, Cont);
+    BasicBlock *Slow = BasicBlock::Create(C, "keelfs.call", Fn, Cont);
+    MDNode *Likely = MDBuilder(C).createBranchWeights(2000, 1);
+    Head->getTerminator()->eraseFromParent();
+    B.SetInsertPoint(Head);
+    B.CreateCondBr(Hit, Check, Slow, Likely);
+    // Same line and site: the slot's masks must already hold the bytes.
+    B.SetInsertPoint(Check);
+    Value *Slot = B.CreateAlignedLoad(Ptr, field(B, CachePtr, 8), Align(8),
+                                      "keelfs.slot");
+    Value *Bits = B.CreateShl(B.getInt64((1ull << Size) - 1), Off,
+                              "keelfs.bits");
+    // (rmask & wmask for a read-modify-write: both must hold the bytes)
+    Value *Have = nullptr;
+    if (Kind != 1)
+      Have = loadRelaxed(B, field(B, Slot, 8), "keelfs.rmask");
+    if (Kind & 1) {
+      Value *W = loadRelaxed(B, field(B, Slot, 16), "keelfs.wmask");
+      Have = Have ? B.CreateAnd(Have, W) : W;
+    }
+    Value *Known = B.CreateICmpEQ(B.CreateAnd(Have, Bits), Bits,
+                                  "keelfs.known");
+    B.CreateCondBr(Known, Bump, Slow, Likely);
+    B.SetInsertPoint(Bump);
+    auto bump = [&](Value *Addr) {
+      LoadInst *L = loadRelaxed(B, Addr, "keelfs.n");
+      StoreInst *St = B.CreateAlignedStore(B.CreateAdd(L, B.getInt64(1)),
+                                           Addr, Align(8));
+      St->setAtomic(AtomicOrdering::Monotonic);
+    };
+    if (Kind != 1)
+      bump(field(B, Slot, 24));
+    if (Kind & 1)
+      bump(field(B, Slot, 32));
+    bump(B.CreateAlignedLoad(Ptr, field(B, CachePtr, 16), Align(8),
+                             "keelfs.sitecount"));
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Slow);
+    B.CreateCall(AccessCached, {P, ConstantInt::get(I32, Size),
+                                ConstantInt::get(I32, Kind), Site, CachePtr});
+    B.CreateBr(Cont);
   };
 
   unsigned Count = 0;
@@ -228,11 +354,27 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
       TypeSize TS = DL.getTypeStoreSize(Ty);
       if (TS.isScalable() || TS.getFixedValue() == 0)
         continue;
-      IRBuilder<> B(I);
-      B.CreateCall(Access, {P, ConstantInt::get(I32, TS.getFixedValue()),
-                            ConstantInt::get(I32, Kind),
-                            site(*I, F.getName())});
+      uint64_t Size = TS.getFixedValue();
+      Constant *Site = site(*I, F.getName());
+      Value *Args[] = {P, ConstantInt::get(I32, Size),
+                       ConstantInt::get(I32, Kind), Site};
       ++Count;
+      if (!UseInline || (Size != 1 && Size != 2 && Size != 4 && Size != 8)) {
+        IRBuilder<> B(I);
+        B.CreateCall(Access, Args);
+        continue;
+      }
+      Align InstAlign(1);
+      if (auto *L = dyn_cast<LoadInst>(I))
+        InstAlign = L->getAlign();
+      else if (auto *S = dyn_cast<StoreInst>(I))
+        InstAlign = S->getAlign();
+      else if (auto *RMW = dyn_cast<AtomicRMWInst>(I))
+        InstAlign = RMW->getAlign();
+      else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(I))
+        InstAlign = CX->getAlign();
+      emitInlineAccess(I, P, Size, Kind, InstAlign, Site);
+      ++InlineCount;
     }
   }
   if (Count) {
@@ -249,7 +391,8 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
   }
   if (Summary)
     errs() << "keel-fs: " << M.getSourceFileName() << ": " << Count
-           << " accesses instrumented\n";
+           << " accesses instrumented, " << InlineCount
+           << " with the inline fast path\n";
   return Count ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

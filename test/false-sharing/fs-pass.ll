@@ -2,11 +2,12 @@
 ; may be shared (globals, pointers), not stack slots, thread-locals or
 ; constants; passes the size, read/write and a source site; adds a
 ; constructor that tells the runtime the sampling period; and honours
-; -keel-fs-functions.
+; -keel-fs-functions. (The inline fast path, on by default without
+; sampling, is tested in fs-inline.ll; -keel-fs-inline=0 turns it off.)
 ; RUN: %opt -load-pass-plugin=%keel_lib/KeelFalseSharing.so -passes=keel-fs \
 ; RUN:   -keel-fs-sample=8 -S %s | FileCheck %s
 ; RUN: %opt -load-pass-plugin=%keel_lib/KeelFalseSharing.so -passes=keel-fs \
-; RUN:   -keel-fs-functions='^only' -S %s | FileCheck %s --check-prefix=FILTER
+; RUN:   -keel-fs-functions='^only' -keel-fs-inline=0 -S %s | FileCheck %s --check-prefix=FILTER
 
 @g = global [4 x i32] zeroinitializer
 @tls = thread_local global i32 0
@@ -78,7 +79,7 @@ define ptr @alloc(i64 %n) {
 ; Running the pass twice instruments once (an LTO back end after a compile
 ; that already instrumented).
 ; RUN: %opt -load-pass-plugin=%keel_lib/KeelFalseSharing.so -passes='keel-fs,keel-fs' \
-; RUN:   -S %s | FileCheck %s --check-prefix=TWICE
+; RUN:   -keel-fs-inline=0 -S %s | FileCheck %s --check-prefix=TWICE
 ; TWICE-LABEL: define void @work
 ; TWICE: call void @__keel_fs_access(ptr %p,
 ; TWICE-NEXT: %x = load i32, ptr %p

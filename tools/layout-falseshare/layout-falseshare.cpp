@@ -2,6 +2,13 @@
 //
 //   layout-falseshare report keelfs.out [--binary=app] [--json]
 //       [--plan-out=fs.yaml] [--min-accesses=N] [-o file]
+//   layout-falseshare record --source=perf [--event=E] [--period=N]
+//       [-o perf-fs.out] -- program args...
+//
+// `record` is the path with hardware counters (perf c2c style): precise
+// memory samples through keelRecord, loads that hit a line Modified in
+// another core (HITM) mark the contended lines, and the samples become a
+// report in libkeelfs's format for `report` (PerfHitm.h).
 //
 // Reads the report libkeelfs.so writes at exit (programs built with
 // -fpass-plugin=KeelFalseSharing.so), classifies every cache line (false,
@@ -13,11 +20,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/FalseShare/Fields.h"
+#include "keel/FalseShare/PerfHitm.h"
 #include "keel/FalseShare/Report.h"
 #include "keel/Plan/Plan.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Record/Recorder.h"
+#include "keel/Record/RingBuffer.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -65,6 +76,55 @@ static cl::opt<uint64_t> MinAccesses(
 static cl::opt<bool> NoLatent("no-latent",
                               cl::desc("do not predict latent false sharing"),
                               cl::sub(ReportCmd), cl::cat(Cat));
+
+static cl::SubCommand
+    RecordCmd("record", "sample memory accesses with the PMU (HITM, as perf "
+                        "c2c) and write a report for 'report'");
+static cl::OptionCategory RecCat("layout-falseshare record options");
+static cl::opt<std::string>
+    RecSource("source",
+              cl::desc("where the accesses come from: perf (hardware "
+                       "memory sampling; the PMU-free path is the "
+                       "KeelFalseSharing.so plugin)"),
+              cl::init("perf"), cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<std::string> RecEvent(
+    "event",
+    cl::desc("precise load event (libpfm4 name): the load-latency event "
+             "(data source says HITM), or one that counts only HITM loads "
+             "(MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM; XSNP_FWD on Ice Lake and "
+             "later)"),
+    cl::init("MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30"), cl::sub(RecordCmd),
+    cl::cat(RecCat));
+static cl::opt<uint64_t> RecPeriod("period",
+                                   cl::desc("sample every N events"),
+                                   cl::init(1000), cl::sub(RecordCmd),
+                                   cl::cat(RecCat));
+static cl::opt<bool> RecAllLines(
+    "all-lines",
+    cl::desc("keep every line two threads sampled, not only HITM lines"),
+    cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<bool>
+    RecPeer("peer",
+            cl::desc("count loads forwarded from a peer cache as HITM (Arm "
+                     "SPE, AMD IBS data sources have no HITM)"),
+            cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<std::string> RecOutput("o",
+                                      cl::desc("write the report here"),
+                                      cl::value_desc("file"),
+                                      cl::init("perf-fs.out"),
+                                      cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<std::string> RecReplay(
+    "replay",
+    cl::desc("parse perf records from this file (the kernel's ring-buffer "
+             "layout for this tool's attributes) instead of running the "
+             "program; the program names the binary"),
+    cl::value_desc("file"), cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::opt<std::string> RecProgram(cl::Positional,
+                                       cl::desc("<program>"),
+                                       cl::sub(RecordCmd), cl::cat(RecCat));
+static cl::list<std::string> RecArgs(cl::ConsumeAfter,
+                                     cl::desc("<program arguments>..."),
+                                     cl::sub(RecordCmd), cl::cat(RecCat));
 
 namespace {
 
@@ -493,19 +553,120 @@ static Error runReport() {
   return Error::success();
 }
 
+/// layout-falseshare record: returns the program's exit status on success.
+static Expected<int> runRecord() {
+  if (RecSource != "perf")
+    return inputError("<command line>", 0,
+                      "unknown --source={0} (only perf: without counters, "
+                      "build with -fpass-plugin=KeelFalseSharing.so, "
+                      "docs/false-sharing.md)",
+                      RecSource);
+  if (RecProgram.empty())
+    return inputError("<command line>", 0,
+                      "give the program to run: layout-falseshare record -- "
+                      "./prog args");
+  if (RecPeriod == 0)
+    return inputError("<command line>", 0, "--period must be at least 1");
+  Expected<std::string> Path = findProgram(RecProgram);
+  if (!Path) {
+    consumeError(Path.takeError());
+    return inputError("<command line>", 0, "cannot find the program '{0}'",
+                      RecProgram);
+  }
+  // The report's `exe` must name the binary from any directory.
+  SmallString<256> Abs(*Path);
+  if (!sys::fs::real_path(*Path, Abs))
+    *Path = Abs.str().str();
+  auto Bin = Binary::open(*Path);
+  if (!Bin)
+    return Bin.takeError();
+  if (Error E = checkOutputPath(RecOutput))
+    return std::move(E);
+
+  RecordOptions Opts;
+  Opts.Event = RecEvent;
+  Opts.LBR = "none";
+  Opts.Period = RecPeriod;
+  Opts.Freq = 0;
+  Opts.CyclesEvent = "";
+  Opts.InstructionsEvent = "";
+  Opts.DataMmaps = true;
+  Opts.MemorySamples = true;
+  RecordResult Result;
+  RecordResult *R = &Result;
+  if (!RecReplay.empty()) {
+    Expected<std::string> Bytes = readWholeFile(RecReplay);
+    if (!Bytes)
+      return Bytes.takeError();
+    RecordLayout L;
+    L.SampleType = memorySampleType();
+    L.ReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+    L.SampleIdAll = true;
+    L.EventName = RecEvent;
+    RecordParser P(std::move(L));
+    if (Error E = P.parse(ArrayRef<uint8_t>(
+            reinterpret_cast<const uint8_t *>(Bytes->data()), Bytes->size())))
+      return inputError(RecReplay, 0, "{0}", toString(std::move(E)));
+    R->Rec = P.take();
+  } else {
+    // Bad options (exit 2) and a missing PMU (exit 3) before anything runs.
+    if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
+      return G.takeError();
+    std::vector<std::string> Argv{*Path};
+    Argv.insert(Argv.end(), RecArgs.begin(), RecArgs.end());
+    Expected<RecordResult> Live = record(Argv, Opts);
+    if (!Live)
+      return Live.takeError();
+    Result = std::move(*Live);
+  }
+
+  HitmOptions HO;
+  HO.EventIsHitm = eventCountsOnlyHitm(RecEvent);
+  HO.PeerIsHitm = RecPeer;
+  HO.AllLines = RecAllLines;
+  HitmStats Stats;
+  Expected<RawReport> Raw = hitmReport(R->Rec, Bin->get(), *Path, HO, Stats);
+  if (!Raw)
+    return Raw.takeError();
+  if (Error E = writeOutput(RecOutput, [&](raw_ostream &OS) {
+        writeRawReport(*Raw, OS);
+        return Error::success();
+      }))
+    return std::move(E);
+  errs() << formatv("{0}: {1} samples, {2} with a data address ({3} loads, "
+                    "{4} stores), {5} HITM ({6} remote); {7} lines, {8} with "
+                    "HITM; wrote {9}\n",
+                    Tool, Stats.Samples, Stats.Memory, Stats.Loads,
+                    Stats.Stores, Stats.Hitm, Stats.RemoteHitm, Stats.Lines,
+                    Stats.HitmLines, RecOutput);
+  if (R->Rec.Stats.LostEvents || R->Rec.Stats.LostSamples)
+    WithColor::warning(errs(), Tool)
+        << R->Rec.Stats.LostEvents + R->Rec.Stats.LostSamples
+        << " samples lost by the kernel (try a larger --period)\n";
+  if (R->Signal)
+    return ExitCheckFailed;
+  return R->ExitCode;
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
+  cl::HideUnrelatedOptions({&Cat, &RecCat});
   setToolVersionPrinter("layout-falseshare");
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-falseshare: false sharing from KeelFalseSharing.so "
-      "instrumentation (no PMU needed)\n");
+      "instrumentation (no PMU needed) or from HITM memory samples\n");
   Error E = Error::success();
-  if (ReportCmd)
+  if (ReportCmd) {
     E = runReport();
-  else
-    E = inputError("<command line>", 0, "give a subcommand: report");
+  } else if (RecordCmd) {
+    Expected<int> Status = runRecord();
+    if (Status)
+      return *Status;
+    E = Status.takeError();
+  } else {
+    E = inputError("<command line>", 0, "give a subcommand: report or record");
+  }
   if (E)
     return reportError(Tool, std::move(E));
   return 0;

@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,14 @@ struct slot {
   _Atomic uint64_t reads, writes;
   const struct keel_fs_site *_Atomic site[KEEL_FS_SITES];
   _Atomic uint64_t sitecount[KEEL_FS_SITES];
+  _Atomic uint64_t calls; /* accesses recorded by the runtime itself */
 } __attribute__((aligned(128)));
+
+_Static_assert(offsetof(struct slot, rmask) == 8 &&
+                   offsetof(struct slot, wmask) == 16 &&
+                   offsetof(struct slot, reads) == 24 &&
+                   offsetof(struct slot, writes) == 32,
+               "struct slot layout is shared with FalseSharing.cpp");
 
 struct entry {
   _Atomic uint64_t key; /* line address + 1; 0: free */
@@ -78,7 +86,26 @@ static _Atomic int state; /* 0 uninit, 1 initializing, 2 ready, 3 failed/done */
 static _Atomic uint32_t next_tid;
 static _Atomic uint64_t dropped_table, dropped_slots, dropped_sites;
 static uint32_t sample_every = 1;
+static int stats_on; /* KEEL_FS_STATS set: count the runtime's records */
 
+/* The inline fast path (ABI with FalseSharing.cpp, which emits it unless
+ * -keel-fs-inline=0, -keel-fs-sample > 1 or the module is position
+ * independent but not an executable): each source site has a thread-local
+ * cache in the instrumented module, { line, slot, count }. Instrumented
+ * code compares (addr >> 6) with `line`; if it matches, the access stays
+ * within the line and the slot's masks already hold its bytes, it adds 1 to
+ * the slot's reads and/or writes (offsets 24 and 32 of struct slot, checked
+ * below) and to *count (the site's counter in the slot), and calls nothing.
+ * Otherwise it calls __keel_fs_access_cached, which records the access and
+ * refills the cache. `line` is KEEL_FS_NO_LINE (never equal to addr >> 6)
+ * until then, and stays so when sampling: every access must then reach the
+ * sampling counter. */
+struct keel_fs_cache {
+  uint64_t line;
+  struct slot *slot;
+  _Atomic uint64_t *count;
+};
+#define KEEL_FS_NO_LINE UINT64_MAX
 static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
 static __thread uint32_t my_skip __attribute__((tls_model("initial-exec")));
 static __thread uint64_t my_line __attribute__((tls_model("initial-exec")));
@@ -110,6 +137,8 @@ static void init(void) {
       ;
     return;
   }
+  const char *st = getenv("KEEL_FS_STATS");
+  stats_on = st && *st && strcmp(st, "0") != 0;
   uint64_t lines = env_number("KEEL_FS_MAX_LINES", 65536, 64, 1u << 22);
   /* round up to a power of two */
   uint64_t p = 64;
@@ -182,27 +211,18 @@ static struct slot *find_slot(uint64_t line) {
   return NULL;
 }
 
-static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
-                          const struct keel_fs_site *site) {
-  uint64_t line = addr / KEEL_FS_LINE;
-  uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
-  if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
-    uint32_t first = KEEL_FS_LINE - off;
-    record(addr, first, is_write, site);
-    record(addr + first, size - first, is_write, site);
-    return;
-  }
-  struct slot *s;
-  if (line == my_line && my_slot) {
-    s = my_slot;
-  } else {
-    s = find_slot(line);
-    if (!s)
-      return;
-    my_line = line;
-    my_slot = s;
-  }
+/* Count one access of [off, off + size) of line `line`, held in slot s;
+ * with `out`, point the inline path's cache at the slot and the site's
+ * counter. */
+static inline __attribute__((always_inline)) void
+update(struct slot *s, uint64_t line, uint32_t off, uint32_t size,
+       uint32_t is_write, const struct keel_fs_site *site,
+       struct keel_fs_cache *out) {
   uint64_t bits = (size >= 64 ? ~0ull : ((1ull << size) - 1)) << off;
+  if (stats_on)
+    atomic_store_explicit(
+        &s->calls, atomic_load_explicit(&s->calls, memory_order_relaxed) + 1,
+        memory_order_relaxed);
   /* kind: bit 0 write, bit 1 read (3: read-modify-write) */
   if (is_write != 1) {
     uint64_t old = atomic_load_explicit(&s->rmask, memory_order_relaxed);
@@ -230,22 +250,52 @@ static inline void record(uint64_t addr, uint32_t size, uint32_t is_write,
           &s->sitecount[i],
           atomic_load_explicit(&s->sitecount[i], memory_order_relaxed) + 1,
           memory_order_relaxed);
+      if (out && sample_every == 1) {
+        out->line = line;
+        out->slot = s;
+        out->count = &s->sitecount[i];
+      }
       return;
     }
   }
   atomic_fetch_add_explicit(&dropped_sites, 1, memory_order_relaxed);
 }
 
-void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
-                      const struct keel_fs_site *site) {
-  if (__builtin_expect(atomic_load_explicit(&state, memory_order_relaxed) != 2,
-                       0)) {
+/* Any access: split at line ends, look the line's slot up. */
+static void record(uint64_t addr, uint32_t size, uint32_t is_write,
+                   const struct keel_fs_site *site, struct keel_fs_cache *out) {
+  uint64_t line = addr / KEEL_FS_LINE;
+  uint32_t off = (uint32_t)(addr % KEEL_FS_LINE);
+  if (off + size > KEEL_FS_LINE) { /* split an access that crosses lines */
+    uint32_t first = KEEL_FS_LINE - off;
+    record(addr, first, is_write, site, out);
+    record(addr + first, size - first, is_write, site, out);
+    return;
+  }
+  struct slot *s;
+  if (line == my_line && my_slot) {
+    s = my_slot;
+  } else {
+    s = find_slot(line);
+    if (!s)
+      return;
+    my_line = line;
+    my_slot = s;
+  }
+  update(s, line, off, size, is_write, site, out);
+}
+
+/* Everything but the common case: initialisation, a new thread. */
+static __attribute__((noinline)) void
+access_slow(void *addr, uint32_t size, uint32_t is_write,
+            const struct keel_fs_site *site, struct keel_fs_cache *out) {
+  if (atomic_load_explicit(&state, memory_order_relaxed) != 2) {
     if (atomic_load(&state) == 0)
       init();
     if (atomic_load(&state) != 2)
       return;
   }
-  if (__builtin_expect(my_tid == 0, 0))
+  if (my_tid == 0)
     my_tid = atomic_fetch_add(&next_tid, 1) + 1; /* ids start at 1 */
   if (sample_every > 1) {
     if (my_skip) {
@@ -256,7 +306,54 @@ void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
   }
   if (size == 0 || size > 4096)
     return;
-  record((uint64_t)(uintptr_t)addr, size, is_write, site);
+  record((uint64_t)(uintptr_t)addr, size, is_write, site, out);
+}
+
+static inline __attribute__((always_inline)) void
+access_any(void *addr, uint32_t size, uint32_t is_write,
+       const struct keel_fs_site *site, struct keel_fs_cache *out) {
+  /* The common case -- runtime ready, thread known, same line as this
+   * thread's previous access, inside one line -- is inlined here without a
+   * stack frame: the instrumented loop does little else (docs/
+   * false-sharing.md, instrumentation overhead). */
+  if (__builtin_expect(
+          atomic_load_explicit(&state, memory_order_relaxed) != 2 ||
+              my_tid == 0,
+          0)) {
+    access_slow(addr, size, is_write, site, out);
+    return;
+  }
+  if (sample_every > 1) {
+    if (my_skip) {
+      --my_skip;
+      return;
+    }
+    my_skip = sample_every - 1;
+  }
+  uint64_t a = (uint64_t)(uintptr_t)addr;
+  uint32_t off = (uint32_t)(a % KEEL_FS_LINE);
+  if (__builtin_expect(a / KEEL_FS_LINE == my_line && my_slot != NULL &&
+                           size != 0 && off + size <= KEEL_FS_LINE,
+                       1)) {
+    update(my_slot, my_line, off, size, is_write, site, out);
+    return;
+  }
+  if (size == 0 || size > 4096)
+    return;
+  record(a, size, is_write, site, out);
+}
+
+void __keel_fs_access(void *addr, uint32_t size, uint32_t is_write,
+                      const struct keel_fs_site *site) {
+  access_any(addr, size, is_write, site, NULL);
+}
+
+/* The inline fast path's miss: record, then point the site's cache at the
+ * slot and counter just used. */
+void __keel_fs_access_cached(void *addr, uint32_t size, uint32_t is_write,
+                             const struct keel_fs_site *site,
+                             struct keel_fs_cache *cache) {
+  access_any(addr, size, is_write, site, cache);
 }
 
 void __keel_fs_alloc(void *ptr, uint64_t size,
@@ -404,6 +501,26 @@ static void write_report(void) {
         fputc('\n', f);
       }
     }
+  }
+  /* KEEL_FS_STATS=1: how many recorded accesses called the runtime (the
+   * rest were counted by the pass's inline fast path). */
+  if (stats_on) {
+    uint64_t calls = 0, total = atomic_load(&dropped_sites);
+    for (uint64_t i = 0; i < table_lines; ++i) {
+      if (!atomic_load(&table[i].key))
+        continue;
+      for (int j = 0; j < KEEL_FS_SLOTS; ++j) {
+        struct slot *s = &table[i].slots[j];
+        calls += atomic_load(&s->calls);
+        for (int k = 0; k < KEEL_FS_SITES; ++k)
+          total += atomic_load(&s->sitecount[k]);
+      }
+    }
+    fprintf(stderr,
+            "keelfs: %llu of %llu recorded accesses called the runtime, "
+            "%llu were counted inline\n",
+            (unsigned long long)calls, (unsigned long long)total,
+            (unsigned long long)(total - calls));
   }
   /* Allocations overlapping a line that two or more threads touched. */
   enum { MAX_SHARED = 4096 };

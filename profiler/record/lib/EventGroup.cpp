@@ -68,6 +68,10 @@ Error checkOptions(const RecordOptions &Opts, const EventEncoding &Leader,
   if (Opts.MmapPages == 0 || (Opts.MmapPages & (Opts.MmapPages - 1)))
     return makeError("--mmap-pages must be a power of two, not {0}",
                      Opts.MmapPages);
+  if (Opts.MemorySamples && Filter)
+    return makeError("memory-access sampling records no branch stack; use "
+                     "--lbr=none, not --lbr={0}",
+                     Opts.LBR);
   if (!Leader.IsAMDBRS)
     return Error::success();
   // AMD BRS (Zen3): the kernel rejects frequency mode and branch-type
@@ -134,6 +138,12 @@ std::string branchFilterName(uint64_t Filter) {
   return join(Names, ",");
 }
 
+uint64_t memorySampleType() {
+  return PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+         PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+         PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+}
+
 Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
   Expected<uint64_t> Filter = parseBranchFilter(Opts.LBR, Opts.Kernel);
   if (!Filter)
@@ -161,6 +171,13 @@ Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
     // LBR; BRS cannot filter or classify.
     if (!Leader->IsAMDBRS)
       A.branch_sample_type |= PERF_SAMPLE_BRANCH_TYPE_SAVE;
+  }
+  if (Opts.MemorySamples) {
+    // Data address, data source (snoop HITM etc.) and latency come from
+    // the PEBS record, so the event must be precise; with precise_ip 2
+    // the IP is the instruction that did the access.
+    A.sample_type = memorySampleType();
+    A.precise_ip = 2;
   }
   if (Opts.Freq) {
     A.freq = 1;
@@ -198,6 +215,8 @@ Expected<EventGroup> buildEventGroup(const RecordOptions &Opts) {
     G.Members.push_back({*E, {Role}, baseAttr(*E, Eff)});
     return Error::success();
   };
+  if (Opts.MemorySamples)
+    return G;
   if (Error E = AddCounter(Opts.CyclesEvent, CounterRole::Cycles))
     return std::move(E);
   if (Error E = AddCounter(Opts.InstructionsEvent, CounterRole::Instructions))

@@ -162,6 +162,13 @@ Error openFailure(int Errno, const GroupMember &M, const EventGroup &G,
     A.branch_sample_type = 0;
     F.WorksWithoutBranchStack = Works(A);
   }
+  if ((Errno == EINVAL || Errno == EOPNOTSUPP) && M.Attr.precise_ip) {
+    perf_event_attr A = M.Attr;
+    A.precise_ip = 0;
+    A.sample_type &= ~uint64_t(PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
+                               PERF_SAMPLE_WEIGHT_TYPE);
+    F.WorksWithoutPrecise = Works(A);
+  }
   if (Errno == EINVAL && M.Attr.inherit) {
     perf_event_attr A = M.Attr;
     A.inherit = 0;
@@ -242,6 +249,14 @@ Error openFailureError(const OpenFailure &F) {
         "this kernel cannot read the counter group in every sample of "
         "inherited events (Linux 6.12 or later can); record with "
         "--no-inherit");
+  if (F.WorksWithoutPrecise)
+    return make_error<UnavailableError>(
+        formatv("no precise memory sampling: '{0}' opens, but not as a "
+                "PEBS event with data address and data source ({1}); "
+                "memory-access sampling needs an Intel PMU with PEBS and a "
+                "load/store event (e.g. MEM_TRANS_RETIRED.LOAD_LATENCY)",
+                F.Event, Why)
+            .str());
   bool Missing = F.Errno == ENOENT || F.Errno == ENODEV ||
                  F.Errno == EOPNOTSUPP || F.Errno == EINVAL;
   if (Missing && F.BranchFilter && F.WorksWithoutBranchStack)

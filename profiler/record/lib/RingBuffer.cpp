@@ -3,7 +3,8 @@
 // Record layouts (all little-endian u64/u32 as the kernel writes them; see
 // the comments at enum perf_event_type in <linux/perf_event.h>):
 //   SAMPLE      ip? pid,tid? time? addr? id? stream_id? cpu,res? period?
-//               read_format? callchain? raw? branch_stack? ...
+//               read_format? callchain? raw? branch_stack? (regs_user?
+//               stack_user?: never requested) weight? data_src? ...
 //   read_format (GROUP) nr, time_enabled?, time_running?,
 //               { value, id?, lost? }[nr]
 //   branch_stack nr, hw_idx? (PERF_SAMPLE_BRANCH_HW_INDEX),
@@ -339,7 +340,7 @@ Error RecordParser::parseSample(ArrayRef<uint8_t> Body, uint16_t Misc) {
   if (ST & PERF_SAMPLE_TIME)
     OK &= C.u64(R.Time);
   if (ST & PERF_SAMPLE_ADDR)
-    OK &= C.u64(Skip);
+    OK &= C.u64(S.Addr);
   if (ST & PERF_SAMPLE_ID)
     OK &= C.u64(Skip);
   if (ST & PERF_SAMPLE_STREAM_ID)
@@ -415,8 +416,25 @@ Error RecordParser::parseSample(ArrayRef<uint8_t> Body, uint16_t Misc) {
       E.Type = branchTypeName((F >> 20) & 0xf, (F >> 26) & 0xf).str();
       R.Stack.push_back(std::move(E));
     }
-    // Later fields (branch counters, registers, ...) are not requested.
+    // Branch counters (PERF_SAMPLE_BRANCH_COUNTERS) are never requested.
   }
+  // Registers and user stacks are never requested; they would come here,
+  // before the memory fields, with sizes this layout does not know.
+  const uint64_t MemFields = PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_DATA_SRC;
+  if ((ST & MemFields) &&
+      (ST & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)))
+    return makeError("cannot parse samples with user registers or stacks "
+                     "before the weight and data source");
+  if (ST & PERF_SAMPLE_WEIGHT_TYPE) {
+    // PERF_SAMPLE_WEIGHT: one u64; WEIGHT_STRUCT: u32 var1 (the access
+    // latency), u16 var2, u16 var3 in the same 8 bytes.
+    uint64_t W;
+    if (!C.u64(W))
+      return truncated("SAMPLE weight");
+    S.Weight = (ST & PERF_SAMPLE_WEIGHT_STRUCT) ? (W & 0xffffffffu) : W;
+  }
+  if ((ST & PERF_SAMPLE_DATA_SRC) && !C.u64(S.DataSrc))
+    return truncated("SAMPLE data_src");
   addSample(std::move(S), Values);
   return Error::success();
 }

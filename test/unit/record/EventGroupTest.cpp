@@ -212,6 +212,39 @@ TEST(EventGroup, UnknownEventIsAnError) {
       << Msg;
 }
 
+TEST(EventGroup, MemorySamplesArePreciseWithAddressAndDataSource) {
+  // layout-falseshare record: perf c2c's load-latency event, one counter.
+  RecordOptions O;
+  O.Event = "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30";
+  O.LBR = "none";
+  O.Freq = 0;
+  O.Period = 1000;
+  O.DataMmaps = true;
+  O.MemorySamples = true;
+  EventGroup G = build(O);
+  ASSERT_EQ(G.Members.size(), 1u); // no cycles / instructions members
+  const perf_event_attr &L = G.Members[0].Attr;
+  EXPECT_EQ(L.type, uint32_t(PERF_TYPE_RAW));
+  EXPECT_EQ(L.config & 0xffff, 0x1cdu); // event 0xcd, umask 0x01
+  EXPECT_EQ(L.config1, 30u);            // the latency threshold
+  EXPECT_EQ(L.precise_ip, 2u);
+  EXPECT_EQ(L.sample_type, SampleBits | PERF_SAMPLE_ADDR |
+                               PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT);
+  EXPECT_EQ(L.branch_sample_type, 0u);
+  EXPECT_EQ(L.sample_period, 1000u);
+  EXPECT_EQ(L.mmap_data, 1u);
+  // An event that counts only HITM loads (Skylake's name).
+  O.Event = "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM";
+  G = build(O);
+  ASSERT_EQ(G.Members.size(), 1u);
+  EXPECT_EQ(G.Members[0].Attr.config & 0xffff, 0x4d2u);
+  EXPECT_EQ(G.Members[0].Attr.precise_ip, 2u);
+  // No branch stacks with memory samples.
+  O.LBR = "any";
+  EXPECT_EQ(errorOf(O), "memory-access sampling records no branch stack; use "
+                        "--lbr=none, not --lbr=any");
+}
+
 TEST(EventGroup, NoCPICountersWhenAskedNot) {
   RecordOptions O;
   O.CyclesEvent = O.InstructionsEvent = "";

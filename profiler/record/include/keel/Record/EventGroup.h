@@ -56,6 +56,12 @@ struct RecordOptions {
   /// perf record: unprivileged users may lock perf_event_mlock_kb (516 KiB)
   /// per CPU, and there is one buffer per CPU.
   unsigned MmapPages = 128;
+  /// Memory-access sampling (perf mem / perf c2c style): the leader is a
+  /// precise (PEBS, precise_ip 2) load or store event and every sample
+  /// carries the data address, the data source and the latency
+  /// (PERF_SAMPLE_ADDR | DATA_SRC | WEIGHT). Needs LBR "none"; no counting
+  /// members are read.
+  bool MemorySamples = false;
 };
 
 /// --lbr value -> PERF_SAMPLE_BRANCH_* bits (0 for "none"). Words:
@@ -83,6 +89,10 @@ struct EventGroup {
   uint64_t sampleType() const { return Members[0].Attr.sample_type; }
   uint64_t readFormat() const { return Members[0].Attr.read_format; }
 };
+
+/// The sample_type of a MemorySamples group (what buildEventGroup sets), so
+/// recorded memory samples can be parsed without libpfm4 (replays).
+uint64_t memorySampleType();
 
 /// Build the attributes for \p Opts (no system call is made).
 llvm::Expected<EventGroup> buildEventGroup(const RecordOptions &Opts);

@@ -49,6 +49,9 @@ struct OpenFailure {
   /// The same event opened without inherit (only tried on EINVAL with
   /// inherit: kernels before 6.12 cannot read groups of inherited events).
   bool WorksWithoutInherit = false;
+  /// The event was precise (memory-access sampling) and opens when not
+  /// (only tried on EINVAL/EOPNOTSUPP): the PMU has no PEBS for it.
+  bool WorksWithoutPrecise = false;
 };
 
 /// The error for a failed perf_event_open: UnavailableError for a missing

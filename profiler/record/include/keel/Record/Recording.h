@@ -46,6 +46,11 @@ struct RecordedSample {
   RawSample Sample;
   uint32_t CPU = 0;
   uint64_t Period = 0;
+  /// Memory samples (RecordOptions::MemorySamples): the data address
+  /// (PERF_SAMPLE_ADDR), where the data came from (PERF_SAMPLE_DATA_SRC,
+  /// union perf_mem_data_src) and the access latency in cycles
+  /// (PERF_SAMPLE_WEIGHT / WEIGHT_STRUCT var1). 0 when not recorded.
+  uint64_t Addr = 0, DataSrc = 0, Weight = 0;
 };
 
 /// What the kernel lost or throttled, summarised once (never per record).
