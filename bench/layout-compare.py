@@ -187,6 +187,19 @@ class Builds:
             extra = [e for e in extra if "ordering-file" not in e and "profile-sort" not in e]
             extra.append(f"-Wl,--symbol-ordering-file={out}.order")
             extra.append("-Wl,--no-warn-symbol-ordering")
+            # A plan's script places the hot functions by section pattern (the order
+            # file cannot move the pad into that region): add the pad's pattern after
+            # the anchor's in a copy of the script.
+            for i, e in enumerate(extra):
+                if e.startswith("-Wl,-T,"):
+                    lines = open(e[len("-Wl,-T,"):]).readlines()
+                    at = [j for j, l in enumerate(lines) if f"*(.text.{anchor} " in l]
+                    if not at:
+                        sys.exit(f"layout-compare: no pattern for {anchor} in {e}")
+                    lines.insert(at[0] + 1, "    *(.text.__keel_inside_pad)\n")
+                    with open(out + ".ld", "w") as f:
+                        f.writelines(lines)
+                    extra[i] = f"-Wl,-T,{out}.ld"
         link(objs, pre, extra, self.p.libs)
         if post == "bolt":
             args = ["llvm-bolt-22", pre, "-o", out, f"-data={self.fdata}", "-reorder-functions=cdsort",
@@ -286,7 +299,7 @@ def main():
                 cells.append(f"{100 * (max(s) / min(s) - 1):9.3f}%")
             print(f"{n:10} {g:>4} {cells[0]:>12} " + " ".join(f"{c:>10}" for c in cells[1:]))
         for v in variants:
-            for suffix in ("", ".pad.o", ".ipad.o", ".order", ".ref", ".pre"):
+            for suffix in ("", ".pad.o", ".ipad.o", ".order", ".ref", ".pre", ".ld"):
                 if os.path.exists(v[2] + suffix):
                     os.unlink(v[2] + suffix)
 
