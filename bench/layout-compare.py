@@ -319,9 +319,9 @@ def sweep(a, B, prog, M, names):
     label = {"out": "(1) outside", **{f"k{k}": f"(2) k={k}" for k in ks}}
     tsv = open(B.path("sweep.tsv"), "a")
     print(f"\n{a.program}: sweep over pads {lo}..{pads[-1]} by {step} ({len(pads)} pads); "
-          f"cost and I1mr are means over the pads; spread = max/min - 1", flush=True)
+          f"cost, I1mr and Bm (mispredicts) are means over the pads; spread = max/min - 1", flush=True)
     print(f"{'build':8} {'I1':>3} {'perturbation':12} {'mean cost':>12} {'vs def':>7} "
-          f"{'mean I1mr':>10} {'cost spread':>11} {'Ir spread':>9} {'I1mr min..max':>19}", flush=True)
+          f"{'mean I1mr':>10} {'mean Bm':>9} {'cost spread':>11} {'Ir spread':>9} {'I1mr min..max':>19}", flush=True)
     base = {}
     for n in names:
         series = {}
@@ -357,7 +357,9 @@ def sweep(a, B, prog, M, names):
                 rel = mean / base[(kind, g)] if (kind, g) in base else float("nan")
                 i1 = [x[1]["I1mr"] for x in s]
                 irs = [x[1]["Ir"] for x in s]
+                bm = [x[1]["Bcm"] + x[1]["Bim"] for x in s]
                 print(f"{n:8} {g:>3} {label[kind]:12} {mean:12.0f} {rel:7.4f} {sum(i1) / len(i1):10.0f} "
+                      f"{sum(bm) / len(bm):9.0f} "
                       f"{spread(costs):10.3f}% {spread(irs):8.4f}% {min(i1):>9}..{max(i1):<9}", flush=True)
         for b in bins:
             for suffix in ("", ".pad.o", ".ipad.o", ".order", ".pre", ".pad.o.s", ".ipad.o.s"):
