@@ -46,6 +46,7 @@ LLD = "/usr/lib/llvm-22/bin/ld.lld"
 GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
 WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
+KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
 CFLAGS = ["-O2", "-gdwarf-4", "-ffunction-sections", "-fdata-sections", "-fbasic-block-address-map"]
 
 
@@ -70,6 +71,8 @@ class Program:
         jobs = []
         for c in self.sources():
             o = os.path.join(outdir, os.path.basename(c)[:-2] + ".o")
+            if KEEP and os.path.exists(o):
+                continue
             jobs.append([CC, "-c", *self.defines(outdir), *CFLAGS, *extra, c, "-o", o])
         with cf.ThreadPoolExecutor(2) as ex:
             list(ex.map(run, jobs))
@@ -176,8 +179,9 @@ class Builds:
         self.default = link(self.objs, self.path("default"), libs=p.libs)
         # One exact profile of the default build drives every other build.
         self.fdata = self.path("default.fdata")
-        run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
-             self.default, *p.run_args], cwd=self.w)
+        if not (KEEP and os.path.exists(self.fdata)):
+            run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
+                 self.default, *p.run_args], cwd=self.w)
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              "-o", self.path("plan")])
         self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
@@ -326,12 +330,14 @@ def sweep(a, B, prog, M, names):
     for n in names:
         series = {}
         variants = []
+        def make(out, **kw):
+            # --keep: a later run with a finer grid reuses the binaries it already has.
+            return out if a.keep and os.path.exists(out) else B.build(n, out, **kw)
         for p in pads:
-            variants.append(("out", p, lambda n=n, p=p: B.build(n, B.path(f"{n}.out{p}.bin"), outside_pad=p)))
+            variants.append(("out", p, lambda p=p: make(B.path(f"{n}.out{p}.bin"), outside_pad=p)))
         for k in ks:
             for p in pads:
-                variants.append((f"k{k}", p, lambda n=n, k=k, p=p: B.build(n, B.path(f"{n}.k{k}.{p}.bin"),
-                                                                         inside=(k, p))))
+                variants.append((f"k{k}", p, lambda k=k, p=p: make(B.path(f"{n}.k{k}.{p}.bin"), inside=(k, p))))
         if ks and n != "bolt":
             B.ref_order(n)
         # Build a.j at a time (links and BOLT runs are single-threaded).
@@ -362,7 +368,7 @@ def sweep(a, B, prog, M, names):
                       f"{sum(bm) / len(bm):9.0f} "
                       f"{spread(costs):10.3f}% {spread(irs):8.4f}% {min(i1):>9}..{max(i1):<9}", flush=True)
         for b in bins:
-            for suffix in ("", ".pad.o", ".ipad.o", ".order", ".pre", ".pad.o.s", ".ipad.o.s"):
+            for suffix in (("",) if not a.keep else ()) + (".pad.o", ".ipad.o", ".order", ".pre", ".pad.o.s", ".ipad.o.s"):
                 if os.path.exists(b + suffix):
                     os.unlink(b + suffix)
     tsv.close()
@@ -376,8 +382,12 @@ def main():
     ap.add_argument("--pads", default="0:4096:64", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1,10", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--builds", default="default,cdsort,bolt,keel-fn,keel-bb")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
+    global KEEP
+    KEEP = a.keep
     work = os.path.abspath(a.workdir)
     prog = {"interp": Interp, "lua": Lua, "zstd": Zstd}[a.program](work)
     B = Builds(prog, os.path.join(work, "builds"), a.j)
