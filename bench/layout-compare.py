@@ -7,6 +7,7 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   bolt      llvm-bolt-22 -data=<our fdata> -reorder-functions=cdsort
             -reorder-blocks=ext-tsp -split-functions
   keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned)
+  keel-sls  keel-fn linked with -z separate-loadable-segments (data keeps its page offset)
   keel-bb   layout-blocks on top: -fbasic-block-sections=list= + order + layout.ld
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
@@ -205,6 +206,12 @@ class Builds:
                                    "-Wl,--call-graph-profile-sort=cdsort"], None),
             "bolt": (self.objs, [], "bolt"),
             "keel-fn": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld"], None),
+            # keel-fn linked with -z separate-loadable-segments: every PT_LOAD starts on a
+            # page boundary in the file and in memory, so code growth moves the writable
+            # data (.data.rel.ro, .got, .data, .bss: jump tables, GOT) by whole pages and
+            # their cache sets stay put.
+            "keel-sls": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                     "-Wl,-z,separate-loadable-segments"], None),
             "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
                                        f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix"], None),
         }
