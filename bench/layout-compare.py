@@ -245,6 +245,19 @@ class Builds:
             extra = [e for e in extra if "ordering-file" not in e and "profile-sort" not in e]
             extra.append(f"-Wl,--symbol-ordering-file={out}.order")
             extra.append("-Wl,--no-warn-symbol-ordering")
+            # A plan's script places the hot functions by section pattern (the order
+            # file cannot move the pad into that region): add the pad's pattern after
+            # the anchor's in a copy of the script.
+            for i, e in enumerate(extra):
+                if e.startswith("-Wl,-T,"):
+                    lines = open(e[len("-Wl,-T,"):]).readlines()
+                    at = [j for j, l in enumerate(lines) if f"*(.text.{anchor} " in l]
+                    if not at:
+                        sys.exit(f"layout-compare: no pattern for {anchor} in {e}")
+                    lines.insert(at[0] + 1, "    *(.text.__keel_inside_pad)\n")
+                    with open(out + ".ld", "w") as f:
+                        f.writelines(lines)
+                    extra[i] = f"-Wl,-T,{out}.ld"
         link(objs, pre, extra, self.p.libs)
         if post == "bolt":
             args = ["llvm-bolt-22", pre, "-o", out, f"-data={self.fdata}", "-reorder-functions=cdsort",
@@ -375,7 +388,7 @@ def sweep(a, B, prog, M, names):
                       f"{sum(bm) / len(bm):9.0f} "
                       f"{spread(costs):10.3f}% {spread(irs):8.4f}% {min(i1):>9}..{max(i1):<9}", flush=True)
         for b in bins:
-            for suffix in (("",) if not a.keep else ()) + (".pad.o", ".ipad.o", ".order", ".pre", ".pad.o.s", ".ipad.o.s"):
+            for suffix in (("",) if not a.keep else ()) + (".pad.o", ".ipad.o", ".order", ".pre", ".ld", ".pad.o.s", ".ipad.o.s"):
                 if os.path.exists(b + suffix):
                     os.unlink(b + suffix)
     tsv.close()

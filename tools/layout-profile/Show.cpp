@@ -17,6 +17,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace keel {
@@ -64,6 +66,60 @@ void fdataStats(const BranchProfile &P, const Binary *Bin,
     Edges.push_back({K.first, K.second, N});
 }
 
+/// Executed instructions inside and outside a binary's planned hot region
+/// (layout.ld's __keel_hot_text_start..__keel_hot_text_end), per function.
+struct HotRegionReport {
+  uint64_t Start = 0, End = 0;
+  uint64_t Inside = 0, Outside = 0;
+  /// PLT stubs: outside the region by design (the lld script keeps .plt
+  /// right before it, where no padding moves it), so counted apart.
+  uint64_t PLT = 0;
+  std::vector<std::pair<std::string, uint64_t>> OutsideFunctions; ///< hottest first
+};
+
+std::optional<HotRegionReport> hotRegionReport(const Binary &Bin,
+                                               ArrayRef<FunctionStats> Funcs) {
+  std::optional<uint64_t> Start, End;
+  for (const object::SymbolRef &Sym : Bin.object().symbols()) {
+    Expected<StringRef> Name = Sym.getName();
+    Expected<uint64_t> Addr = Sym.getAddress();
+    if (!Name || !Addr) {
+      consumeError(Name.takeError());
+      consumeError(Addr.takeError());
+      continue;
+    }
+    if (*Name == "__keel_hot_text_start")
+      Start = *Addr;
+    else if (*Name == "__keel_hot_text_end")
+      End = *Addr;
+  }
+  if (!Start || !End)
+    return std::nullopt;
+  HotRegionReport R;
+  R.Start = *Start;
+  R.End = *End;
+  for (const FunctionStats &S : Funcs) {
+    // Only code of this binary (fdata may name functions it cannot place).
+    if (!S.Instructions || (!S.Addr && !S.Size))
+      continue;
+    StringRef Name(S.Name);
+    if (S.Addr >= R.Start && S.Addr < R.End) {
+      R.Inside += S.Instructions;
+    } else if (Name.ends_with("@PLT") || Name.ends_with("@plt")) {
+      R.PLT += S.Instructions;
+    } else {
+      R.Outside += S.Instructions;
+      R.OutsideFunctions.push_back({S.Name, S.Instructions});
+    }
+  }
+  llvm::stable_sort(R.OutsideFunctions, [](const auto &A, const auto &B) {
+    if (A.second != B.second)
+      return A.second > B.second;
+    return A.first < B.first;
+  });
+  return R;
+}
+
 } // namespace
 
 Error showProfile(const LoadedProfile &LP, const Binary *Bin,
@@ -89,6 +145,16 @@ Error showProfile(const LoadedProfile &LP, const Binary *Bin,
   bool HaveInsts = any_of(Funcs, [](const FunctionStats &S) {
     return S.Instructions != 0;
   });
+  // A binary linked with a Keel plan: how much executed code lies outside
+  // its hot region (code the plan did not place, or cold parts that ran).
+  std::optional<HotRegionReport> Region;
+  if (Bin && HaveInsts)
+    Region = hotRegionReport(*Bin, Funcs);
+  if (Region && Region->OutsideFunctions.size() > Opts.Top)
+    Region->OutsideFunctions.resize(Opts.Top);
+  auto Percent = [](uint64_t Part, uint64_t Total) {
+    return Total ? 100.0 * double(Part) / double(Total) : 0.0;
+  };
   std::string By = Opts.By.empty() ? (HaveInsts ? "instructions" : "samples")
                                    : Opts.By;
   auto Key = [&](const FunctionStats &S) {
@@ -133,6 +199,21 @@ Error showProfile(const LoadedProfile &LP, const Binary *Bin,
             J.attribute("count", int64_t(E.Count));
           });
       });
+      if (Region)
+        J.attributeObject("hot_region", [&] {
+          J.attribute("start", int64_t(Region->Start));
+          J.attribute("end", int64_t(Region->End));
+          J.attribute("instructions_inside", int64_t(Region->Inside));
+          J.attribute("instructions_outside", int64_t(Region->Outside));
+          J.attribute("instructions_plt", int64_t(Region->PLT));
+          J.attributeArray("outside_functions", [&] {
+            for (const auto &F : Region->OutsideFunctions)
+              J.object([&] {
+                J.attribute("name", F.first);
+                J.attribute("instructions", int64_t(F.second));
+              });
+          });
+        });
     });
     OS << '\n';
     return Error::success();
@@ -150,6 +231,19 @@ Error showProfile(const LoadedProfile &LP, const Binary *Bin,
   for (const CallEdge &E : Edges)
     OS << format("%12llu  ", (unsigned long long)E.Count) << E.Caller << " -> "
        << E.Callee << '\n';
+  if (Region) {
+    uint64_t Total = Region->Inside + Region->Outside + Region->PLT;
+    OS << format("executed instructions outside the planned hot region "
+                 "[0x%llx, 0x%llx): %llu of %llu (%.3f%%); in PLT stubs: "
+                 "%llu (%.3f%%)\n",
+                 (unsigned long long)Region->Start,
+                 (unsigned long long)Region->End,
+                 (unsigned long long)Region->Outside,
+                 (unsigned long long)Total, Percent(Region->Outside, Total),
+                 (unsigned long long)Region->PLT, Percent(Region->PLT, Total));
+    for (const auto &[Name, N] : Region->OutsideFunctions)
+      OS << format("%16llu  ", (unsigned long long)N) << Name << '\n';
+  }
   return Error::success();
 }
 

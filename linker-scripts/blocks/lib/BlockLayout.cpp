@@ -17,7 +17,11 @@ namespace keel {
 
 namespace {
 
-/// Address -> (function index, block index) over all mapped blocks.
+/// Address -> (function index, block index) over all mapped blocks. Blocks
+/// may share a start address: an empty block (size 0, e.g. one that only
+/// falls through) starts where the next block of the layout starts. Both are
+/// kept, in layout order, so that the block holding the instructions is
+/// found for addresses and every block on the path is entered.
 class BlockIndex {
 public:
   explicit BlockIndex(std::vector<FunctionBlocks> &Fns) : Fns(Fns) {
@@ -26,7 +30,8 @@ public:
         Starts.emplace(Fns[F].Blocks[B].Addr, std::make_pair(F, B));
   }
 
-  /// The block containing \p Addr.
+  /// The block containing \p Addr: of blocks starting at the same address,
+  /// the last in layout order (the one with the instructions).
   std::optional<std::pair<unsigned, unsigned>> find(uint64_t Addr) const {
     auto It = Starts.upper_bound(Addr);
     if (It == Starts.begin())
@@ -38,7 +43,7 @@ public:
     return It->second;
   }
 
-  /// Blocks of one function starting inside [Lo, Hi].
+  /// Every block starting inside [Lo, Hi], in address then layout order.
   template <typename Fn> void forStartsIn(uint64_t Lo, uint64_t Hi, Fn F) const {
     for (auto It = Starts.lower_bound(Lo); It != Starts.end() && It->first <= Hi;
          ++It)
@@ -47,7 +52,8 @@ public:
 
 private:
   std::vector<FunctionBlocks> &Fns;
-  std::map<uint64_t, std::pair<unsigned, unsigned>> Starts;
+  /// A multimap keeps equal keys in insertion (here: layout) order.
+  std::multimap<uint64_t, std::pair<unsigned, unsigned>> Starts;
 };
 
 /// Instructions in block \p B (decoded linearly over its bytes).
@@ -146,10 +152,20 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     Stats.BranchCountMapped += C.Count;
     if (Fns[Dst->first].Blocks[Dst->second].Addr != Br.second)
       continue; // a return into the middle of a block
-    Entered[*Dst] += C.Count;
+    // The branch enters every block starting at its target: the empty
+    // ones first, each falling through to the next, then Dst.
     auto Src = Index.find(Br.first);
+    std::optional<unsigned> Prev;
     if (Src && Src->first == Dst->first)
-      Fns[Src->first].Edges[{Src->second, Dst->second}] += C.Count;
+      Prev = Src->second;
+    Index.forStartsIn(Br.second, Br.second, [&](std::pair<unsigned, unsigned> P) {
+      if (P.first != Dst->first)
+        return;
+      Entered[P] += C.Count;
+      if (Prev)
+        Fns[P.first].Edges[{*Prev, P.second}] += C.Count;
+      Prev = P.second;
+    });
   }
   for (const auto &[Block, N] : Entered) {
     BlockInfo &B = Fns[Block.first].Blocks[Block.second];

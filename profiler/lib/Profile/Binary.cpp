@@ -98,13 +98,18 @@ Error Binary::index() {
         consumeError(N.takeError());
       return;
     }
+    // Sized untyped symbols in code are the parts clang splits off a
+    // function (-fbasic-block-sections, -fsplit-machine-functions:
+    // "name.cold", "name.__part.N"): code that runs, so functions here.
+    bool CodePart = Type == ELF::STT_NOTYPE && Sym.getSize() > 0;
     if (Type != ELF::STT_FUNC && Type != ELF::STT_OBJECT &&
-        Type != ELF::STT_GNU_IFUNC)
+        Type != ELF::STT_GNU_IFUNC && !CodePart)
       return;
     auto Name = Sym.getName();
     auto Addr = Sym.getAddress();
     auto Sec = Sym.getSection();
-    if (!Name || !Addr || !Sec || *Sec == Obj->section_end() || Name->empty()) {
+    if (!Name || !Addr || !Sec || *Sec == Obj->section_end() || Name->empty() ||
+        (CodePart && !(*Sec)->isText())) {
       if (!Name) consumeError(Name.takeError());
       if (!Addr) consumeError(Addr.takeError());
       if (!Sec) consumeError(Sec.takeError());
