@@ -14,8 +14,10 @@ relative to default and to BOLT. With --sweep it also measures the spread (max/m
 of the cost over code-padding grids:
   (1) outside: a pad object of N bytes linked between the object files
       (BOLT: the padded link re-optimised with the same fdata)
-  (2) inside: N bytes of padding right after the k-th hottest function (explicit
-      symbol order = the build's own function order + a pad symbol; BOLT: -pad-funcs)
+  (2) inside: N bytes of padding right after the k-th function of the plan's order.txt,
+      the same function in every build (explicit symbol order = the build's own
+      function order + a pad symbol; plan builds: the pad's pattern in a copy of
+      layout.ld; BOLT: -pad-funcs)
 
 Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim)   (issue 10's model)
 
