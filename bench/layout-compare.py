@@ -226,7 +226,7 @@ class Builds:
         return list(self.ref_orders[name])
 
     def build(self, name, out, outside_pad=0, inside=None):
-        """inside = (k, pad): pad bytes right after the k-th hottest function."""
+        """inside = (k, pad): pad bytes right after the k-th function of the plan's order."""
         if name == "keel-bb":
             self.prepare_blocks()
         objs, extra, post = self.configs()[name]
@@ -402,7 +402,7 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--pads", default="0:4096:64", help="FROM:TO:STEP, TO exclusive")
-    ap.add_argument("--inside-k", default="1,10", help="k-th hottest functions for perturbation (2)")
+    ap.add_argument("--inside-k", default="1,10", help="k-th functions of the plan's order.txt for perturbation (2)")
     ap.add_argument("--builds", default="default,cdsort,bolt,keel-fn,keel-bb")
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
