@@ -7,28 +7,39 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   bolt      llvm-bolt-22 -data=<our fdata> -reorder-functions=cdsort
             -reorder-blocks=ext-tsp -split-functions
   keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned)
+  keel-sls  keel-fn linked with -z separate-loadable-segments (data keeps its page offset)
   keel-bb   layout-blocks on top: -fbasic-block-sections=list= + order + layout.ld
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
   (1) outside: a pad object of N bytes linked between the object files
       (BOLT: the padded link re-optimised with the same fdata)
-  (2) inside: N bytes of padding right after the k-th hottest function (explicit
-      symbol order = the build's own function order + a pad symbol; BOLT: -pad-funcs)
+  (2) inside: N bytes of padding right after the k-th function of the plan's order.txt,
+      the same function in every build (explicit symbol order = the build's own
+      function order + a pad symbol; plan builds: the pad's pattern in a copy of
+      layout.ld; BOLT: -pad-funcs)
 
 Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim)   (issue 10's model)
 
-usage: layout-compare.py PROGRAM WORKDIR [--sweep] [--pads 0:4096:128] [-j N]
-PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package)
-Nothing is written inside the repository; all builds go to WORKDIR.
+usage: layout-compare.py PROGRAM WORKDIR [--sweep] [--pads 0:4096:64] [--inside-k 1,10]
+                         [--builds default,cdsort,...] [-j N]
+PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
+bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
+running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
+Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
+result is kept in WORKDIR/builds/measurements.tsv (keyed by the binary's hash), so a
+killed sweep resumes where it stopped; the sweep's per-pad results go to
+WORKDIR/builds/sweep.tsv.
 """
 import argparse
+import hashlib
 import concurrent.futures as cf
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
@@ -38,6 +49,7 @@ LLD = "/usr/lib/llvm-22/bin/ld.lld"
 GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
 WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
+KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
 CFLAGS = ["-O2", "-gdwarf-4", "-ffunction-sections", "-fdata-sections", "-fbasic-block-address-map"]
 
 
@@ -62,6 +74,8 @@ class Program:
         jobs = []
         for c in self.sources():
             o = os.path.join(outdir, os.path.basename(c)[:-2] + ".o")
+            if KEEP and os.path.exists(o):
+                continue
             jobs.append([CC, "-c", *self.defines(outdir), *CFLAGS, *extra, c, "-o", o])
         with cf.ThreadPoolExecutor(2) as ex:
             list(ex.map(run, jobs))
@@ -83,13 +97,7 @@ class Interp(Program):
 class Lua(Program):
     def __init__(self, work):
         super().__init__("lua", work)
-        src_root = os.path.join(work, "debsrc")
-        os.makedirs(src_root, exist_ok=True)
-        if not any(d.startswith("lua5.4") and os.path.isdir(os.path.join(src_root, d)) for d in os.listdir(src_root)):
-            sh = f". {TOP}/bench/lib-real-programs.sh; keel_get_source lua5.4 {src_root}"
-            subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.DEVNULL)
-        self.src = [os.path.join(src_root, d) for d in sorted(os.listdir(src_root))
-                    if d.startswith("lua5.4") and os.path.isdir(os.path.join(src_root, d))][0]
+        self.src = debian_source(work, "lua5.4")
         self.libs = ["-lm", "-ldl"]
         self.run_args = [os.path.join(TOP, "bench", "workloads", "lua-bench.lua")]
 
@@ -102,6 +110,37 @@ class Lua(Program):
         with open(os.path.join(outdir, "lua5.4-deb-multiarch.h"), "w") as f:
             f.write('#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n')
         return ["-DLUA_USE_LINUX", "-Dluai_makeseed(L)=0x5eed", "-Dl_randomizePivot()=0", f"-I{outdir}"]
+
+
+def debian_source(work, pkg):
+    """apt-get source PKG into WORK/debsrc once (bench/lib-real-programs.sh)."""
+    sh = f". {TOP}/bench/lib-real-programs.sh; keel_get_source {pkg} {os.path.join(work, 'debsrc')}"
+    out = subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return out.strip().splitlines()[-1].rstrip("/")
+
+
+class Zstd(Program):
+    """The zstd CLI from Debian's libzstd source package (lib/ + programs/)."""
+
+    def __init__(self, work):
+        super().__init__("zstd", work)
+        self.src = debian_source(work, "libzstd")
+        # A fixed sample from the same source package: 307772 bytes of C.
+        sample = os.path.join(work, "zstd-sample")
+        shutil.copyfile(os.path.join(self.src, "lib", "compress", "zstd_compress.c"), sample)
+        sh = f". {TOP}/bench/lib-real-programs.sh; keel_zstd_args {sample}"
+        self.run_args = subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE,
+                                       text=True).stdout.split()
+        self.libs = []
+
+    def sources(self):
+        sh = f". {TOP}/bench/lib-real-programs.sh; keel_zstd_sources {self.src}"
+        return subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE,
+                              text=True).stdout.split()
+
+    def defines(self, outdir):
+        return ["-DZSTD_LEGACY_SUPPORT=0", "-DZSTD_DISABLE_ASM",
+                f"-I{self.src}/lib", f"-I{self.src}/lib/common"]
 
 
 # ---------------------------------------------------------------- building
@@ -143,15 +182,22 @@ class Builds:
         self.default = link(self.objs, self.path("default"), libs=p.libs)
         # One exact profile of the default build drives every other build.
         self.fdata = self.path("default.fdata")
-        run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
-             self.default, *p.run_args], cwd=self.w)
+        if not (KEEP and os.path.exists(self.fdata)):
+            run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
+                 self.default, *p.run_args], cwd=self.w)
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              "-o", self.path("plan")])
+        self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
+        self.bb_objs = None
+        self.ref_orders = {}
+
+    def prepare_blocks(self):
+        if self.bb_objs is not None:
+            return
         run([os.path.join(BIN, "layout-blocks"), "--binary", self.default, "--profile", self.fdata,
              "--function-order", self.path("plan", "order.txt"), "-o", self.path("blocks")])
-        self.bb_objs = p.compile(self.path("obj-bb"),
-                                 [f"-fbasic-block-sections=list={self.path('blocks', 'bbsections.txt')}"])
-        self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
+        self.bb_objs = self.p.compile(self.path("obj-bb"),
+                                      [f"-fbasic-block-sections=list={self.path('blocks', 'bbsections.txt')}"])
 
     # Each build: (objects, extra link flags, post-link step)
     def configs(self):
@@ -162,12 +208,27 @@ class Builds:
                                    "-Wl,--call-graph-profile-sort=cdsort"], None),
             "bolt": (self.objs, [], "bolt"),
             "keel-fn": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld"], None),
-            "keel-bb": (self.bb_objs, [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
+            # keel-fn linked with -z separate-loadable-segments: every PT_LOAD starts on a
+            # page boundary in the file and in memory, so code growth moves the writable
+            # data (.data.rel.ro, .got, .data, .bss: jump tables, GOT) by whole pages and
+            # their cache sets stay put.
+            "keel-sls": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                     "-Wl,-z,separate-loadable-segments"], None),
+            "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
                                        f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix"], None),
         }
 
+    def ref_order(self, name):
+        """The build's own function order (llvm-nm -n of its unpadded link), computed once;
+        call it before building in parallel."""
+        if name not in self.ref_orders:
+            self.ref_orders[name] = function_order(self.build(name, self.path(name + ".ref.bin")))
+        return list(self.ref_orders[name])
+
     def build(self, name, out, outside_pad=0, inside=None):
-        """inside = (k, pad): pad bytes right after the k-th hottest function."""
+        """inside = (k, pad): pad bytes right after the k-th function of the plan's order."""
+        if name == "keel-bb":
+            self.prepare_blocks()
         objs, extra, post = self.configs()[name]
         objs = list(objs)
         if outside_pad:
@@ -175,8 +236,7 @@ class Builds:
         pre = out + ".pre" if post else out
         if inside and post != "bolt":
             # Fix the build's own order, then add the pad symbol after the k-th hot function.
-            ref = self.build(name, out + ".ref")
-            order = function_order(ref)
+            order = self.ref_order(name)
             k, pad = inside
             anchor = self.hot[min(k, len(self.hot)) - 1]
             if anchor in order:
@@ -222,6 +282,42 @@ def bolt_name(binary, name):
 
 
 # ---------------------------------------------------------------- measuring
+class Measurements:
+    """cachegrind results keyed by (sha1 of the binary, geometry), kept in a TSV so a
+    killed run resumes without measuring anything twice."""
+
+    FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
+
+    def __init__(self, path, args, cwd):
+        self.path, self.args, self.cwd = path, args, cwd
+        self.known = {}
+        if os.path.exists(path):
+            for line in open(path):
+                f = line.split("\t")
+                if len(f) == 2 + len(self.FIELDS):
+                    self.known[(f[0], f[1])] = dict(zip(self.FIELDS, map(int, f[2:])))
+        self.lock = threading.Lock()
+
+    def get(self, binary, i1):
+        key = (hashlib.sha1(open(binary, "rb").read()).hexdigest(), i1)
+        if key not in self.known:
+            c = cachegrind(binary, self.args, i1, self.cwd)
+            with self.lock:
+                self.known[key] = c
+                with open(self.path, "a") as f:
+                    f.write("\t".join([*key, *(str(c.get(k, 0)) for k in self.FIELDS)]) + "\n")
+        c = self.known[key]
+        return cost_of(c), c
+
+    def all(self, jobs, n):
+        with cf.ThreadPoolExecutor(n) as ex:
+            return list(ex.map(lambda j: self.get(*j), jobs))
+
+
+def cost_of(c):
+    return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS)
+
+
 def cachegrind(binary, args, i1, cwd):
     out = binary + f".{i1}.cg"
     run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
@@ -233,75 +329,109 @@ def cachegrind(binary, args, i1, cwd):
             ev = line.split()[1:]
         elif line.startswith("summary:"):
             summary = [int(x) for x in line.split()[1:]]
-    c = dict(zip(ev, summary))
     os.unlink(out)
-    return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS), c
+    return dict(zip(ev, summary))
 
 
-def measure_all(jobs, n):
-    with cf.ThreadPoolExecutor(n) as ex:
-        return list(ex.map(lambda j: cachegrind(*j), jobs))
+def spread(values):
+    return 100 * (max(values) / min(values) - 1)
+
+
+def sweep(a, B, prog, M, names):
+    lo, hi, step = (int(x) for x in a.pads.split(":"))
+    pads = list(range(lo, hi, step))
+    ks = [int(k) for k in a.inside_k.split(",")] if a.inside_k else []
+    kinds = ["out"] + [f"k{k}" for k in ks]
+    label = {"out": "(1) outside", **{f"k{k}": f"(2) k={k}" for k in ks}}
+    tsv = open(B.path("sweep.tsv"), "a")
+    print(f"\n{a.program}: sweep over pads {lo}..{pads[-1]} by {step} ({len(pads)} pads); "
+          f"cost, I1mr and Bm (mispredicts) are means over the pads; spread = max/min - 1", flush=True)
+    print(f"{'build':8} {'I1':>3} {'perturbation':12} {'mean cost':>12} {'vs def':>7} "
+          f"{'mean I1mr':>10} {'mean Bm':>9} {'cost spread':>11} {'Ir spread':>9} {'I1mr min..max':>19}", flush=True)
+    base = {}
+    for n in names:
+        series = {}
+        variants = []
+        def make(out, **kw):
+            # --keep: a later run with a finer grid reuses the binaries it already has.
+            return out if a.keep and os.path.exists(out) else B.build(n, out, **kw)
+        for p in pads:
+            variants.append(("out", p, lambda p=p: make(B.path(f"{n}.out{p}.bin"), outside_pad=p)))
+        for k in ks:
+            for p in pads:
+                variants.append((f"k{k}", p, lambda k=k, p=p: make(B.path(f"{n}.k{k}.{p}.bin"), inside=(k, p))))
+        if ks and n != "bolt":
+            B.ref_order(n)
+        # Build a.j at a time (links and BOLT runs are single-threaded).
+        with cf.ThreadPoolExecutor(a.j) as ex:
+            bins = list(ex.map(lambda v: v[2](), variants))
+        jobs = [(b, g) for b in bins for g in GEOMETRIES]
+        res = M.all(jobs, a.j)
+        i = 0
+        for (kind, p, _), b in zip(variants, bins):
+            for g in GEOMETRIES:
+                cost, c = res[i]
+                series.setdefault((kind, g), []).append((cost, c))
+                tsv.write("\t".join(map(str, [n, g, kind, p, cost, *(c.get(f, 0) for f in M.FIELDS)])) + "\n")
+                i += 1
+        tsv.flush()
+        for g in GEOMETRIES:
+            for kind in kinds:
+                s = series[(kind, g)]
+                costs = [x[0] for x in s]
+                mean = sum(costs) / len(costs)
+                if n == "default":
+                    base[(kind, g)] = mean
+                rel = mean / base[(kind, g)] if (kind, g) in base else float("nan")
+                i1 = [x[1]["I1mr"] for x in s]
+                irs = [x[1]["Ir"] for x in s]
+                bm = [x[1]["Bcm"] + x[1]["Bim"] for x in s]
+                print(f"{n:8} {g:>3} {label[kind]:12} {mean:12.0f} {rel:7.4f} {sum(i1) / len(i1):10.0f} "
+                      f"{sum(bm) / len(bm):9.0f} "
+                      f"{spread(costs):10.3f}% {spread(irs):8.4f}% {min(i1):>9}..{max(i1):<9}", flush=True)
+        for b in bins:
+            for suffix in (("",) if not a.keep else ()) + (".pad.o", ".ipad.o", ".order", ".pre", ".ld", ".pad.o.s", ".ipad.o.s"):
+                if os.path.exists(b + suffix):
+                    os.unlink(b + suffix)
+    tsv.close()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("program", choices=["interp", "lua"])
+    ap.add_argument("program", choices=["interp", "lua", "zstd"])
     ap.add_argument("workdir")
     ap.add_argument("--sweep", action="store_true")
-    ap.add_argument("--pads", default="0:4096:128", help="FROM:TO:STEP, TO exclusive")
-    ap.add_argument("--inside-k", default="1,3,10", help="k-th hottest functions for perturbation (2)")
+    ap.add_argument("--pads", default="0:4096:64", help="FROM:TO:STEP, TO exclusive")
+    ap.add_argument("--inside-k", default="1,10", help="k-th functions of the plan's order.txt for perturbation (2)")
     ap.add_argument("--builds", default="default,cdsort,bolt,keel-fn,keel-bb")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
+    global KEEP
+    KEEP = a.keep
     work = os.path.abspath(a.workdir)
-    prog = Interp(work) if a.program == "interp" else Lua(work)
+    prog = {"interp": Interp, "lua": Lua, "zstd": Zstd}[a.program](work)
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
+    M = Measurements(B.path("measurements.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     bins = {n: B.build(n, B.path(n + ".bin")) for n in names}
     print(f"\n{a.program}: mean simulated cost (cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts)")
     print(f"{'build':10} {'I1':>4} {'cost':>14} {'Ir':>14} {'I1mr':>10} {'vs default':>10} {'vs bolt':>8}")
-    base = {}
     results = {}
-    jobs = [(bins[n], prog.run_args, g, B.w) for n in names for g in GEOMETRIES]
-    for (n, g), (cost, c) in zip([(n, g) for n in names for g in GEOMETRIES], measure_all(jobs, a.j)):
-        results[(n, g)] = (cost, c)
+    keys = [(n, g) for n in names for g in GEOMETRIES]
+    for key, r in zip(keys, M.all([(bins[n], g) for n, g in keys], a.j)):
+        results[key] = r
     for g in GEOMETRIES:
         for n in names:
             cost, c = results[(n, g)]
             d = cost / results[("default", g)][0] if "default" in names else float("nan")
             b = cost / results[("bolt", g)][0] if "bolt" in names else float("nan")
-            print(f"{n:10} {g:>4} {cost:14d} {c['Ir']:14d} {c['I1mr']:10d} {d:10.4f} {b:8.4f}")
-    if not a.sweep:
-        return
-    lo, hi, step = (int(x) for x in a.pads.split(":"))
-    pads = list(range(lo, hi, step))
-    ks = [int(k) for k in a.inside_k.split(",")]
-    print(f"\n{a.program}: spread of cost (max/min - 1) over pads {lo}..{pads[-1]} by {step}")
-    print(f"{'build':10} {'I1':>4} {'(1) outside':>12} " + " ".join(f"{'(2) k=' + str(k):>10}" for k in ks))
-    for n in names:
-        series = {}
-        variants = [("out", p, B.build(n, B.path(f"{n}.out{p}.bin"), outside_pad=p)) for p in pads]
-        for k in ks:
-            variants += [(f"k{k}", p, B.build(n, B.path(f"{n}.k{k}.{p}.bin"), inside=(k, p))) for p in pads]
-        jobs = [(v[2], prog.run_args, g, B.w) for v in variants for g in GEOMETRIES]
-        res = measure_all(jobs, a.j)
-        i = 0
-        for kind, p, _ in variants:
-            for g in GEOMETRIES:
-                series.setdefault((kind, g), []).append(res[i][0])
-                i += 1
-        for g in GEOMETRIES:
-            cells = []
-            for kind in ["out"] + [f"k{k}" for k in ks]:
-                s = series[(kind, g)]
-                cells.append(f"{100 * (max(s) / min(s) - 1):9.3f}%")
-            print(f"{n:10} {g:>4} {cells[0]:>12} " + " ".join(f"{c:>10}" for c in cells[1:]))
-        for v in variants:
-            for suffix in ("", ".pad.o", ".ipad.o", ".order", ".ref", ".pre", ".ld"):
-                if os.path.exists(v[2] + suffix):
-                    os.unlink(v[2] + suffix)
+            print(f"{n:10} {g:>4} {cost:14d} {c['Ir']:14d} {c['I1mr']:10d} {d:10.4f} {b:8.4f}", flush=True)
+    if a.sweep:
+        sweep(a, B, prog, M, names)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 # Compare function orders by simulated I1 misses (cachegrind), as ratios
 # against the default link, in one run. Not part of CI (a few minutes).
 #
-#   bench/order-compare.sh [PROGRAM...]     PROGRAM: planner-bench interp lua
+#   bench/order-compare.sh [PROGRAM...]     PROGRAM: planner-bench interp lua zstd
 #
 # For each program, variants linked with ld.lld-22 from the same objects
 # (clang-22 -O2 -ffunction-sections -fdata-sections):
@@ -18,6 +18,8 @@
 #   interp         examples/interp (threaded-dispatch interpreter)
 #   lua            Lua 5.4 from the Debian source package (apt-get source,
 #                  cached in $KEEL_SRC) running bench/workloads/lua-bench.lua
+#   zstd           the zstd CLI from the libzstd source package running its
+#                  own benchmark, made deterministic (lib-real-programs.sh)
 # The last table is the geometric mean of the ratios over all runs.
 # Environment: KEEL_BUILD (default ./build), SEEDS (default "2002 7 42"),
 #   ORDERS (default "c3 ph cdsort exttsp none"), KEEL_SRC (default
@@ -27,7 +29,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${KEEL_BUILD:-$top/build}
 seeds=${SEEDS:-2002 7 42}
 orders=${ORDERS:-c3 ph cdsort exttsp none}
-programs=${*:-planner-bench interp lua}
+programs=${*:-planner-bench interp lua zstd}
 order_tool=$build/bin/layout-order
 cache=${CACHE:---I1=8192,2,64 --D1=32768,8,64 --LL=262144,8,64}
 CFLAGS="-O2 -ffunction-sections -fdata-sections"
@@ -90,14 +92,20 @@ for p in $programs; do
       RUN=20000 compare interp ;;
     lua)
       . "$top/bench/lib-real-programs.sh"
-      # An unpacked lua5.4-* source tree if there is one, else apt-get source.
-      src=$(ls -d "${KEEL_SRC:-/tmp/realsrc}"/lua5.4-*/ 2>/dev/null | head -n1)
-      [ -n "$src" ] || src=$(keel_get_source lua5.4 "${KEEL_SRC:-/tmp/realsrc}")
+      # The unpacked lua5.4-* source tree if there is one, else apt-get source.
+      src=$(keel_get_source lua5.4 "${KEEL_SRC:-/tmp/realsrc}")
       mkdir "$work/lua" && cd "$work/lua"
       keel_build_lua "$src" "$PWD" $CFLAGS
       rm -f lua5.4-deb-multiarch.h
       cp "$top/bench/workloads/lua-bench.lua" "$work/lua-bench.lua"
       RUN="$work/lua-bench.lua 1" compare lua ;;
+    zstd)
+      . "$top/bench/lib-real-programs.sh"
+      src=$(keel_get_source libzstd "${KEEL_SRC:-/tmp/realsrc}")
+      mkdir "$work/zstd" && cd "$work/zstd"
+      keel_build_zstd "$src" "$PWD" $CFLAGS
+      cp "$src/lib/compress/zstd_compress.c" "$work/zstd-sample"
+      RUN="$(keel_zstd_args "$work/zstd-sample")" compare zstd ;;
     *) echo "unknown program $p" >&2; exit 2 ;;
   esac
 done
