@@ -8,6 +8,10 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
             -reorder-blocks=ext-tsp -split-functions
   keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned)
   keel-sls  keel-fn linked with -z separate-loadable-segments (data keeps its page offset)
+  keel-tuned keel-fn relinked with the __keel_code_pad (hot region's offset) that
+            minimises the summed cost over both I1 geometries in a sweep of keel-fn's
+            own link over --tune-pads (default 0..4032 by 64); the same as
+            layout-order --code-pad=<that pad> (docs/planner.md)
   keel-bb   layout-blocks on top: -fbasic-block-sections=list= + order + layout.ld
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
@@ -188,6 +192,7 @@ class Builds:
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              "-o", self.path("plan")])
         self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
+        self.tuned_pad = None
         self.bb_objs = None
         self.ref_orders = {}
 
@@ -214,9 +219,39 @@ class Builds:
             # their cache sets stay put.
             "keel-sls": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
                                      "-Wl,-z,separate-loadable-segments"], None),
+            "keel-tuned": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                       f"-Wl,--defsym=__keel_code_pad={self.tuned_pad or 0}"], None),
             "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
                                        f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix"], None),
         }
+
+    def tune(self, M, pads):
+        """keel-tuned: measure keel-fn relinked with each __keel_code_pad in pads under
+        both I1 geometries and keep the pad with the lowest summed cost (ties: the
+        smallest pad)."""
+        objs, extra, _ = self.configs()["keel-fn"]
+        def make(p):
+            out = self.path(f"keel-fn.pad{p}.bin")
+            if not (KEEP and os.path.exists(out)):
+                link(objs, out, extra + [f"-Wl,--defsym=__keel_code_pad={p}"], self.p.libs)
+            return out
+        with cf.ThreadPoolExecutor(self.jobs) as ex:
+            bins = list(ex.map(make, pads))
+        res = M.all([(b, g) for b in bins for g in GEOMETRIES], self.jobs)
+        total = {p: sum(res[i * len(GEOMETRIES) + j][0] for j in range(len(GEOMETRIES)))
+                 for i, p in enumerate(pads)}
+        with open(self.path("tune.tsv"), "w") as f:
+            for i, p in enumerate(pads):
+                f.write("\t".join(map(str, [p, total[p], *(res[i * len(GEOMETRIES) + j][1]["I1mr"]
+                                                          for j in range(len(GEOMETRIES)))])) + "\n")
+        self.tuned_pad = min(pads, key=lambda p: (total[p], p))
+        print(f"layout-compare: keel-tuned: __keel_code_pad={self.tuned_pad} (summed cost "
+              f"{total[self.tuned_pad]}; pad 0: {total.get(0, float('nan'))}; {len(pads)} pads, "
+              f"per-pad costs in {self.path('tune.tsv')})", file=sys.stderr, flush=True)
+        if not KEEP:
+            for b in bins:
+                os.unlink(b)
+        return self.tuned_pad
 
     def ref_order(self, name):
         """The build's own function order (llvm-nm -n of its unpadded link), computed once;
@@ -404,6 +439,8 @@ def main():
     ap.add_argument("--pads", default="0:4096:64", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1,10", help="k-th functions of the plan's order.txt for perturbation (2)")
     ap.add_argument("--builds", default="default,cdsort,bolt,keel-fn,keel-bb")
+    ap.add_argument("--tune-pads", default="0:4096:64",
+                    help="FROM:TO:STEP (TO exclusive): the __keel_code_pad values keel-tuned chooses from")
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("-j", type=int, default=os.cpu_count())
@@ -417,6 +454,9 @@ def main():
     B.prepare()
     M = Measurements(B.path("measurements.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
+    if "keel-tuned" in names:
+        lo, hi, step = (int(x) for x in a.tune_pads.split(":"))
+        B.tune(M, list(range(lo, hi, step)))
     bins = {n: B.build(n, B.path(n + ".bin")) for n in names}
     print(f"\n{a.program}: mean simulated cost (cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts)")
     print(f"{'build':10} {'I1':>4} {'cost':>14} {'Ir':>14} {'I1mr':>10} {'vs default':>10} {'vs bolt':>8}")

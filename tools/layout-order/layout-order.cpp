@@ -21,6 +21,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -60,6 +61,11 @@ static cl::opt<uint64_t> HotDataAlign("hot-data-align", cl::cat(Cat),
 static cl::opt<uint64_t>
     FunctionAlign("function-align", cl::cat(Cat), cl::init(64),
                   cl::desc("alignment of hot functions (for the pass plugin)"));
+static cl::opt<std::string> CodePad(
+    "code-pad", cl::cat(Cat), cl::init("0"), cl::value_desc("N|@file"),
+    cl::desc("default __keel_code_pad baked into the linker scripts (bytes "
+             "after the hot-text boundary; --defsym still overrides it): a "
+             "number, or @FILE, the JSON layout-sweep --best-pad-out writes"));
 static cl::opt<uint64_t> ColdPatternLimit(
     "cold-pattern-limit", cl::cat(Cat), cl::init(10000),
     cl::desc("most cold functions named in the linker scripts (a long "
@@ -70,6 +76,34 @@ static cl::opt<bool> JSON("json", cl::cat(Cat),
                           cl::desc("print the summary as JSON on stdout"));
 
 static bool isPowerOf2(uint64_t V) { return V && !(V & (V - 1)); }
+
+/// --code-pad=N, or --code-pad=@FILE naming the JSON object layout-sweep
+/// --best-pad-out writes ({"axis": "code", "pad": N, ...}).
+static Expected<uint64_t> parseCodePad(StringRef Arg) {
+  uint64_t V = 0;
+  if (!Arg.starts_with("@")) {
+    if (Arg.getAsInteger(10, V))
+      return inputError("--code-pad", 0, "'{0}' is not a byte count or @file",
+                        Arg);
+    return V;
+  }
+  StringRef Path = Arg.drop_front();
+  auto Text = readWholeFile(Path);
+  if (!Text)
+    return Text.takeError();
+  auto J = json::parse(*Text);
+  if (!J)
+    return inputError(Path, 0, "not JSON: {0}", toString(J.takeError()));
+  const json::Object *O = J->getAsObject();
+  std::optional<int64_t> Pad = O ? O->getInteger("pad") : std::nullopt;
+  std::optional<StringRef> Axis = O ? O->getString("axis") : std::nullopt;
+  if (!Pad || *Pad < 0)
+    return inputError(Path, 0, "has no non-negative integer \"pad\"");
+  if (Axis && *Axis != "code")
+    return inputError(Path, 0, "is a best pad for the {0} axis, not code",
+                      *Axis);
+  return uint64_t(*Pad);
+}
 
 static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   PlannerOptions O;
@@ -95,6 +129,10 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   O.HotTextAlign = HotTextAlign;
   O.HotDataAlign = HotDataAlign;
   O.FunctionAlign = FunctionAlign;
+  auto Pad = parseCodePad(CodePad);
+  if (!Pad)
+    return Pad.takeError();
+  O.CodePad = *Pad;
   O.BinaryName = sys::path::filename(BinaryPath).str();
   O.BuildID = Bin.buildID().str();
   return O;

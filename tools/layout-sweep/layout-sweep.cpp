@@ -16,7 +16,9 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -138,6 +140,12 @@ cl::opt<std::string> JSON("json", cl::desc("write the JSON report (no value: std
                           cl::ValueOptional, cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> CSV("csv", cl::desc("write the CSV table (no value: stdout)"),
                          cl::ValueOptional, cl::value_desc("file"), cl::cat(Cat));
+cl::opt<std::string> BestPadOut(
+    "best-pad-out",
+    cl::desc("write the offset with the lowest cost of the swept binary as JSON "
+             "({\"axis\":\"code\",\"pad\":N,\"cost\":C,\"baseline_pad0_cost\":C0}; "
+             "ties: the smallest offset); layout-order --code-pad=@file reads it"),
+    cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::value_desc("file"), cl::cat(Cat));
 } // namespace
@@ -310,6 +318,47 @@ static Error writeReports(const SweepResult &R, const GateResult &G) {
   return Error::success();
 }
 
+/// The swept binary's cheapest offset (ties: the smallest), for
+/// --best-pad-out. Failed variants never win.
+static const Measurement *bestVariant(const SweepResult &R) {
+  const Measurement *Best = nullptr;
+  for (const Measurement &M : R.Ms)
+    if (!M.Failed && (!Best || M.Cost < Best->Cost ||
+                      (M.Cost == Best->Cost && M.V.Offset < Best->V.Offset)))
+      Best = &M;
+  return Best;
+}
+
+static Error writeBestPad(const SweepResult &R) {
+  const Measurement *Best = bestVariant(R);
+  if (!Best)
+    return inputError(BestPadOut, 0, "no variant was measured: no best pad");
+  std::optional<double> Pad0;
+  for (const Measurement &M : R.Ms)
+    if (!M.Failed && M.V.Offset == 0)
+      Pad0 = M.Cost;
+  if (Error E = writeOutput(BestPadOut, [&](raw_ostream &OS) {
+        json::OStream J(OS, 2);
+        J.object([&] {
+          J.attribute("axis", R.Axis);
+          J.attribute("pad", Best->V.Offset);
+          J.attribute("cost", Best->Cost);
+          J.attribute("baseline_pad0_cost",
+                      Pad0 ? json::Value(*Pad0) : json::Value(nullptr));
+        });
+        OS << "\n";
+        return Error::success();
+      }))
+    return E;
+  errs() << formatv("{0}: best {1} pad {2} (cost {3:F1}", Tool, R.Axis,
+                    Best->V.Offset, Best->Cost);
+  if (Pad0)
+    errs() << formatv("; pad 0: {0:F1}, ratio {1:F4}", *Pad0,
+                      *Pad0 ? Best->Cost / *Pad0 : 0.0);
+  errs() << ") -> " << BestPadOut << "\n";
+  return Error::success();
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
@@ -346,6 +395,9 @@ int main(int argc, char **argv) {
     if (Opt->getNumOccurrences())
       if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
         return reportError(Tool, std::move(E));
+  if (!BestPadOut.empty())
+    if (Error E = checkOutputPath(BestPadOut))
+      return reportError(Tool, std::move(E));
   if (!O->JournalPath.empty())
     if (Error E = checkOutputPath(O->JournalPath))
       return reportError(Tool, std::move(E));
@@ -360,6 +412,9 @@ int main(int argc, char **argv) {
     return reportError(Tool, G.takeError());
   if (Error E = writeReports(*R, *G))
     return reportError(Tool, std::move(E));
+  if (!BestPadOut.empty())
+    if (Error E = writeBestPad(*R))
+      return reportError(Tool, std::move(E));
   // A completed sweep no longer needs the journal the user did not ask for.
   if (ImplicitJournal)
     sys::fs::remove(O->JournalPath);

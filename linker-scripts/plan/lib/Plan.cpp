@@ -92,6 +92,7 @@ template <> struct MappingTraits<Plan> {
     Io.mapOptional("hot-text-align", P.HotTextAlign, uint64_t(4096));
     Io.mapOptional("hot-data-align", P.HotDataAlign, uint64_t(4096));
     Io.mapOptional("linker-aligns-regions", P.LinkerAlignsRegions, false);
+    Io.mapOptional("code-pad", P.CodePad, uint64_t(0));
     Io.mapOptional("functions", P.Functions);
     Io.mapOptional("globals", P.Globals);
     Io.mapOptional("false-sharing", P.FalseSharing);

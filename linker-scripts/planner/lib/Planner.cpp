@@ -46,6 +46,7 @@ static Plan makePlanFile(const LayoutPlan &LP, const PlannerOptions &Opts) {
   P.FunctionAlign = Opts.FunctionAlign;
   P.HotTextAlign = Opts.HotTextAlign;
   P.HotDataAlign = Opts.HotDataAlign;
+  P.CodePad = Opts.CodePad;
   // Our scripts align the regions and put the pads after that alignment.
   P.LinkerAlignsRegions = true;
   // Hot functions in planned order, then warm ones (the linker files

@@ -51,3 +51,24 @@ TEST(Plan, UnknownKey) {
   ASSERT_FALSE(bool(Q));
   EXPECT_NE(toString(Q.takeError()).find("k.yaml:2:"), std::string::npos);
 }
+
+TEST(Plan, CodePadIsOptional) {
+  // Plans written before code-pad existed read as pad 0 and write no key.
+  auto Old = parsePlan("keel-plan: 1\nhot-text-align: 4096\n", "old.yaml");
+  ASSERT_TRUE(bool(Old)) << toString(Old.takeError());
+  EXPECT_EQ(Old->CodePad, 0u);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writePlan(*Old, OS);
+  EXPECT_EQ(Text.find("code-pad"), std::string::npos) << Text;
+
+  Plan P;
+  P.CodePad = 64;
+  std::string Tuned;
+  raw_string_ostream OS2(Tuned);
+  writePlan(P, OS2);
+  EXPECT_NE(Tuned.find("code-pad:"), std::string::npos) << Tuned;
+  auto Q = parsePlan(Tuned, "t.yaml");
+  ASSERT_TRUE(bool(Q)) << toString(Q.takeError());
+  EXPECT_EQ(Q->CodePad, 64u);
+}

@@ -239,6 +239,27 @@ TEST(Planner, PlanPutsReadMostlyBeforeWrittenAndListsCold) {
   EXPECT_LT(Script.find(".data.r "), Script.find(".data.w "));
 }
 
+TEST(Planner, CodePadBecomesTheScriptsDefault) {
+  CallGraph G = makeGraph({{"main", 64, 1000}, {"f", 64, 500}}, {{0, 1, 10}});
+  PlannerOptions O;
+  O.CodePad = 64;
+  auto LP = makeLayoutPlan(G, {}, O);
+  ASSERT_TRUE(bool(LP)) << llvm::toString(LP.takeError());
+  EXPECT_EQ(LP->File.CodePad, 64u);
+  for (ScriptFlavor F : {ScriptFlavor::LLD, ScriptFlavor::GNU}) {
+    std::string Script;
+    llvm::raw_string_ostream OS(Script);
+    writeLinkerScript(*LP, F, OS);
+    // The baked default, still overridable by --defsym; the data pad stays 0.
+    EXPECT_NE(Script.find("PROVIDE_HIDDEN(__keel_code_pad = 64);"),
+              std::string::npos);
+    EXPECT_NE(Script.find("DEFINED(__keel_code_pad) ? __keel_code_pad : 64"),
+              std::string::npos);
+    EXPECT_NE(Script.find("PROVIDE_HIDDEN(__keel_data_pad = 0);"),
+              std::string::npos);
+  }
+}
+
 TEST(Planner, NothingExecutedIsAnError) {
   CallGraph G = makeGraph({{"main", 64, 0}}, {});
   auto LP = makeLayoutPlan(G, {}, PlannerOptions());

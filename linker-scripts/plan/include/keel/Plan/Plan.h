@@ -12,6 +12,7 @@
 //   hot-text-align: 4096
 //   hot-data-align: 4096
 //   linker-aligns-regions: true
+//   code-pad: 64
 //   functions:
 //     - { name: interp_loop, class: hot, order: 0, weight: 812345 }
 //     - { name: helper, file: util.c, class: hot, order: 1, weight: 1200, align: 32 }
@@ -90,6 +91,10 @@ struct Plan {
   /// compiler that also aligned the region's first symbol would swallow the
   /// pad. When true, LayoutOpt leaves region alignment to the linker.
   bool LinkerAlignsRegions = false;
+  /// Default __keel_code_pad baked into the linker scripts (bytes after the
+  /// hot-text boundary; --defsym still overrides it). Chosen by measurement,
+  /// e.g. layout-sweep --best-pad-out; 0 = hot text right on the boundary.
+  uint64_t CodePad = 0;
   std::vector<PlanFunction> Functions;
   std::vector<PlanGlobal> Globals;
   std::vector<FalseSharingCandidate> FalseSharing;
