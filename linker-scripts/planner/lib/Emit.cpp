@@ -161,7 +161,18 @@ static void writeHotData(const LayoutPlan &P, raw_ostream &OS) {
   writeDataPatterns(Written, OS);
   OS << "    *(.data.hot .data.hot.* .bss.hot .bss.hot.*)\n";
   OS << "    __keel_hot_data_end = .;\n";
-  OS << "  }\n}\nINSERT BEFORE .data;\n";
+  // When every hot writable object is zero-initialised, the section is
+  // NOBITS: before .data it would end the file-backed part of the writable
+  // segment and make the linker start another PT_LOAD for .data (one more
+  // mapping for ld.so at every start). In front of .bss it stays in the
+  // same segment, still on its own boundary.
+  bool AllBSS = llvm::all_of(Read, [](const HotDatum *D) {
+                  return D->Kind == DataKind::BSS;
+                }) &&
+                llvm::all_of(Written, [](const HotDatum *D) {
+                  return D->Kind == DataKind::BSS;
+                });
+  OS << "  }\n}\nINSERT BEFORE " << (AllBSS ? ".bss" : ".data") << ";\n";
 }
 
 void writeLinkerScript(const LayoutPlan &P, ScriptFlavor Flavor,
