@@ -6,8 +6,9 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   cdsort    ld.lld --call-graph-profile-sort=cdsort fed layout-order's callgraph.txt
   bolt      llvm-bolt-22 -data=<our fdata> -reorder-functions=cdsort
             -reorder-blocks=ext-tsp -split-functions
-  keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned)
-  keel-sls  keel-fn linked with -z separate-loadable-segments (data keeps its page offset)
+  keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned),
+            linked with -z separate-code as layout-order says (data keeps its page offset)
+  keel-sls  keel-fn linked with -z separate-loadable-segments instead
   keel-tuned keel-fn relinked with the __keel_code_pad (hot region's offset) that
             minimises the summed cost over both I1 geometries in a sweep of keel-fn's
             own link over --tune-pads (default 0..4032 by 64); the same as
@@ -31,9 +32,10 @@ PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
 bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
 running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
 Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
-result is kept in WORKDIR/builds/measurements.tsv (keyed by the binary's hash), so a
+result is kept in WORKDIR/builds/cachegrind.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
-WORKDIR/builds/sweep.tsv.
+WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (see cachegrind()), so the
+program's own path is the same string in every run.
 """
 import argparse
 import hashlib
@@ -212,17 +214,19 @@ class Builds:
             "cdsort": (self.objs, [f"-Wl,--call-graph-ordering-file={plan}/callgraph.txt",
                                    "-Wl,--call-graph-profile-sort=cdsort"], None),
             "bolt": (self.objs, [], "bolt"),
-            "keel-fn": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld"], None),
-            # keel-fn linked with -z separate-loadable-segments: every PT_LOAD starts on a
-            # page boundary in the file and in memory, so code growth moves the writable
-            # data (.data.rel.ro, .got, .data, .bss: jump tables, GOT) by whole pages and
-            # their cache sets stay put.
+            # The Keel builds link the way layout-order says: order.txt, layout.ld and
+            # -z separate-code (the writable data keeps its page offset when code grows).
+            "keel-fn": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                    "-Wl,-z,separate-code"], None),
+            # keel-fn linked with -z separate-loadable-segments instead: every PT_LOAD
+            # starts on a page boundary in the file and in memory.
             "keel-sls": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
                                      "-Wl,-z,separate-loadable-segments"], None),
             "keel-tuned": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
-                                       f"-Wl,--defsym=__keel_code_pad={self.tuned_pad or 0}"], None),
+                                       "-Wl,-z,separate-code", f"-Wl,--defsym=__keel_code_pad={self.tuned_pad or 0}"], None),
             "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
-                                       f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix"], None),
+                                       f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
+                                       "-Wl,-z,separate-code"], None),
         }
 
     def tune(self, M, pads):
@@ -353,11 +357,23 @@ def cost_of(c):
     return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS)
 
 
+# Every binary runs as /dev/fd/100, so argv[0] (and AT_EXECFN) is the same string
+# for every build and pad. The program sees its own path: Lua interns it in the `arg`
+# table and its length moves the initial stack, which changed Ir, D1mr and Bcm by
+# ~0.02% of the cost between two copies of one binary under different names.
+EXEC_FD = 100
+
+
 def cachegrind(binary, args, i1, cwd):
     out = binary + f".{i1}.cg"
-    run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-         f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
-         binary, *args], cwd=cwd)
+    fd = os.open(binary, os.O_RDONLY)
+    try:
+        run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+             f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
+             f"/dev/fd/{EXEC_FD}", *args], cwd=cwd, close_fds=False,
+            preexec_fn=lambda: os.dup2(fd, EXEC_FD))
+    finally:
+        os.close(fd)
     ev = summary = None
     for line in open(out):
         if line.startswith("events:"):
@@ -452,7 +468,7 @@ def main():
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
-    M = Measurements(B.path("measurements.tsv"), prog.run_args, B.w)
+    M = Measurements(B.path("cachegrind.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     if "keel-tuned" in names:
         lo, hi, step = (int(x) for x in a.tune_pads.split(":"))

@@ -71,7 +71,10 @@ function(keel_layout)
     message(STATUS "Keel: ${t} uses the plan in ${K_PLAN}")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_plan_files})
     target_compile_options(${t} PRIVATE "SHELL:-mllvm -layout-plan=${K_PLAN}/plan.yaml")
+    # -z separate-code: the writable data keeps its page offset when code
+    # grows (docs/planner.md, "Data that moves with the code").
     target_link_options(${t} PRIVATE -fuse-ld=lld -Wl,-z,keep-text-section-prefix
+      -Wl,-z,separate-code
       "-Wl,--symbol-ordering-file=${K_PLAN}/order.txt" "-Wl,-T,${K_PLAN}/layout.ld")
     # Recompile when the plan changes, relink when the order or script do.
     get_target_property(_srcs ${t} SOURCES)

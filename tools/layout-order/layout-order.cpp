@@ -286,7 +286,10 @@ int main(int argc, char **argv) {
       "layout-order: plan a code and data layout from profiles\n\n"
       "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
       "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
-      "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld\n");
+      "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
+      "-Wl,-z,separate-code\n"
+      "  (-z separate-code keeps the writable data's page offset when code "
+      "grows; GNU ld's default on x86-64.)\n");
   if (OutDir.empty() && !PrintPlan && !JSON) {
     WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
                                       "--print-plan or --json\n";
