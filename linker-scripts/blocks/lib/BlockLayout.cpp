@@ -207,8 +207,10 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB, bool Split) {
     const BlockInfo &B = FB.Blocks[I];
     if (Split && B.Count == 0 && I != 0)
       L.ColdBlocks.push_back(B.ID);
-    else
+    else {
       L.HotOrder.push_back(B.ID);
+      L.HotSize += B.Size;
+    }
   }
   llvm::sort(L.ColdBlocks);
   return L;
@@ -262,6 +264,29 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
   for (const FunctionLayout &L : Layout)
     if (!L.ColdBlocks.empty())
       OS << L.Name << ".cold\n";
+}
+
+void writeHotPartSizes(ArrayRef<std::string> FunctionOrder,
+                       ArrayRef<FunctionLayout> Layout, raw_ostream &OS) {
+  OS << "# layout-blocks: estimated bytes of each hot part (the blocks kept "
+        "in it,\n"
+        "# sizes from the profiled build's .llvm_bb_addr_map; branches the "
+        "new block\n"
+        "# order adds or drops and alignment padding are not counted).\n"
+        "# For layout-order --spacers=W --section-sizes=THIS_FILE.\n";
+  std::map<StringRef, uint64_t> Size;
+  for (const FunctionLayout &L : Layout)
+    Size.emplace(L.Name, L.HotSize);
+  std::set<StringRef> Seen;
+  auto Emit = [&](StringRef Name) {
+    auto It = Size.find(Name);
+    if (It != Size.end() && Seen.insert(Name).second)
+      OS << Name << ' ' << It->second << '\n';
+  };
+  for (const std::string &F : FunctionOrder)
+    Emit(F);
+  for (const FunctionLayout &L : Layout)
+    Emit(L.Name);
 }
 
 } // namespace keel

@@ -2,7 +2,9 @@
 """Check a link made with layout-order --spacers=W, from `llvm-nm -n -S`.
 
 usage: spacercheck.py layout NM ORDER W
-         (a) the functions of ORDER (an order.txt) are at increasing addresses;
+         (a) the functions of ORDER (an order.txt) in the hot region
+             [__keel_hot_text_start, __keel_hot_text_end) are at increasing
+             addresses;
          (b) none of size <= W crosses a W boundary counted from
              __keel_hot_text_start.
        spacercheck.py grow BASE.nm GROWN.nm ORDER K W
@@ -33,7 +35,12 @@ def read_order(path, addr):
 def layout(nm, order, w):
     addr, size = read_nm(nm)
     names = read_order(order, addr)
-    start, ok, last = addr[START], True, -1
+    start, end = addr[START], addr["__keel_hot_text_end"]
+    # Functions the script could not move (crt code without its own
+    # section) stay outside the region: not part of the packing.
+    outside = [n for n in names if not start <= addr[n] < end]
+    names = [n for n in names if start <= addr[n] < end]
+    ok, last = True, -1
     for n in names:
         off, s = addr[n] - start, size.get(n, 0)
         first, end = off // w, (off + max(s, 1) - 1) // w
@@ -45,6 +52,8 @@ def layout(nm, order, w):
         print(f"{n} offset {off} size {s} pack {first}" + "".join(f" [{b}]" for b in bad))
         ok &= not bad
         last = addr[n]
+    if outside:
+        print(f"outside the region: {' '.join(outside)}")
     return ok
 
 

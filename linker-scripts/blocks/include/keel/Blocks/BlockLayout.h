@@ -71,6 +71,10 @@ struct FunctionLayout {
   std::vector<uint32_t> HotOrder; ///< block IDs of the hot cluster, in order
   std::vector<uint32_t> ColdBlocks; ///< block IDs split off (never executed)
   uint64_t Weight = 0;            ///< executed instructions (for ordering)
+  /// Bytes of the HotOrder blocks in the profiled build: an estimate of the
+  /// hot part's size after the rebuild (branches the new order adds or
+  /// removes, and alignment padding, are not counted).
+  uint64_t HotSize = 0;
   double ScoreBefore = 0, ScoreAfter = 0; ///< Ext-TSP scores (higher = better)
 };
 
@@ -95,6 +99,15 @@ void writeBasicBlockSectionsProfile(llvm::ArrayRef<FunctionLayout> Layout,
 void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
                            llvm::ArrayRef<FunctionLayout> Layout,
                            llvm::raw_ostream &OS);
+
+/// The estimated size of every hot part, "<symbol> <bytes>" per line, in
+/// the order writeBlockSymbolOrder puts them (\p FunctionOrder first), after
+/// a '#' header saying they are estimates. layout-order --section-sizes
+/// reads it to pack the hot text (--spacers) by these sizes instead of the
+/// whole functions' symbol sizes.
+void writeHotPartSizes(llvm::ArrayRef<std::string> FunctionOrder,
+                       llvm::ArrayRef<FunctionLayout> Layout,
+                       llvm::raw_ostream &OS);
 
 } // namespace keel
 
