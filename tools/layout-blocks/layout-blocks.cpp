@@ -136,6 +136,7 @@ static Error run() {
   Opts.HotCoverage = HotCoverage;
   Opts.Split = !NoSplit;
   std::vector<FunctionLayout> Layout = computeBlockLayout(*Fns, Opts);
+  estimateHotSizes(**Bin, *Fns, Layout);
   if (Layout.empty())
     return inputError(Profiles.front(), 0,
                       "no profiled function of {0} has a block map: nothing "
