@@ -7,7 +7,8 @@
 // counts onto the blocks of .llvm_bb_addr_map -> Ext-TSP order and hot/cold
 // split per hot function -> write DIR/bbsections.txt (for clang's
 // -fbasic-block-sections=list=), DIR/order.txt (lld --symbol-ordering-file:
-// hot functions, then the cold parts) and, with --autofdo, DIR/autofdo.prof
+// hot functions, then the cold parts), DIR/sizes.txt (estimated hot-part
+// sizes, for layout-order --spacers --section-sizes) and, with --autofdo, DIR/autofdo.prof
 // (for -fprofile-sample-use=).
 //
 //===----------------------------------------------------------------------===//
@@ -135,6 +136,7 @@ static Error run() {
   Opts.HotCoverage = HotCoverage;
   Opts.Split = !NoSplit;
   std::vector<FunctionLayout> Layout = computeBlockLayout(*Fns, Opts);
+  estimateHotSizes(**Bin, *Fns, Layout);
   if (Layout.empty())
     return inputError(Profiles.front(), 0,
                       "no profiled function of {0} has a block map: nothing "
@@ -167,6 +169,11 @@ static Error run() {
     return E;
   if (Error E = writeOutput(In("order.txt"), [&](raw_ostream &OS) {
         writeBlockSymbolOrder(*Order, Layout, OS);
+        return Error::success();
+      }))
+    return E;
+  if (Error E = writeOutput(In("sizes.txt"), [&](raw_ostream &OS) {
+        writeHotPartSizes(*Order, Layout, OS);
         return Error::success();
       }))
     return E;

@@ -4,13 +4,14 @@
 //
 // Phases: open the binary -> read and merge the profiles -> resolve them to
 // addresses (stale symbols counted) -> call graph -> hot data ranking ->
-// plan -> write order.txt, layout.ld, layout.gnu.ld, plan.yaml,
+// plan -> spacers (--spacers) -> write order.txt, layout.ld, layout.gnu.ld, plan.yaml,
 // callgraph.txt (each atomically; nothing is written if any step fails).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Plan/Plan.h"
 #include "keel/Planner/Emit.h"
 #include "keel/Planner/Planner.h"
+#include "keel/Planner/Spacers.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
 #include "keel/Profile/Load.h"
@@ -66,6 +67,22 @@ static cl::opt<std::string> CodePad(
     cl::desc("default __keel_code_pad baked into the linker scripts (bytes "
              "after the hot-text boundary; --defsym still overrides it): a "
              "number, or @FILE, the JSON layout-sweep --best-pad-out writes"));
+static cl::opt<uint64_t> Spacers(
+    "spacers", cl::cat(Cat), cl::init(0), cl::value_desc("W"),
+    cl::desc("pack the hot text into W-byte packs (from the region's start) "
+             "and align a function that would cross a pack boundary to the "
+             "next one, so code growing inside the region moves later code "
+             "by 0 or W bytes; W a power of two >= 64, 0 = off"));
+static cl::opt<std::string> SectionSizes(
+    "section-sizes", cl::cat(Cat), cl::value_desc("file"),
+    cl::desc("'<symbol> <bytes>' lines overriding the binary's symbol sizes "
+             "for --spacers (layout-blocks' sizes.txt: the hot parts block "
+             "layout keeps)"));
+static cl::opt<uint64_t> PackAlign(
+    "pack-align", cl::cat(Cat), cl::init(16),
+    cl::desc("alignment --spacers assumes for every function (16: clang's "
+             "x86-64 default; the plan's --function-align when the pass "
+             "plugin aligns the hot functions)"));
 static cl::opt<uint64_t> ColdPatternLimit(
     "cold-pattern-limit", cl::cat(Cat), cl::init(10000),
     cl::desc("most cold functions named in the linker scripts (a long "
@@ -103,6 +120,31 @@ static Expected<uint64_t> parseCodePad(StringRef Arg) {
     return inputError(Path, 0, "is a best pad for the {0} axis, not code",
                       *Axis);
   return uint64_t(*Pad);
+}
+
+/// --spacers, --section-sizes and --pack-align, checked before any work.
+static Expected<SpacerOptions> spacerOptions() {
+  SpacerOptions O;
+  if (Spacers && (Spacers < 64 || !isPowerOf2(Spacers)))
+    return inputError("--spacers", 0, "{0} is not 0 or a power of two >= 64",
+                      uint64_t(Spacers));
+  if (!isPowerOf2(PackAlign))
+    return inputError("--pack-align", 0, "{0} is not a power of two",
+                      uint64_t(PackAlign));
+  if (!SectionSizes.empty() && !Spacers)
+    return inputError("--section-sizes", 0, "is only used with --spacers=W");
+  O.Window = Spacers;
+  O.FunctionAlign = PackAlign;
+  if (SectionSizes.empty())
+    return O;
+  auto Text = readWholeFile(SectionSizes);
+  if (!Text)
+    return Text.takeError();
+  auto Sizes = parseSectionSizes(*Text, SectionSizes);
+  if (!Sizes)
+    return Sizes.takeError();
+  O.Sizes = std::move(*Sizes);
+  return O;
 }
 
 static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
@@ -228,6 +270,9 @@ static Error run() {
   auto Opts = plannerOptions(Bin);
   if (!Opts)
     return Opts.takeError();
+  auto SpOpts = spacerOptions();
+  if (!SpOpts)
+    return SpOpts.takeError();
 
   // 2. The profiles, merged, then resolved to this binary's addresses.
   QualityReport Quality;
@@ -264,6 +309,19 @@ static Error run() {
   auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
   if (!LP)
     return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
+  if (SpOpts->Window) {
+    size_t Used = addSpacers(*LP, *SpOpts);
+    if (!SectionSizes.empty() && Used < SpOpts->Sizes.size())
+      WithColor::note(errs(), Tool)
+          << SectionSizes << ": " << (SpOpts->Sizes.size() - Used) << " of "
+          << SpOpts->Sizes.size()
+          << " sizes name no function of the hot text (ignored)\n";
+    if (!JSON && !PrintPlan)
+      outs() << formatv("{0}: spacers: {1} every {2} bytes, {3} bytes of "
+                        "padding, hot text {4} bytes (estimated)\n",
+                        Tool, LP->SpacerCount, LP->File.Spacers,
+                        LP->SpacerPadBytes, LP->PackedTextBytes);
+  }
   if (JSON)
     printPlanJSON(*LP, outs());
   else if (PrintPlan) {

@@ -207,8 +207,10 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB, bool Split) {
     const BlockInfo &B = FB.Blocks[I];
     if (Split && B.Count == 0 && I != 0)
       L.ColdBlocks.push_back(B.ID);
-    else
+    else {
       L.HotOrder.push_back(B.ID);
+      L.HotSize += B.Size;
+    }
   }
   llvm::sort(L.ColdBlocks);
   return L;
@@ -238,6 +240,77 @@ computeBlockLayout(ArrayRef<FunctionBlocks> Functions,
   return Out;
 }
 
+namespace {
+
+/// Bytes one hot block needs beyond its own in the rebuilt hot part (see
+/// estimateHotSizes). \p Next is the block after it in the profiled build
+/// (nullptr at the end), \p NextInOrder the one after it in the hot part.
+uint64_t blockOverhead(const Binary &Bin, const FunctionBlocks &FB, size_t I,
+                       const std::set<uint64_t> &ColdAddrs,
+                       std::optional<uint32_t> NextInOrder) {
+  const BlockInfo &B = FB.Blocks[I];
+  const BlockInfo *Next = I + 1 < FB.Blocks.size() ? &FB.Blocks[I + 1] : nullptr;
+  uint64_t Extra = 0;
+  // Alignment padding before it in the profiled build: the compiler
+  // aligned it (loop header) and will again.
+  if (I > 0) {
+    const BlockInfo &Prev = FB.Blocks[I - 1];
+    if (B.Addr > Prev.Addr + Prev.Size && B.Size)
+      Extra += 15;
+  }
+  bool FallsThrough = true;
+  if (Error E = Bin.forEachInstruction(
+          B.Addr, B.Addr + B.Size, [&](const InstInfo &II, const MCInst &) {
+            FallsThrough = !(II.IsReturn ||
+                             (II.IsBranch && !II.IsConditional));
+            // A short branch to a block now in the cold part: rel32.
+            if (II.IsBranch && II.Target && II.Size == 2 &&
+                ColdAddrs.count(*II.Target))
+              Extra += 4;
+          }))
+    consumeError(std::move(E));
+  if (B.Size == 0)
+    FallsThrough = true;
+  if (FallsThrough && Next && Next->Addr == B.Addr + B.Size &&
+      NextInOrder != Next->ID)
+    Extra += 5; // jmp rel32 to where it used to fall
+  return Extra;
+}
+
+} // namespace
+
+void estimateHotSizes(const Binary &Bin, ArrayRef<FunctionBlocks> Functions,
+                      MutableArrayRef<FunctionLayout> Layout) {
+  std::map<StringRef, const FunctionBlocks *> ByName;
+  for (const FunctionBlocks &FB : Functions)
+    ByName.emplace(FB.Name, &FB);
+  for (FunctionLayout &L : Layout) {
+    auto It = ByName.find(L.Name);
+    if (It == ByName.end())
+      continue;
+    const FunctionBlocks &FB = *It->second;
+    std::map<uint32_t, size_t> IndexOf; // block ID -> index in FB.Blocks
+    for (size_t I = 0; I < FB.Blocks.size(); ++I)
+      IndexOf.emplace(FB.Blocks[I].ID, I);
+    std::set<uint64_t> ColdAddrs;
+    for (uint32_t ID : L.ColdBlocks)
+      if (auto C = IndexOf.find(ID); C != IndexOf.end())
+        ColdAddrs.insert(FB.Blocks[C->second].Addr);
+    uint64_t Size = 0;
+    for (size_t K = 0; K < L.HotOrder.size(); ++K) {
+      auto B = IndexOf.find(L.HotOrder[K]);
+      if (B == IndexOf.end())
+        continue;
+      std::optional<uint32_t> NextInOrder;
+      if (K + 1 < L.HotOrder.size())
+        NextInOrder = L.HotOrder[K + 1];
+      Size += FB.Blocks[B->second].Size +
+              blockOverhead(Bin, FB, B->second, ColdAddrs, NextInOrder);
+    }
+    L.HotSize = Size;
+  }
+}
+
 void writeBasicBlockSectionsProfile(ArrayRef<FunctionLayout> Layout,
                                     raw_ostream &OS) {
   OS << "v1\n";
@@ -262,6 +335,30 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
   for (const FunctionLayout &L : Layout)
     if (!L.ColdBlocks.empty())
       OS << L.Name << ".cold\n";
+}
+
+void writeHotPartSizes(ArrayRef<std::string> FunctionOrder,
+                       ArrayRef<FunctionLayout> Layout, raw_ostream &OS) {
+  OS << "# layout-blocks: estimated bytes of each hot part: the blocks kept "
+        "in it (sizes\n"
+        "# from the profiled build's .llvm_bb_addr_map) plus the jumps and "
+        "alignment\n"
+        "# padding the new order is expected to need (an estimate, erring "
+        "high).\n"
+        "# For layout-order --spacers=W --section-sizes=THIS_FILE.\n";
+  std::map<StringRef, uint64_t> Size;
+  for (const FunctionLayout &L : Layout)
+    Size.emplace(L.Name, L.HotSize);
+  std::set<StringRef> Seen;
+  auto Emit = [&](StringRef Name) {
+    auto It = Size.find(Name);
+    if (It != Size.end() && Seen.insert(Name).second)
+      OS << Name << ' ' << It->second << '\n';
+  };
+  for (const std::string &F : FunctionOrder)
+    Emit(F);
+  for (const FunctionLayout &L : Layout)
+    Emit(L.Name);
 }
 
 } // namespace keel

@@ -93,6 +93,7 @@ template <> struct MappingTraits<Plan> {
     Io.mapOptional("hot-data-align", P.HotDataAlign, uint64_t(4096));
     Io.mapOptional("linker-aligns-regions", P.LinkerAlignsRegions, false);
     Io.mapOptional("code-pad", P.CodePad, uint64_t(0));
+    Io.mapOptional("spacers", P.Spacers, uint64_t(0));
     Io.mapOptional("functions", P.Functions);
     Io.mapOptional("globals", P.Globals);
     Io.mapOptional("false-sharing", P.FalseSharing);
@@ -106,6 +107,9 @@ template <> struct MappingTraits<Plan> {
     for (uint64_t A : {P.FunctionAlign, P.HotTextAlign, P.HotDataAlign})
       if (A == 0 || (A & (A - 1)))
         return formatv("alignment {0} is not a power of two", A).str();
+    if (P.Spacers && (P.Spacers < 64 || (P.Spacers & (P.Spacers - 1))))
+      return formatv("spacers {0} is not a power of two >= 64", P.Spacers)
+          .str();
     return "";
   }
 };

@@ -51,7 +51,15 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
      << "=N moves all of it by N bytes";
   if (P.File.CodePad)
     OS << " (default " << P.File.CodePad << ", chosen when planning)";
-  OS << ". */\n";
+  OS << ".";
+  if (P.File.Spacers)
+    OS << " Spacers: packed into " << P.File.Spacers
+       << "-byte packs from __keel_hot_text_start; " << P.SpacerCount
+       << " spacers align a function that would cross a pack boundary to "
+          "the next one (about "
+       << P.SpacerPadBytes << " bytes), so code growing inside a pack "
+       << "moves later packs by 0 or " << P.File.Spacers << " bytes.";
+  OS << " */\n";
   OS << "SECTIONS\n{\n";
   if (Flavor == ScriptFlavor::LLD) {
     // lld puts the PLT after .text, where any padding moves it; hot code
@@ -64,17 +72,20 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   OS << "  .text.hot : ALIGN(" << Align << ")\n  {\n";
   OS << "    . += " << padExpr(CodePadSymbol, P.File.CodePad) << ";\n";
   OS << "    __keel_hot_text_start = .;\n";
-  auto Patterns = [&](ArrayRef<uint32_t> Nodes) {
-    for (uint32_t N : Nodes) {
-      StringRef Name = P.Graph.Nodes[N].Name;
-      if (isScriptSafeName(Name))
-        OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n",
-                      Name);
-    }
-  };
   // Hot and warm functions in one planned sequence, then whatever the
-  // plugin marked hot that the profile did not see.
-  Patterns(P.TextOrder);
+  // plugin marked hot that the profile did not see. A spacer aligns
+  // relative to the region's start so that the code pad still moves the
+  // whole region uniformly (GNU ld and lld alike).
+  for (size_t I = 0; I < P.TextOrder.size(); ++I) {
+    StringRef Name = P.Graph.Nodes[P.TextOrder[I]].Name;
+    if (!isScriptSafeName(Name))
+      continue;
+    if (I < P.SpacerBefore.size() && P.SpacerBefore[I])
+      OS << formatv("    . = __keel_hot_text_start + "
+                    "ALIGN(. - __keel_hot_text_start, {0});\n",
+                    P.File.Spacers);
+    OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n", Name);
+  }
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
   OS << "  }\n}\nINSERT BEFORE .text;\n";
@@ -223,6 +234,11 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   if (P.File.CodePad)
     OS << " default " << P.File.CodePad;
   OS << ")\n";
+  if (P.File.Spacers)
+    OS << formatv("spacers: {0} every {1} bytes, {2} bytes of padding, hot "
+                  "text {3} bytes (estimated)\n",
+                  P.SpacerCount, P.File.Spacers, P.SpacerPadBytes,
+                  P.PackedTextBytes);
   uint64_t Offset = 0;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
@@ -262,6 +278,14 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
     J.attribute("hot-text-align", int64_t(P.File.HotTextAlign));
     J.attribute("hot-data-align", int64_t(P.File.HotDataAlign));
     J.attribute("code-pad", int64_t(P.File.CodePad));
+    J.attribute("spacers", int64_t(P.File.Spacers));
+    if (P.File.Spacers)
+      J.attributeObject("spacer-packing", [&] {
+        J.attribute("count", int64_t(P.SpacerCount));
+        J.attribute("pad-bytes", int64_t(P.SpacerPadBytes));
+        J.attribute("hot-text-bytes", int64_t(P.PackedTextBytes));
+        J.attribute("estimated", true);
+      });
     J.attributeArray("text-order", [&] {
       for (uint32_t N : P.TextOrder)
         J.object([&] {

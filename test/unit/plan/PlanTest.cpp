@@ -72,3 +72,32 @@ TEST(Plan, CodePadIsOptional) {
   ASSERT_TRUE(bool(Q)) << toString(Q.takeError());
   EXPECT_EQ(Q->CodePad, 64u);
 }
+
+TEST(Plan, SpacersIsOptional) {
+  // Plans written before spacers existed read as 0 (none) and write no key.
+  auto Old = parsePlan("keel-plan: 1\ncode-pad: 64\n", "old.yaml");
+  ASSERT_TRUE(bool(Old)) << toString(Old.takeError());
+  EXPECT_EQ(Old->Spacers, 0u);
+  std::string Text;
+  raw_string_ostream OS(Text);
+  writePlan(*Old, OS);
+  EXPECT_EQ(Text.find("spacers"), std::string::npos) << Text;
+
+  Plan P;
+  P.Spacers = 4096;
+  std::string With;
+  raw_string_ostream OS2(With);
+  writePlan(P, OS2);
+  EXPECT_NE(With.find("spacers:"), std::string::npos) << With;
+  auto Q = parsePlan(With, "s.yaml");
+  ASSERT_TRUE(bool(Q)) << toString(Q.takeError());
+  EXPECT_EQ(Q->Spacers, 4096u);
+
+  // Not a power of two >= 64: an error naming the file.
+  for (const char *Bad : {"keel-plan: 1\nspacers: 1000\n",
+                          "keel-plan: 1\nspacers: 32\n"}) {
+    auto E = parsePlan(Bad, "b.yaml");
+    ASSERT_FALSE(bool(E)) << Bad;
+    EXPECT_NE(toString(E.takeError()).find("b.yaml"), std::string::npos);
+  }
+}

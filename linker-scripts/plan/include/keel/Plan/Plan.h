@@ -13,6 +13,7 @@
 //   hot-data-align: 4096
 //   linker-aligns-regions: true
 //   code-pad: 64
+//   spacers: 4096
 //   functions:
 //     - { name: interp_loop, class: hot, order: 0, weight: 812345 }
 //     - { name: helper, file: util.c, class: hot, order: 1, weight: 1200, align: 32 }
@@ -95,6 +96,11 @@ struct Plan {
   /// hot-text boundary; --defsym still overrides it). Chosen by measurement,
   /// e.g. layout-sweep --best-pad-out; 0 = hot text right on the boundary.
   uint64_t CodePad = 0;
+  /// Growth-absorbing spacers in the hot text (layout-order --spacers=W):
+  /// the planned order is packed into W-byte packs from the region's start,
+  /// a function that would cross a pack boundary starts the next pack.
+  /// 0 = none. Informational for readers; the linker scripts carry them.
+  uint64_t Spacers = 0;
   std::vector<PlanFunction> Functions;
   std::vector<PlanGlobal> Globals;
   std::vector<FalseSharingCandidate> FalseSharing;

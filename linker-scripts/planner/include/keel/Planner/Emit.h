@@ -12,6 +12,9 @@
 //  - the --print-plan summary.
 // Padding knobs: --defsym=__keel_code_pad=N / __keel_data_pad=N move the hot
 // text / hot data by N bytes after their boundary (0 when undefined).
+// With spacers (LayoutPlan::SpacerBefore, Spacers.h) .text.hot aligns to
+// the next pack boundary, relative to __keel_hot_text_start, before each
+// function the packing marked.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_PLANNER_EMIT_H

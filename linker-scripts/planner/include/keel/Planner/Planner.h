@@ -56,6 +56,13 @@ struct LayoutPlan {
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
   OrderAlgorithm Order = DefaultOrderAlgorithm;
   uint64_t ColdPatternLimit = 10000;
+  /// Spacers (Spacers.h, layout-order --spacers): per TextOrder index,
+  /// whether an alignment to the next File.Spacers boundary (from the hot
+  /// region's start) precedes it. Empty when there are none.
+  std::vector<bool> SpacerBefore;
+  size_t SpacerCount = 0;
+  uint64_t SpacerPadBytes = 0;  ///< bytes the spacers add (estimated)
+  uint64_t PackedTextBytes = 0; ///< hot text size with them (estimated)
 
   size_t countOf(Temperature T) const;
   uint64_t weightOf(Temperature T) const;

@@ -1,0 +1,103 @@
+//===- Spacers.cpp - pack the hot text into W-byte packs ------------------===//
+#include "keel/Planner/Spacers.h"
+#include "keel/Planner/Emit.h"
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/LineIterator.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cassert>
+
+using namespace llvm;
+
+namespace keel {
+
+Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
+  assert((Window == 0 || isPowerOf2_64(Window)) && "window not a power of 2");
+  Packing P;
+  P.SpacerBefore.assign(Items.size(), false);
+  uint64_t Offset = 0;
+  for (size_t I = 0; I < Items.size(); ++I) {
+    const PackItem &It = Items[I];
+    Offset = alignTo(Offset, std::max<uint64_t>(It.Align, 1));
+    uint64_t InWindow = Window ? Offset % Window : 0;
+    // An item that fits in a pack but would straddle its end starts the
+    // next pack; one bigger than a pack straddles whatever we do, and an
+    // unknown (0) size cannot straddle.
+    if (Window && It.Size && It.Size <= Window && InWindow &&
+        InWindow + It.Size > Window) {
+      P.SpacerBefore[I] = true;
+      ++P.Spacers;
+      P.PadBytes += Window - InWindow;
+      Offset += Window - InWindow;
+    }
+    Offset += It.Size;
+  }
+  P.End = Offset;
+  return P;
+}
+
+Expected<std::map<std::string, uint64_t>>
+parseSectionSizes(StringRef Text, StringRef FileName) {
+  std::map<std::string, uint64_t> Sizes;
+  auto MB = MemoryBuffer::getMemBuffer(Text, FileName,
+                                       /*RequiresNullTerminator=*/false);
+  for (line_iterator L(*MB, /*SkipBlanks=*/true, '#'); !L.is_at_eof(); ++L) {
+    StringRef Line = L->trim();
+    if (Line.empty())
+      continue;
+    auto [Name, Rest] = Line.split(' ');
+    Rest = Rest.trim();
+    uint64_t Bytes = 0;
+    if (Name.empty() || Rest.empty() || Rest.contains(' ') ||
+        Rest.contains('\t') || Rest.getAsInteger(10, Bytes))
+      return inputError(FileName, L.line_number(),
+                        "expected '<symbol> <bytes>', got '{0}'", Line);
+    if (!Sizes.emplace(Name.str(), Bytes).second)
+      return inputError(FileName, L.line_number(),
+                        "'{0}' is listed twice", Name);
+  }
+  return Sizes;
+}
+
+size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
+  // The items are the functions the linker scripts name (script-safe
+  // names), in TextOrder. A name listed twice (same-named locals) is
+  // matched by its first pattern only, so that one holds both sizes.
+  std::vector<PackItem> Items;
+  std::vector<size_t> ItemOf(LP.TextOrder.size(), SIZE_MAX);
+  StringMap<size_t> First;
+  size_t Overridden = 0;
+  for (size_t I = 0; I < LP.TextOrder.size(); ++I) {
+    const FunctionNode &N = LP.Graph.Nodes[LP.TextOrder[I]];
+    if (!isScriptSafeName(N.Name))
+      continue;
+    uint64_t Size = N.Size;
+    auto It = Opts.Sizes.find(N.Name);
+    if (It != Opts.Sizes.end())
+      Size = It->second;
+    auto [Prev, New] = First.try_emplace(N.Name, Items.size());
+    if (!New) {
+      if (It == Opts.Sizes.end()) // an override is the whole section already
+        Items[Prev->second].Size += Size;
+      continue;
+    }
+    Overridden += It != Opts.Sizes.end();
+    ItemOf[I] = Items.size();
+    Items.push_back({Size, Opts.FunctionAlign});
+  }
+  Packing P = packIntoWindows(Items, Opts.Window);
+  LP.SpacerBefore.assign(LP.TextOrder.size(), false);
+  for (size_t I = 0; I < LP.TextOrder.size(); ++I)
+    if (ItemOf[I] != SIZE_MAX)
+      LP.SpacerBefore[I] = P.SpacerBefore[ItemOf[I]];
+  LP.SpacerCount = P.Spacers;
+  LP.SpacerPadBytes = P.PadBytes;
+  LP.PackedTextBytes = P.End;
+  LP.File.Spacers = Opts.Window;
+  return Overridden;
+}
+
+} // namespace keel

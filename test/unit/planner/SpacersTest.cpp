@@ -1,0 +1,156 @@
+//===- SpacersTest.cpp - packing the hot text into W-byte packs -----------===//
+#include "keel/Planner/Spacers.h"
+#include "keel/Planner/Emit.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace keel;
+using namespace llvm;
+
+namespace {
+
+std::vector<PackItem> items(std::initializer_list<uint64_t> Sizes,
+                            uint64_t Align = 16) {
+  std::vector<PackItem> V;
+  for (uint64_t S : Sizes)
+    V.push_back({S, Align});
+  return V;
+}
+
+std::vector<size_t> spacerPositions(const Packing &P) {
+  std::vector<size_t> Out;
+  for (size_t I = 0; I < P.SpacerBefore.size(); ++I)
+    if (P.SpacerBefore[I])
+      Out.push_back(I);
+  return Out;
+}
+
+} // namespace
+
+TEST(Spacers, OverflowStartsTheNextPack) {
+  // 0..1000, 1008..2008 (aligned to 16), then 2500 would end at 4516 > 4096.
+  Packing P = packIntoWindows(items({1000, 1000, 2500, 100}), 4096);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({2}));
+  EXPECT_EQ(P.Spacers, 1u);
+  EXPECT_EQ(P.PadBytes, 4096u - 2016u);
+  EXPECT_EQ(P.End, 4096u + 2500 + 12 + 100); // 6596 aligned to 6608, +100
+}
+
+TEST(Spacers, AlignmentCountsBeforeTheBoundaryTest) {
+  // 4000 bytes, then 90 bytes: at 4000 it would end at 4090 and fit, but
+  // its 64-byte alignment moves it to 4032, where it would end at 4122.
+  Packing P = packIntoWindows({{4000, 16}, {90, 64}}, 4096);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({1}));
+  EXPECT_EQ(P.PadBytes, 64u);
+  EXPECT_EQ(P.End, 4096u + 90);
+  // With 16-byte alignment it fits.
+  EXPECT_EQ(packIntoWindows(items({4000, 90}), 4096).Spacers, 0u);
+}
+
+TEST(Spacers, FunctionExactlyOnePack) {
+  // Exactly W fits a pack: aligned when it does not start on a boundary,
+  // and then the next function starts on the next boundary with no spacer.
+  Packing P = packIntoWindows(items({16, 4096, 16}), 4096);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({1}));
+  EXPECT_EQ(P.PadBytes, 4096u - 16);
+  EXPECT_EQ(P.End, 2 * 4096u + 16);
+  // At the start of a pack it needs nothing.
+  EXPECT_EQ(packIntoWindows(items({4096, 4096}), 4096).Spacers, 0u);
+}
+
+TEST(Spacers, BiggerThanAPackIsNotAligned) {
+  // 5000 > W crosses a boundary wherever it goes: no spacer for it; the
+  // function after it is packed from where it ends (5016 -> 9016 crosses
+  // 8192, so it gets one).
+  Packing P = packIntoWindows(items({16, 5000, 4000}), 4096);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({2}));
+  EXPECT_EQ(P.PadBytes, 8192u - 5024);
+}
+
+TEST(Spacers, ZeroOrUnknownSizeNeverGetsASpacer) {
+  Packing P = packIntoWindows(items({4090, 0, 0, 10}), 4096);
+  // 0-size items sit at 4096 (aligned), the 10-byte one at 4096 too.
+  EXPECT_EQ(P.Spacers, 0u);
+  EXPECT_EQ(P.End, 4106u);
+  // Alignment 0 means 1 (no rounding).
+  Packing Q = packIntoWindows({{3, 0}, {5, 0}}, 64);
+  EXPECT_EQ(Q.End, 8u);
+}
+
+TEST(Spacers, WindowZeroIsOff) {
+  Packing P = packIntoWindows(items({1000, 5000, 3000, 4000}), 0);
+  EXPECT_EQ(P.Spacers, 0u);
+  EXPECT_EQ(P.PadBytes, 0u);
+  EXPECT_EQ(P.SpacerBefore, std::vector<bool>(4, false));
+  EXPECT_EQ(P.End, 1008u + 5008 + 3008 + 4000);
+}
+
+TEST(Spacers, EveryPackStaysWithinItsWindow) {
+  // Invariant over a mix: no item of size <= W crosses a W boundary.
+  std::vector<PackItem> V;
+  for (uint64_t I = 0; I < 200; ++I)
+    V.push_back({(I * 7919) % 1500 + 1, I % 3 ? 16u : 64u});
+  const uint64_t W = 1024;
+  Packing P = packIntoWindows(V, W);
+  uint64_t Off = 0;
+  for (size_t I = 0; I < V.size(); ++I) {
+    Off = (Off + V[I].Align - 1) / V[I].Align * V[I].Align;
+    if (P.SpacerBefore[I])
+      Off = (Off + W - 1) / W * W;
+    if (V[I].Size <= W)
+      EXPECT_EQ(Off / W, (Off + V[I].Size - 1) / W) << "item " << I;
+    Off += V[I].Size;
+  }
+  EXPECT_EQ(Off, P.End);
+  EXPECT_GT(P.Spacers, 0u);
+}
+
+TEST(Spacers, SectionSizesFile) {
+  auto S = parseSectionSizes("# header\n\nf 100\n  g\t 7\nh.cold 0\n", "s.txt");
+  ASSERT_TRUE(bool(S)) << toString(S.takeError());
+  EXPECT_EQ(S->size(), 3u);
+  EXPECT_EQ(S->at("f"), 100u);
+  EXPECT_EQ(S->at("h.cold"), 0u);
+  for (const char *Bad : {"f\n", "f x\n", "f 1 2\n", "f -3\n"}) {
+    auto E = parseSectionSizes(std::string("# h\n") + Bad, "s.txt");
+    ASSERT_FALSE(bool(E)) << Bad;
+    EXPECT_NE(toString(E.takeError()).find("s.txt:2:"), std::string::npos)
+        << Bad;
+  }
+  auto Dup = parseSectionSizes("f 1\nf 2\n", "d.txt");
+  ASSERT_FALSE(bool(Dup));
+  EXPECT_NE(toString(Dup.takeError()).find("d.txt:2: 'f' is listed twice"),
+            std::string::npos);
+}
+
+TEST(Spacers, PlanGetsSpacersInItsScript) {
+  // Three executed functions of 3000 bytes: the second and third each
+  // start a pack; an override shrinks the second so the third fits.
+  CallGraph G;
+  for (const char *N : {"a", "b", "c"})
+    G.Nodes.push_back({N, "", ".text", 0, 3000, false, 100, 0});
+  auto LP = makeLayoutPlan(G, {}, PlannerOptions());
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  SpacerOptions O;
+  O.Window = 4096;
+  EXPECT_EQ(addSpacers(*LP, O), 0u);
+  EXPECT_EQ(LP->SpacerCount, 2u);
+  EXPECT_EQ(LP->File.Spacers, 4096u);
+  std::string Script;
+  raw_string_ostream OS(Script);
+  writeLinkerScript(*LP, ScriptFlavor::GNU, OS);
+  size_t N = 0;
+  for (size_t Pos = 0; (Pos = Script.find(
+                            ". = __keel_hot_text_start + ALIGN(. - "
+                            "__keel_hot_text_start, 4096);",
+                            Pos)) != std::string::npos;
+       ++Pos)
+    ++N;
+  EXPECT_EQ(N, 2u) << Script;
+
+  O.Sizes = {{LP->Graph.Nodes[LP->TextOrder[1]].Name, 500}, {"zz", 1}};
+  EXPECT_EQ(addSpacers(*LP, O), 1u);
+  EXPECT_EQ(LP->SpacerCount, 1u);
+  EXPECT_TRUE(LP->SpacerBefore[1] == false && LP->SpacerBefore[2] == true);
+}
