@@ -36,6 +36,10 @@ struct TimedCommand {
   Variant V;
   std::vector<std::string> Argv;
   std::optional<std::vector<std::string>> Env; ///< nullopt: inherit
+  /// Non-empty: the binary to run, put on descriptor VariantExecFd and
+  /// executed as "/dev/fd/100" (Perturb.h); Argv[0] is then only the name
+  /// the program sees (the same for every variant and copy).
+  std::string ExecFile;
 };
 
 struct TimeOptions {
@@ -74,7 +78,8 @@ public:
   explicit TimeBackend(TimeOptions O) : Opts(std::move(O)) {}
 
   /// Measure \p Variants, and Opts.AACopies copies of \p Baseline's binary
-  /// (argv[0]; every argv word equal to it is replaced by the copy's path).
+  /// (its ExecFile, which each copy replaces; without one argv[0], and every
+  /// argv word equal to it is replaced by the copy's path).
   /// Errors: nothing to run, a command that cannot be started, copies that
   /// cannot be made.
   llvm::Expected<TimeResult> measure(llvm::ArrayRef<TimedCommand> Variants,
