@@ -105,9 +105,10 @@ cl::opt<std::string> ExecAs(
     "exec-as",
     cl::desc("how variants are started: fd (default) puts each variant's "
              "binary on descriptor 100 and runs it as /dev/fd/100, so every "
-             "variant and series sees the same argv[0] (a program that hashes "
-             "or copies its own path would otherwise cost differently per "
-             "variant directory); path runs it from its own file in the work "
+             "variant and series sees the same argv[0] (the time backend "
+             "keeps argv[0] = the binary as named; a program that hashes or "
+             "copies its own path would otherwise cost differently per variant "
+             "directory); path runs it from its own file in the work "
              "directory, for programs that find files via dirname(argv[0]) "
              "(the default with --executor)"),
     cl::value_desc("fd|path"), cl::cat(Cat));
