@@ -4,9 +4,10 @@
 // interleaved rounds whose order is shuffled with a fixed seed, on one pinned
 // CPU, after warm-up rounds; each variant's cost is the median of its
 // samples, with a bootstrap confidence interval. Byte-identical copies of
-// the baseline binary (at paths as long as the variants', since a program
-// may hash its own path) run in the same rounds: their samples are the A/A
-// noise floor that tells a layout effect from noise (Gate.h).
+// the baseline binary (at paths as long as the variants'; with ExecFile all
+// run as /dev/fd/100 under one argv[0], since a program may hash its own
+// path) run in the same rounds: their samples are the A/A noise floor that
+// tells a layout effect from noise (Gate.h).
 //
 // Interleaving and shuffling spread slow drifts (other load, thermal state)
 // over all variants instead of biasing whichever ran last (google/benchmark
