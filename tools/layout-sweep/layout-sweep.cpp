@@ -101,6 +101,17 @@ cl::opt<std::string> Executor(
     "executor", cl::desc("run each variant through this template, {cmd} = the "
                          "command (e.g. 'srun -n1 {cmd}')"),
     cl::cat(Cat));
+cl::opt<std::string> ExecAs(
+    "exec-as",
+    cl::desc("how variants are started: fd (default) puts each variant's "
+             "binary on descriptor 100 and runs it as /dev/fd/100, so every "
+             "variant and series sees the same argv[0] (the time backend "
+             "keeps argv[0] = the binary as named; a program that hashes or "
+             "copies its own path would otherwise cost differently per variant "
+             "directory); path runs it from its own file in the work "
+             "directory, for programs that find files via dirname(argv[0]) "
+             "(the default with --executor)"),
+    cl::value_desc("fd|path"), cl::cat(Cat));
 cl::opt<std::string> JournalPath("journal",
                                  cl::desc("append each finished measurement here "
                                           "(default: OUTPUT.journal beside the first "
@@ -263,6 +274,7 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Jobs = Jobs;
   O.TimeoutSeconds = Timeout;
   O.Executor = Executor;
+  O.ExecAs = ExecAs;
   O.InstructionTolerance = InstrTolerance / 100;
   O.WorkDir = KeepDir;
   O.Resume = Resume;

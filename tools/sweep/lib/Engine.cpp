@@ -69,6 +69,12 @@ wrapForExecutor(StringRef Executor, ArrayRef<std::string> Argv,
   return Out;
 }
 
+std::string execAsMode(const EngineOptions &O) {
+  if (!O.ExecAs.empty())
+    return O.ExecAs;
+  return O.Executor.empty() ? "fd" : "path";
+}
+
 std::string sweepFingerprint(const EngineOptions &O) {
   json::Object F{{"binary", O.Binary},
                  {"args", json::Array(O.Args)},
@@ -79,7 +85,8 @@ std::string sweepFingerprint(const EngineOptions &O) {
                  {"compare_relink", O.Perturb.CompareRelinkTemplate},
                  {"bolt_pad", O.Perturb.BoltFunction},
                  {"env", json::Array(O.Perturb.ExtraEnv)},
-                 {"geometry", O.Backend == "sim" ? geometryText(O.Geometry) : ""}};
+                 {"geometry", O.Backend == "sim" ? geometryText(O.Geometry) : ""},
+                 {"exec_as", execAsMode(O)}};
   std::string S;
   raw_string_ostream(S) << json::Value(std::move(F));
   return S;
@@ -134,6 +141,8 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
   RO.Stdout = (Twine(P.Dir) + "/stdout").str();
   RO.Stderr = Stderr.str();
   RO.TimeoutSeconds = O.TimeoutSeconds;
+  if (!P.ExecFile.empty()) // the command names VariantExecPath
+    RO.FdFiles = {{VariantExecFd, P.ExecFile}};
   Expected<RunResult> R = Argv ? runProgram(*Argv, RO)
                                : Expected<RunResult>(Argv.takeError());
   if (!R) {
@@ -252,6 +261,8 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
     if (Error E = checkExecutorTemplate(O.Executor))
       return E;
   }
+  if (!O.ExecAs.empty() && O.ExecAs != "fd" && O.ExecAs != "path")
+    return makeError("unknown --exec-as '{0}' (fd, path)", O.ExecAs);
   if (O.Resume && O.JournalPath.empty())
     return makeError("--resume needs a journal (--journal=FILE, or an output "
                      "file such as --json=FILE whose journal is FILE.journal)");
@@ -365,6 +376,17 @@ private:
 
 using Todo = std::vector<std::pair<unsigned, Variant>>;
 
+/// --exec-as=fd: the binary goes on descriptor VariantExecFd and argv[0]
+/// becomes \p Argv0, one string for every variant and series, so a program
+/// that looks at its own path (hashes it, copies it to the stack) does the
+/// same work in every variant.
+void applyExecAs(const EngineOptions &O, PreparedVariant &P, StringRef Argv0) {
+  if (execAsMode(O) != "fd" || P.Argv.empty())
+    return;
+  P.ExecFile = P.Argv[0];
+  P.Argv[0] = Argv0.str();
+}
+
 /// sim and perf: prepare and measure each variant as one job on a pool.
 void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
                        const Todo &Work, Recorder &Rec) {
@@ -377,6 +399,8 @@ void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
         return Rec.fail(PV.takeError());
       if (!PV->Failure.empty())
         return Rec.record(failed(V, PV->Failure));
+      // valgrind and perf pass their command's path on as argv[0].
+      applyExecAs(O, *PV, VariantExecPath);
       Rec.record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
                                     : measurePerf(O, Tool, *PV));
     });
@@ -393,10 +417,13 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
     Expected<PreparedVariant> PV = P.prepare(V, Index);
     if (!PV)
       return PV.takeError();
-    if (!PV->Failure.empty())
+    if (!PV->Failure.empty()) {
       Rec.record(failed(V, PV->Failure));
-    else
-      Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env});
+      continue;
+    }
+    // Executed as /dev/fd/N directly, so argv[0] can stay the user's path.
+    applyExecAs(O, *PV, O.Binary);
+    Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env, PV->ExecFile});
   }
   if (Cmds.empty())
     return Error::success();

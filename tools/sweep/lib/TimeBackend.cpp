@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/TimeBackend.h"
+#include "keel/Sweep/Perturb.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -103,14 +104,43 @@ Error runOnce(Job &J, const TimeOptions &O, bool Record) {
   std::string Msg;
   bool ExecFailed = false;
   std::optional<sys::ProcessStatistics> Stat;
-  auto Start = std::chrono::steady_clock::now();
-  int Code = sys::ExecuteAndWait(J.Exe, Args, Env, Redirects, O.TimeoutSeconds,
-                                 0, &Msg, &ExecFailed, &Stat);
-  double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              Start)
-                    .count();
-  if (ExecFailed)
-    return makeError("cannot run '{0}': {1}", J.Exe, Msg);
+  int Code;
+  double Wall;
+  if (!J.Cmd.ExecFile.empty()) {
+    // --exec-as=fd: the binary on a fixed descriptor, executed as
+    // /dev/fd/N; LLVM's ExecuteAndWait cannot map descriptors (Process.h).
+    RunOptions RO;
+    RO.Env = J.Cmd.Env;
+    RO.Stdin = "";
+    RO.Stdout = J.Out;
+    RO.Stderr = J.Err;
+    RO.TimeoutSeconds = O.TimeoutSeconds;
+    RO.FdFiles = {{VariantExecFd, J.Cmd.ExecFile}};
+    RO.ExecPath = VariantExecPath;
+    auto Start = std::chrono::steady_clock::now();
+    Expected<RunResult> R = runProgram(J.Cmd.Argv, RO);
+    Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Start)
+               .count();
+    if (!R)
+      return R.takeError();
+    Code = R->ExitCode;
+    Msg = R->Message;
+    if (R->Crashed && Code >= 0)
+      Code = -1;
+    Stat = sys::ProcessStatistics{
+        std::chrono::microseconds(int64_t(R->CpuSeconds * 1e6)),
+        std::chrono::microseconds(0), 0};
+  } else {
+    auto Start = std::chrono::steady_clock::now();
+    Code = sys::ExecuteAndWait(J.Exe, Args, Env, Redirects, O.TimeoutSeconds, 0,
+                               &Msg, &ExecFailed, &Stat);
+    Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Start)
+               .count();
+    if (ExecFailed)
+      return makeError("cannot run '{0}': {1}", J.Exe, Msg);
+  }
   if (Code != 0) {
     J.Failed = true;
     J.FailReason = Code < 0 ? (Msg.empty() ? "killed" : Msg)
@@ -154,15 +184,21 @@ Expected<std::vector<Job>> makeCopies(ArrayRef<TimedCommand> Variants,
   std::vector<Job> Jobs;
   if (Baseline.Argv.empty())
     return makeError("the baseline command is empty");
-  const std::string &Bin = Baseline.Argv[0];
+  // With ExecFile the binary runs as /dev/fd/N and the path is not seen by
+  // the program; the copies still get same-length paths.
+  auto BinaryOf = [](const TimedCommand &C) -> const std::string & {
+    return C.ExecFile.empty() ? C.Argv[0] : C.ExecFile;
+  };
+  const std::string &Bin = BinaryOf(Baseline);
   size_t Len = Variants.empty() || Variants[0].Argv.empty()
                    ? Bin.size()
-                   : Variants[0].Argv[0].size();
+                   : BinaryOf(Variants[0]).size();
   for (unsigned I = 0; I < Copies; ++I) {
     // Prefer the work directory; else beside the variant (shorter prefix).
     std::optional<std::string> P = sameLengthCopyPath(WorkDir, I, Len);
     if (!P) {
-      StringRef Like = Variants.empty() ? StringRef(Bin) : Variants[0].Argv[0];
+      StringRef Like =
+          Variants.empty() ? StringRef(Bin) : StringRef(BinaryOf(Variants[0]));
       P = sameLengthCopyPath(sys::path::parent_path(Like).empty()
                                  ? StringRef(".")
                                  : sys::path::parent_path(Like),
@@ -178,9 +214,12 @@ Expected<std::vector<Job>> makeCopies(ArrayRef<TimedCommand> Variants,
     Job J;
     J.IsCopy = true;
     J.Cmd = Baseline;
-    for (std::string &W : J.Cmd.Argv)
-      if (W == Bin)
-        W = *P;
+    if (!J.Cmd.ExecFile.empty())
+      J.Cmd.ExecFile = *P; // argv stays: every copy sees the same argv[0]
+    else
+      for (std::string &W : J.Cmd.Argv)
+        if (W == Bin)
+          W = *P;
     J.Cmd.V = Variant{Baseline.V.Series, "aa", int64_t(I)};
     Jobs.push_back(std::move(J));
   }
@@ -225,11 +264,12 @@ Expected<TimeResult> TimeBackend::measure(ArrayRef<TimedCommand> Variants,
   if (!Copies)
     return Copies.takeError();
   for (Job &J : *Copies) {
-    ToRemove.push_back(J.Cmd.Argv[0]);
+    ToRemove.push_back(J.Cmd.ExecFile.empty() ? J.Cmd.Argv[0] : J.Cmd.ExecFile);
     Jobs.push_back(std::move(J));
   }
   for (size_t I = 0; I < Jobs.size(); ++I) {
-    auto Exe = findProgram(Jobs[I].Cmd.Argv[0]);
+    const TimedCommand &C = Jobs[I].Cmd;
+    auto Exe = findProgram(C.ExecFile.empty() ? C.Argv[0] : C.ExecFile);
     if (!Exe)
       return Exe.takeError();
     Jobs[I].Exe = *Exe;

@@ -1,7 +1,8 @@
 //===- keel/Support/Process.h - spawn commands by argv ----------*- C++ -*-===//
 //
 // Commands are always run with an argv vector (llvm::sys::ExecuteAndWait /
-// ExecuteNoWait), never through a shell string built from user input.
+// ExecuteNoWait, or posix_spawn when files go on fixed descriptors), never
+// through a shell string built from user input.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SUPPORT_PROCESS_H
@@ -14,6 +15,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace keel {
@@ -24,12 +26,23 @@ struct RunOptions {
   /// Redirections; std::nullopt keeps the parent's stream, "" is /dev/null.
   std::optional<std::string> Stdin, Stdout, Stderr;
   unsigned TimeoutSeconds = 0; ///< 0: no limit
+  /// Files the child gets on fixed descriptors: each is opened read-only
+  /// (close-on-exec) in the parent and dup2'ed to its descriptor in the
+  /// child only, so children spawned in parallel from other threads never
+  /// see each other's files on the same number. Used to run a binary as
+  /// "/dev/fd/N" (layout-sweep --exec-as=fd): every variant then sees the
+  /// same path as argv[0] whatever file it is.
+  std::vector<std::pair<int, std::string>> FdFiles;
+  /// Execute this path instead of Argv[0] (which the program still gets as
+  /// its argv[0] unchanged), e.g. "/dev/fd/100" with FdFiles {100, binary}.
+  std::optional<std::string> ExecPath;
 };
 
 struct RunResult {
   int ExitCode = 0;     ///< exit status; -2 when killed by a signal/timeout
   bool Crashed = false; ///< ended by a signal (or timed out)
   std::string Message;  ///< what ExecuteAndWait said about a crash/timeout
+  double CpuSeconds = 0; ///< the child's user + system CPU time, if known
 };
 
 /// Find \p Name on PATH, then in LLVM's tool directory (for llvm-bolt etc.),
@@ -38,6 +51,8 @@ llvm::Expected<std::string> findProgram(llvm::StringRef Name);
 
 /// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
 /// Failing to start the program is an error; a non-zero exit is not.
+/// With Opts.FdFiles or Opts.ExecPath the child is started with posix_spawn
+/// (LLVM's ExecuteNoWait can redirect only stdin/stdout/stderr).
 llvm::Expected<RunResult> runProgram(llvm::ArrayRef<std::string> Argv,
                                      const RunOptions &Opts = {});
 

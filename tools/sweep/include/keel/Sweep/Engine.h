@@ -46,6 +46,12 @@ struct EngineOptions {
   unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
   unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
   std::string Executor;        ///< --executor template with {cmd}
+  /// --exec-as: "fd" runs every variant's binary as /dev/fd/100 (one argv[0]
+  /// and AT_EXECFN for all variants and series; the time backend keeps
+  /// argv[0] = Binary), "path" by its own path in the work directory, ""
+  /// picks fd, or path with an --executor (descriptors do not travel to
+  /// another machine).
+  std::string ExecAs;
   std::string JournalPath;     ///< "" = no journal
   bool Resume = false;
   bool OverwriteJournal = false;
@@ -57,6 +63,9 @@ struct EngineOptions {
   /// under a lock.
   std::function<void(size_t, size_t)> Progress;
 };
+
+/// The resolved --exec-as ("fd" or "path").
+std::string execAsMode(const EngineOptions &O);
 
 /// Check an --executor template: it must contain the word {cmd}.
 llvm::Error checkExecutorTemplate(llvm::StringRef T);

@@ -16,7 +16,8 @@
 //          malloc result by N bytes (N a multiple of 16, at most 1 MiB).
 //
 // Every variant runs with the same argv path length (binaries are written or
-// copied to same-length names in a private directory) and a fixed
+// copied to same-length names in a private directory; the engine then runs
+// each as /dev/fd/N so argv[0] is the same string, Engine.h) and a fixed
 // environment (PATH=/usr/local/bin:/usr/bin:/bin, LC_ALL=C, --env additions,
 // KEEL_STACK_PAD), so nothing but the layout differs between variants.
 //
@@ -52,11 +53,21 @@ struct PerturbOptions {
 
 inline constexpr int64_t MaxHeapShift = 1 << 20;
 
+/// --exec-as=fd: the descriptor every variant's binary is put on in the child
+/// (above anything a program opens by itself in practice), so each runs as
+/// "/dev/fd/100".
+inline constexpr int VariantExecFd = 100;
+inline constexpr const char *VariantExecPath = "/dev/fd/100";
+
 struct PreparedVariant {
   Variant V;
   std::string Dir;               ///< private directory of this variant
   std::vector<std::string> Argv; ///< binary (same-length path) + arguments
   std::vector<std::string> Env;  ///< the complete environment
+  /// --exec-as=fd (set by the engine, not the perturber): the variant's
+  /// binary, which runs as "/dev/fd/<VariantExecFd>"; Argv[0] is then the
+  /// name the program sees, the same for every variant.
+  std::string ExecFile;
   std::string Failure;           ///< non-empty: could not be built (why)
 };
 

@@ -4,9 +4,10 @@
 // interleaved rounds whose order is shuffled with a fixed seed, on one pinned
 // CPU, after warm-up rounds; each variant's cost is the median of its
 // samples, with a bootstrap confidence interval. Byte-identical copies of
-// the baseline binary (at paths as long as the variants', since a program
-// may hash its own path) run in the same rounds: their samples are the A/A
-// noise floor that tells a layout effect from noise (Gate.h).
+// the baseline binary (at paths as long as the variants'; with ExecFile all
+// run as /dev/fd/100 under one argv[0], since a program may hash its own
+// path) run in the same rounds: their samples are the A/A noise floor that
+// tells a layout effect from noise (Gate.h).
 //
 // Interleaving and shuffling spread slow drifts (other load, thermal state)
 // over all variants instead of biasing whichever ran last (google/benchmark
@@ -36,6 +37,10 @@ struct TimedCommand {
   Variant V;
   std::vector<std::string> Argv;
   std::optional<std::vector<std::string>> Env; ///< nullopt: inherit
+  /// Non-empty: the binary to run, put on descriptor VariantExecFd and
+  /// executed as "/dev/fd/100" (Perturb.h); Argv[0] is then only the name
+  /// the program sees (the same for every variant and copy).
+  std::string ExecFile;
 };
 
 struct TimeOptions {
@@ -74,7 +79,8 @@ public:
   explicit TimeBackend(TimeOptions O) : Opts(std::move(O)) {}
 
   /// Measure \p Variants, and Opts.AACopies copies of \p Baseline's binary
-  /// (argv[0]; every argv word equal to it is replaced by the copy's path).
+  /// (its ExecFile, which each copy replaces; without one argv[0], and every
+  /// argv word equal to it is replaced by the copy's path).
   /// Errors: nothing to run, a command that cannot be started, copies that
   /// cannot be made.
   llvm::Expected<TimeResult> measure(llvm::ArrayRef<TimedCommand> Variants,
