@@ -14,6 +14,8 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
             own link over --tune-pads (default 0..4032 by 64); the same as
             layout-order --code-pad=<that pad> (docs/planner.md)
   keel-bb   layout-blocks on top: -fbasic-block-sections=list= + order + layout.ld
+  keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
+  keel-bb-sp keel-bb with spacers packed by layout-blocks' sizes.txt
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -194,15 +196,27 @@ class Builds:
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              "-o", self.path("plan")])
         self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
+        self.spacers_plan = None
         self.tuned_pad = None
         self.bb_objs = None
         self.ref_orders = {}
+
+    def prepare_spacers(self):
+        """plan-sp: the same plan with --spacers=4096 (keel-sp)."""
+        if self.spacers_plan is None:
+            run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+                 "--spacers=4096", "-o", self.path("plan-sp")])
+            self.spacers_plan = self.path("plan-sp")
 
     def prepare_blocks(self):
         if self.bb_objs is not None:
             return
         run([os.path.join(BIN, "layout-blocks"), "--binary", self.default, "--profile", self.fdata,
              "--function-order", self.path("plan", "order.txt"), "-o", self.path("blocks")])
+        # plan-bb-sp: spacers packed by the hot parts' sizes layout-blocks estimates.
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             "--spacers=4096", f"--section-sizes={self.path('blocks', 'sizes.txt')}",
+             "-o", self.path("plan-bb-sp")])
         self.bb_objs = self.p.compile(self.path("obj-bb"),
                                       [f"-fbasic-block-sections=list={self.path('blocks', 'bbsections.txt')}"])
 
@@ -227,6 +241,12 @@ class Builds:
             "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
                                        f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
                                        "-Wl,-z,separate-code"], None),
+            # With growth-absorbing spacers (layout-order --spacers=4096; docs/planner.md).
+            "keel-sp": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt",
+                                    f"-Wl,-T,{self.path('plan-sp')}/layout.ld", "-Wl,-z,separate-code"], None),
+            "keel-bb-sp": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
+                                          f"-Wl,-T,{self.path('plan-bb-sp')}/layout.ld",
+                                          "-Wl,-z,keep-text-section-prefix", "-Wl,-z,separate-code"], None),
         }
 
     def tune(self, M, pads):
@@ -266,8 +286,10 @@ class Builds:
 
     def build(self, name, out, outside_pad=0, inside=None):
         """inside = (k, pad): pad bytes right after the k-th function of the plan's order."""
-        if name == "keel-bb":
+        if name in ("keel-bb", "keel-bb-sp"):
             self.prepare_blocks()
+        if name == "keel-sp":
+            self.prepare_spacers()
         objs, extra, post = self.configs()[name]
         objs = list(objs)
         if outside_pad:
