@@ -21,8 +21,8 @@ relative to default and to BOLT. With --sweep it also measures the spread (max/m
 of the cost over code-padding grids:
   (1) outside: a pad object of N bytes linked between the object files
       (BOLT: the padded link re-optimised with the same fdata)
-  (2) inside: N bytes of padding right after the k-th function of the plan's order.txt,
-      the same function in every build (explicit symbol order = the build's own
+  (2) inside: N bytes of padding right after the k-th hottest function of the profile
+      (executed instructions, plan.yaml's weight), the same function in every build (explicit symbol order = the build's own
       function order + a pad symbol; plan builds: the pad's pattern in a copy of
       layout.ld; BOLT: -pad-funcs)
 
@@ -195,7 +195,7 @@ class Builds:
                  self.default, *p.run_args], cwd=self.w)
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              "-o", self.path("plan")])
-        self.hot = [l.strip() for l in open(self.path("plan", "order.txt")) if l.strip()]
+        self.hot = hottest_functions(self.path("plan", "plan.yaml"))
         self.spacers_plan = None
         self.tuned_pad = None
         self.bb_objs = None
@@ -277,6 +277,10 @@ class Builds:
                 os.unlink(b)
         return self.tuned_pad
 
+    def anchor(self, k):
+        """Perturbation (2)'s function: the k-th hottest of the profile (issue 10)."""
+        return self.hot[min(k, len(self.hot)) - 1]
+
     def ref_order(self, name):
         """The build's own function order (llvm-nm -n of its unpadded link), computed once;
         call it before building in parallel."""
@@ -285,7 +289,7 @@ class Builds:
         return list(self.ref_orders[name])
 
     def build(self, name, out, outside_pad=0, inside=None):
-        """inside = (k, pad): pad bytes right after the k-th function of the plan's order."""
+        """inside = (k, pad): pad bytes right after the k-th hottest function (anchor())."""
         if name in ("keel-bb", "keel-bb-sp"):
             self.prepare_blocks()
         if name == "keel-sp":
@@ -299,7 +303,7 @@ class Builds:
             # Fix the build's own order, then add the pad symbol after the k-th hot function.
             order = self.ref_order(name)
             k, pad = inside
-            anchor = self.hot[min(k, len(self.hot)) - 1]
+            anchor = self.anchor(k)
             if anchor in order:
                 order.insert(order.index(anchor) + 1, "__keel_inside_pad")
             with open(out + ".order", "w") as f:
@@ -327,9 +331,20 @@ class Builds:
                     "-reorder-blocks=ext-tsp", "-split-functions", "-dyno-stats=0"]
             if inside:
                 k, pad = inside
-                args.append(f"-pad-funcs={bolt_name(pre, self.hot[min(k, len(self.hot)) - 1])}:{pad}")
+                args.append(f"-pad-funcs={bolt_name(pre, self.anchor(k))}:{pad}")
             run(args)
         return out
+
+
+def hottest_functions(plan_yaml):
+    """The plan's functions, hottest first: executed instructions (`weight` in
+    plan.yaml) from the one profile every build is made from; ties by name."""
+    rows = []
+    for line in open(plan_yaml):
+        m = re.search(r"name: ([^,}]+),.*weight: (\d+)", line)
+        if m:
+            rows.append((-int(m.group(2)), m.group(1).strip()))
+    return [n for _, n in sorted(rows)]
 
 
 def bolt_name(binary, name):
@@ -475,7 +490,7 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--pads", default="0:4096:64", help="FROM:TO:STEP, TO exclusive")
-    ap.add_argument("--inside-k", default="1,10", help="k-th functions of the plan's order.txt for perturbation (2)")
+    ap.add_argument("--inside-k", default="1,10", help="k-th hottest functions (by the profile) for perturbation (2)")
     ap.add_argument("--builds", default="default,cdsort,bolt,keel-fn,keel-bb")
     ap.add_argument("--tune-pads", default="0:4096:64",
                     help="FROM:TO:STEP (TO exclusive): the __keel_code_pad values keel-tuned chooses from")
