@@ -14,6 +14,8 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
             own link over --tune-pads (default 0..4032 by 64); the same as
             layout-order --code-pad=<that pad> (docs/planner.md)
   keel-bb   layout-blocks on top: -fbasic-block-sections=list= + order + layout.ld
+  keel-plugin keel-fn's plan applied at compile time too: -fpass-plugin=LayoutOpt.so
+            -mllvm -layout-plan=plan.yaml, then the same link
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb with spacers packed by layout-blocks' sizes.txt
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
@@ -197,6 +199,7 @@ class Builds:
              "-o", self.path("plan")])
         self.hot = hottest_functions(self.path("plan", "plan.yaml"))
         self.spacers_plan = None
+        self.plugin_objs = None
         self.tuned_pad = None
         self.bb_objs = None
         self.ref_orders = {}
@@ -207,6 +210,14 @@ class Builds:
             run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
                  "--spacers=4096", "-o", self.path("plan-sp")])
             self.spacers_plan = self.path("plan-sp")
+
+    def prepare_plugin(self):
+        """keel-plugin: the objects compiled with the LayoutOpt pass plugin applying the plan
+        (section prefixes, hot-function alignment, hot data), as a user builds with Keel."""
+        if self.plugin_objs is None:
+            self.plugin_objs = self.p.compile(self.path("obj-plugin"), [
+                f"-fpass-plugin={os.path.join(BUILD, 'lib', 'LayoutOpt.so')}",
+                "-mllvm", f"-layout-plan={self.path('plan', 'plan.yaml')}"])
 
     def prepare_blocks(self):
         if self.bb_objs is not None:
@@ -241,6 +252,10 @@ class Builds:
             "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
                                        f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
                                        "-Wl,-z,separate-code"], None),
+            # Compiled with the pass plugin and the plan (README's step 3).
+            "keel-plugin": (self.plugin_objs or [], [f"-Wl,--symbol-ordering-file={plan}/order.txt",
+                                                     f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
+                                                     "-Wl,-z,separate-code"], None),
             # With growth-absorbing spacers (layout-order --spacers=4096; docs/planner.md).
             "keel-sp": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt",
                                     f"-Wl,-T,{self.path('plan-sp')}/layout.ld", "-Wl,-z,separate-code"], None),
@@ -294,6 +309,8 @@ class Builds:
             self.prepare_blocks()
         if name == "keel-sp":
             self.prepare_spacers()
+        if name == "keel-plugin":
+            self.prepare_plugin()
         objs, extra, post = self.configs()[name]
         objs = list(objs)
         if outside_pad:
