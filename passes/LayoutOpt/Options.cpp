@@ -25,7 +25,7 @@ cl::opt<std::string>
 cl::opt<uint64_t> FunctionAlignOpt(
     "layout-function-align", cl::value_desc("bytes"), cl::cat(Category),
     cl::desc("Alignment of hot functions that have no alignment of their own "
-             "in the plan (default: the plan's function-align, 64)"));
+             "in the plan (default: the plan's function-align, 16)"));
 cl::opt<uint64_t> HotTextAlignOpt(
     "layout-text-region-align", cl::value_desc("bytes"), cl::cat(Category),
     cl::desc("Alignment of the first hot function in plan order, i.e. the "

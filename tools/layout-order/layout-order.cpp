@@ -60,7 +60,7 @@ static cl::opt<uint64_t> HotDataAlign("hot-data-align", cl::cat(Cat),
                                       cl::init(4096),
                                       cl::desc("boundary the hot data starts on"));
 static cl::opt<uint64_t>
-    FunctionAlign("function-align", cl::cat(Cat), cl::init(64),
+    FunctionAlign("function-align", cl::cat(Cat), cl::init(16),
                   cl::desc("alignment of hot functions (for the pass plugin)"));
 static cl::opt<std::string> CodePad(
     "code-pad", cl::cat(Cat), cl::init("0"), cl::value_desc("N|@file"),

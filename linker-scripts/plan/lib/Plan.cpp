@@ -88,7 +88,7 @@ template <> struct MappingTraits<Plan> {
     Io.mapOptional("binary", P.Binary, std::string());
     Io.mapOptional("build-id", P.BuildID, std::string());
     Io.mapOptional("hot-coverage", P.HotCoverage, 0.99);
-    Io.mapOptional("function-align", P.FunctionAlign, uint64_t(64));
+    Io.mapOptional("function-align", P.FunctionAlign, uint64_t(16));
     Io.mapOptional("hot-text-align", P.HotTextAlign, uint64_t(4096));
     Io.mapOptional("hot-data-align", P.HotDataAlign, uint64_t(4096));
     Io.mapOptional("linker-aligns-regions", P.LinkerAlignsRegions, false);

@@ -8,7 +8,7 @@
 //   binary: ./app
 //   build-id: 0123abcd
 //   hot-coverage: 0.99
-//   function-align: 64
+//   function-align: 16
 //   hot-text-align: 4096
 //   hot-data-align: 4096
 //   linker-aligns-regions: true
@@ -84,7 +84,7 @@ struct Plan {
   std::string Binary;
   std::string BuildID;
   double HotCoverage = 0.99;
-  uint64_t FunctionAlign = 64;
+  uint64_t FunctionAlign = 16;
   uint64_t HotTextAlign = 4096;
   uint64_t HotDataAlign = 4096;
   /// The planner's linker scripts align the hot regions themselves and put

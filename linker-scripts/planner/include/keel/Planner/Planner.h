@@ -34,7 +34,7 @@ struct PlannerOptions {
   uint64_t ColdPatternLimit = 10000;
   uint64_t HotTextAlign = 4096;
   uint64_t HotDataAlign = 4096;
-  uint64_t FunctionAlign = 64; ///< written to the plan for the pass plugin
+  uint64_t FunctionAlign = 16; ///< written to the plan for the pass plugin
   /// Default __keel_code_pad the linker scripts use when --defsym does not
   /// set it (layout-order --code-pad).
   uint64_t CodePad = 0;
