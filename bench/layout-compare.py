@@ -36,7 +36,7 @@ PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
 bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
 running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
 Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
-result is kept in WORKDIR/builds/cachegrind.tsv (keyed by the binary's hash), so a
+result is kept in WORKDIR/builds/cachegrind-v2.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
 WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (see cachegrind()), so the
 program's own path is the same string in every run.
@@ -418,16 +418,31 @@ def cost_of(c):
 EXEC_FD = 100
 
 
+EXEC_LOCK = threading.Lock()
+
+
 def cachegrind(binary, args, i1, cwd):
     out = binary + f".{i1}.cg"
+    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+            f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
+            f"/dev/fd/{EXEC_FD}", *args]
+    # Put the binary on EXEC_FD only while this child is started (no preexec_fn,
+    # which is unsafe with threads, and no other descriptor leaks into the child).
     fd = os.open(binary, os.O_RDONLY)
     try:
-        run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-             f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
-             f"/dev/fd/{EXEC_FD}", *args], cwd=cwd, close_fds=False,
-            preexec_fn=lambda: os.dup2(fd, EXEC_FD))
+        with EXEC_LOCK:
+            os.dup2(fd, EXEC_FD)
+            try:
+                p = subprocess.Popen(argv, cwd=cwd, pass_fds=(EXEC_FD,), text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            finally:
+                os.close(EXEC_FD)
     finally:
         os.close(fd)
+    _, err = p.communicate()
+    if p.returncode != 0:
+        sys.exit(f"layout-compare: command failed ({p.returncode}): {' '.join(argv)} "
+                 f"(/dev/fd/{EXEC_FD} = {binary})\n{err[-2000:]}")
     ev = summary = None
     for line in open(out):
         if line.startswith("events:"):
@@ -522,7 +537,7 @@ def main():
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
-    M = Measurements(B.path("cachegrind.tsv"), prog.run_args, B.w)
+    M = Measurements(B.path("cachegrind-v2.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     if "keel-tuned" in names:
         lo, hi, step = (int(x) for x in a.tune_pads.split(":"))
