@@ -78,6 +78,12 @@ static cl::opt<std::string> SectionSizes(
     cl::desc("'<symbol> <bytes>' lines overriding the binary's symbol sizes "
              "for --spacers (layout-blocks' sizes.txt: the hot parts block "
              "layout keeps)"));
+static cl::opt<double> PackEndShare(
+    "pack-end-share", cl::cat(Cat), cl::init(10), cl::value_desc("PCT"),
+    cl::desc("with --spacers: a function holding at least PCT% of the "
+             "profile's weight ends its pack (the next function starts on "
+             "the next boundary), so growth in or right after it moves no "
+             "other code by less than W; 0 = off"));
 static cl::opt<uint64_t> PackAlign(
     "pack-align", cl::cat(Cat), cl::init(16),
     cl::desc("alignment --spacers assumes for every function (16: clang's "
@@ -133,7 +139,11 @@ static Expected<SpacerOptions> spacerOptions() {
                       uint64_t(PackAlign));
   if (!SectionSizes.empty() && !Spacers)
     return inputError("--section-sizes", 0, "is only used with --spacers=W");
+  if (!(PackEndShare >= 0 && PackEndShare <= 100))
+    return inputError("--pack-end-share", 0, "{0} is not a percentage (0-100)",
+                      double(PackEndShare));
   O.Window = Spacers;
+  O.PackEndShare = PackEndShare;
   O.FunctionAlign = PackAlign;
   if (SectionSizes.empty())
     return O;
@@ -317,10 +327,12 @@ static Error run() {
           << SpOpts->Sizes.size()
           << " sizes name no function of the hot text (ignored)\n";
     if (!JSON && !PrintPlan)
-      outs() << formatv("{0}: spacers: {1} every {2} bytes, {3} bytes of "
-                        "padding, hot text {4} bytes (estimated)\n",
+      outs() << formatv("{0}: spacers: {1} every {2} bytes ({3} ending a "
+                        "pack), {4} bytes of padding, hot text {5} bytes "
+                        "(estimated)\n",
                         Tool, LP->SpacerCount, LP->File.Spacers,
-                        LP->SpacerPadBytes, LP->PackedTextBytes);
+                        LP->PackEndCount, LP->SpacerPadBytes,
+                        LP->PackedTextBytes);
   }
   if (JSON)
     printPlanJSON(*LP, outs());

@@ -59,6 +59,12 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
           "the next one (about "
        << P.SpacerPadBytes << " bytes), so code growing inside a pack "
        << "moves later packs by 0 or " << P.File.Spacers << " bytes.";
+  if (P.File.Spacers && P.PackEndCount)
+    OS << " " << P.PackEndCount
+       << " of the spacers end the pack of a function holding a large share "
+          "of the profile, so that its growth moves no other code by less "
+          "than "
+       << P.File.Spacers << " bytes.";
   OS << " */\n";
   OS << "SECTIONS\n{\n";
   if (Flavor == ScriptFlavor::LLD) {
@@ -235,13 +241,18 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
     OS << " default " << P.File.CodePad;
   OS << ")\n";
   if (P.File.Spacers)
-    OS << formatv("spacers: {0} every {1} bytes, {2} bytes of padding, hot "
-                  "text {3} bytes (estimated)\n",
-                  P.SpacerCount, P.File.Spacers, P.SpacerPadBytes,
-                  P.PackedTextBytes);
+    OS << formatv("spacers: {0} every {1} bytes ({2} ending a pack), {3} "
+                  "bytes of padding, hot text {4} bytes (estimated)\n",
+                  P.SpacerCount, P.File.Spacers, P.PackEndCount,
+                  P.SpacerPadBytes, P.PackedTextBytes);
   uint64_t Offset = 0;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
+    if (I < P.SpacerBefore.size() && P.SpacerBefore[I]) {
+      OS << formatv("       spacer: to the next {0}-byte boundary\n",
+                    P.File.Spacers);
+      Offset = alignTo(Offset, P.File.Spacers);
+    }
     OS << formatv("  {0,4} {1,-4} {2,-32} size {3,6} offset {4,7} weight {5} "
                   "({6})\n",
                   I, temperatureName(P.Classes[P.TextOrder[I]]), N.Name,
@@ -282,6 +293,7 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
     if (P.File.Spacers)
       J.attributeObject("spacer-packing", [&] {
         J.attribute("count", int64_t(P.SpacerCount));
+        J.attribute("pack-ends", int64_t(P.PackEndCount));
         J.attribute("pad-bytes", int64_t(P.SpacerPadBytes));
         J.attribute("hot-text-bytes", int64_t(P.PackedTextBytes));
         J.attribute("estimated", true);

@@ -19,10 +19,20 @@ Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
   Packing P;
   P.SpacerBefore.assign(Items.size(), false);
   uint64_t Offset = 0;
+  bool EndPack = false; // the previous item ends its pack
   for (size_t I = 0; I < Items.size(); ++I) {
     const PackItem &It = Items[I];
     Offset = alignTo(Offset, std::max<uint64_t>(It.Align, 1));
     uint64_t InWindow = Window ? Offset % Window : 0;
+    if (Window && EndPack && InWindow) {
+      P.SpacerBefore[I] = true;
+      ++P.Spacers;
+      ++P.PackEnds;
+      P.PadBytes += Window - InWindow;
+      Offset += Window - InWindow;
+      InWindow = 0;
+    }
+    EndPack = It.EndsPack;
     // An item that fits in a pack but would straddle its end starts the
     // next pack; one bigger than a pack straddles whatever we do, and an
     // unknown (0) size cannot straddle.
@@ -70,6 +80,7 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
   std::vector<size_t> ItemOf(LP.TextOrder.size(), SIZE_MAX);
   StringMap<size_t> First;
   size_t Overridden = 0;
+  const double Total = double(LP.Graph.totalWeight());
   for (size_t I = 0; I < LP.TextOrder.size(); ++I) {
     const FunctionNode &N = LP.Graph.Nodes[LP.TextOrder[I]];
     if (!isScriptSafeName(N.Name))
@@ -86,7 +97,9 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
     }
     Overridden += It != Opts.Sizes.end();
     ItemOf[I] = Items.size();
-    Items.push_back({Size, Opts.FunctionAlign});
+    bool Ends = Opts.PackEndShare > 0 && Total > 0 &&
+                100.0 * double(N.Weight) / Total >= Opts.PackEndShare;
+    Items.push_back({Size, Opts.FunctionAlign, Ends});
   }
   Packing P = packIntoWindows(Items, Opts.Window);
   LP.SpacerBefore.assign(LP.TextOrder.size(), false);
@@ -94,6 +107,7 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
     if (ItemOf[I] != SIZE_MAX)
       LP.SpacerBefore[I] = P.SpacerBefore[ItemOf[I]];
   LP.SpacerCount = P.Spacers;
+  LP.PackEndCount = P.PackEnds;
   LP.SpacerPadBytes = P.PadBytes;
   LP.PackedTextBytes = P.End;
   LP.File.Spacers = Opts.Window;

@@ -154,3 +154,67 @@ TEST(Spacers, PlanGetsSpacersInItsScript) {
   EXPECT_EQ(LP->SpacerCount, 1u);
   EXPECT_TRUE(LP->SpacerBefore[1] == false && LP->SpacerBefore[2] == true);
 }
+
+TEST(Spacers, EndsPackStartsTheNextItemOnABoundary) {
+  // 100 bytes ending its pack: the next item (at 112 after alignment) gets
+  // a spacer to 256 although it fits; an item after it does not.
+  std::vector<PackItem> V = items({100, 50, 50});
+  V[0].EndsPack = true;
+  Packing P = packIntoWindows(V, 256);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({1}));
+  EXPECT_EQ(P.PackEnds, 1u);
+  EXPECT_EQ(P.PadBytes, 256u - 112);
+  EXPECT_EQ(P.End, 256u + 64 + 50);
+  // Ending exactly on a boundary needs no spacer, nor does the last item.
+  std::vector<PackItem> W = items({256, 10});
+  W[0].EndsPack = W[1].EndsPack = true;
+  Packing Q = packIntoWindows(W, 256);
+  EXPECT_EQ(Q.Spacers, 0u);
+  EXPECT_EQ(Q.PackEnds, 0u);
+  // A pack end after an item bigger than W (an interpreter loop) too.
+  std::vector<PackItem> X = items({16, 5000, 10});
+  X[1].EndsPack = true;
+  Packing R = packIntoWindows(X, 4096);
+  EXPECT_EQ(spacerPositions(R), std::vector<size_t>({2}));
+  EXPECT_EQ(R.End, 8192u + 10);
+  // Window 0: no spacers whatever EndsPack says.
+  EXPECT_EQ(packIntoWindows(V, 0).Spacers, 0u);
+}
+
+TEST(Spacers, PackEndShareSelectsTheDominantFunctions) {
+  // Weights 70, 20, 10 (percent): a threshold of 50 ends a's pack only, 15
+  // a's and b's; 0 none.
+  CallGraph G;
+  G.Nodes.push_back({"a", "", ".text", 0, 1000, false, 700, 0});
+  G.Nodes.push_back({"b", "", ".text", 0, 1000, false, 200, 0});
+  G.Nodes.push_back({"c", "", ".text", 0, 1000, false, 100, 0});
+  auto LP = makeLayoutPlan(G, {}, PlannerOptions());
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  auto Before = [&](StringRef Name) {
+    for (size_t I = 0; I < LP->TextOrder.size(); ++I)
+      if (LP->Graph.Nodes[LP->TextOrder[I]].Name == Name)
+        return bool(LP->SpacerBefore[I]);
+    ADD_FAILURE() << Name.str();
+    return false;
+  };
+  auto Next = [&](StringRef Name) -> std::string {
+    for (size_t I = 0; I + 1 < LP->TextOrder.size(); ++I)
+      if (LP->Graph.Nodes[LP->TextOrder[I]].Name == Name)
+        return LP->Graph.Nodes[LP->TextOrder[I + 1]].Name;
+    return "";
+  };
+  SpacerOptions O;
+  O.Window = 4096;
+  addSpacers(*LP, O);
+  EXPECT_EQ(LP->SpacerCount, 0u);
+  O.PackEndShare = 50;
+  addSpacers(*LP, O);
+  EXPECT_EQ(LP->PackEndCount, Next("a").empty() ? 0u : 1u);
+  if (!Next("a").empty())
+    EXPECT_TRUE(Before(Next("a")));
+  O.PackEndShare = 15;
+  addSpacers(*LP, O);
+  size_t Want = !Next("a").empty() + !Next("b").empty();
+  EXPECT_EQ(LP->PackEndCount, Want);
+  EXPECT_EQ(LP->SpacerCount, Want);
+}

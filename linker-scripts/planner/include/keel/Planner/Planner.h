@@ -61,6 +61,7 @@ struct LayoutPlan {
   /// region's start) precedes it. Empty when there are none.
   std::vector<bool> SpacerBefore;
   size_t SpacerCount = 0;
+  size_t PackEndCount = 0;      ///< spacers after a function ending its pack
   uint64_t SpacerPadBytes = 0;  ///< bytes the spacers add (estimated)
   uint64_t PackedTextBytes = 0; ///< hot text size with them (estimated)
 

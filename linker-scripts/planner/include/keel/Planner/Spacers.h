@@ -11,6 +11,13 @@
 // pack j's slack absorbs it, and moves later packs by exactly W (same sets)
 // when it does not (issue 10, perturbation (2); docs/planner.md).
 //
+// A function that holds a large share of the profile (an interpreter's
+// dispatch loop) also *ends* its pack: the next function starts on the next
+// boundary. Code growing in or right after it then moves nothing else by
+// less than W, where otherwise the rest of its pack would move by the
+// growth and change which branches alias in the predictors and which lines
+// share a set. The slack is address space, not cache lines.
+//
 // The linker script spells a spacer relative to the region's start so that
 // __keel_code_pad still moves the whole region uniformly:
 //   . = __keel_hot_text_start + ALIGN(. - __keel_hot_text_start, W);
@@ -36,12 +43,14 @@ namespace keel {
 struct PackItem {
   uint64_t Size = 0;  ///< bytes; 0 = unknown (never gets a spacer)
   uint64_t Align = 1; ///< the linker aligns the function to this (0 = 1)
+  bool EndsPack = false; ///< the next item starts on the next boundary
 };
 
 /// Where the spacers go in a sequence of PackItems.
 struct Packing {
   std::vector<bool> SpacerBefore; ///< per item: a spacer precedes it
   size_t Spacers = 0;             ///< how many spacers
+  size_t PackEnds = 0;            ///< of them, how many follow an EndsPack
   uint64_t PadBytes = 0;          ///< bytes the spacers add (estimated)
   uint64_t End = 0;               ///< estimated size of the packed region
 };
@@ -49,7 +58,9 @@ struct Packing {
 /// Pack \p Items in order into \p Window-byte packs measured from offset 0:
 /// each item starts at its alignment; an item of size 1..Window that would
 /// cross the next Window boundary gets a spacer and starts on it. Items
-/// bigger than Window are placed where they fall. \p Window 0: no spacers
+/// bigger than Window are placed where they fall. The item after an
+/// EndsPack item gets a spacer unless it already starts on a boundary.
+/// \p Window 0: no spacers
 /// (only the offsets are computed). Pure; \p Window must be 0 or a power of
 /// two (asserted).
 Packing packIntoWindows(llvm::ArrayRef<PackItem> Items, uint64_t Window);
@@ -63,6 +74,9 @@ parseSectionSizes(llvm::StringRef Text, llvm::StringRef FileName);
 struct SpacerOptions {
   uint64_t Window = 0;     ///< W; 0 = off
   uint64_t FunctionAlign = 16; ///< alignment assumed for every function
+  /// A function with at least this percentage of the call graph's weight
+  /// ends its pack (PackItem::EndsPack); 0 = none.
+  double PackEndShare = 0;
   /// Sizes that override the binary's symbol sizes (the hot parts that
   /// block layout keeps, from layout-blocks' sizes.txt).
   std::map<std::string, uint64_t> Sizes;
