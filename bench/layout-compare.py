@@ -457,7 +457,15 @@ def spread(values):
     return 100 * (max(values) / min(values) - 1)
 
 
-def sweep(a, B, prog, M, names):
+def sha1_of(path):
+    h = hashlib.sha1()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sweep(a, B, prog, M, names, bins):
     lo, hi, step = (int(x) for x in a.pads.split(":"))
     pads = list(range(lo, hi, step))
     ks = [int(k) for k in a.inside_k.split(",")] if a.inside_k else []
@@ -472,9 +480,18 @@ def sweep(a, B, prog, M, names):
     for n in names:
         series = {}
         variants = []
+        # --keep: a later run with a finer grid reuses the binaries it already has,
+        # but only if they were built from the same build as now: the stamp is the
+        # sha1 of the unpadded binary they were made with (a changed plan or
+        # layout-order default gives a different one, and every variant is relinked).
+        stamp_path = B.path(f"{n}.sweep-stamp")
+        stamp = sha1_of(bins[n])
+        reuse = a.keep and os.path.exists(stamp_path) and open(stamp_path).read().strip() == stamp
+        if a.keep and not reuse:
+            print(f"layout-compare: {n}: relinking the sweep's binaries (no stamp, or built "
+                  f"from another {n}.bin)", file=sys.stderr, flush=True)
         def make(out, **kw):
-            # --keep: a later run with a finer grid reuses the binaries it already has.
-            return out if a.keep and os.path.exists(out) else B.build(n, out, **kw)
+            return out if reuse and os.path.exists(out) else B.build(n, out, **kw)
         for p in pads:
             variants.append(("out", p, lambda p=p: make(B.path(f"{n}.out{p}.bin"), outside_pad=p)))
         for k in ks:
@@ -484,11 +501,13 @@ def sweep(a, B, prog, M, names):
             B.ref_order(n)
         # Build a.j at a time (links and BOLT runs are single-threaded).
         with cf.ThreadPoolExecutor(a.j) as ex:
-            bins = list(ex.map(lambda v: v[2](), variants))
-        jobs = [(b, g) for b in bins for g in GEOMETRIES]
+            vbins = list(ex.map(lambda v: v[2](), variants))
+        with open(stamp_path, "w") as f:
+            f.write(stamp + "\n")
+        jobs = [(b, g) for b in vbins for g in GEOMETRIES]
         res = M.all(jobs, a.j)
         i = 0
-        for (kind, p, _), b in zip(variants, bins):
+        for (kind, p, _), b in zip(variants, vbins):
             for g in GEOMETRIES:
                 cost, c = res[i]
                 series.setdefault((kind, g), []).append((cost, c))
@@ -556,7 +575,7 @@ def main():
             b = cost / results[("bolt", g)][0] if "bolt" in names else float("nan")
             print(f"{n:10} {g:>4} {cost:14d} {c['Ir']:14d} {c['I1mr']:10d} {d:10.4f} {b:8.4f}", flush=True)
     if a.sweep:
-        sweep(a, B, prog, M, names)
+        sweep(a, B, prog, M, names, bins)
 
 
 if __name__ == "__main__":
