@@ -55,22 +55,6 @@ static cl::opt<bool> AutoFDO("autofdo", cl::cat(Cat),
 static cl::opt<bool> JSON("json", cl::cat(Cat),
     cl::desc("print the summary as JSON on stdout"));
 
-static Expected<AddressProfile> loadProfiles(const Binary &Bin,
-                                             QualityReport &Quality) {
-  AddressProfile Merged;
-  for (const std::string &Path : Profiles) {
-    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, {});
-    if (!LP)
-      return LP.takeError();
-    StringRef ID = LP->Symbolic ? LP->Sym.BuildID : LP->Addr.BuildID;
-    if (!ID.empty() && !Bin.buildID().empty() && ID != Bin.buildID())
-      return inputError(Path, 0, "profile of build-id {0}, binary has {1}",
-                        ID, Bin.buildID());
-    Merged.merge(LP->Symbolic ? resolve(LP->Sym, Bin, Quality) : LP->Addr);
-  }
-  return Merged;
-}
-
 static Expected<std::vector<std::string>> readOrder(StringRef Path) {
   std::vector<std::string> Out;
   if (Path.empty())
@@ -124,19 +108,18 @@ static Error run() {
     return Bin.takeError();
   // 2. The profiles, merged, by address.
   QualityReport Quality;
-  auto AP = loadProfiles(**Bin, Quality);
+  auto AP = loadAddressProfiles(**Bin, Profiles, Quality);
   if (!AP)
     return AP.takeError();
   // 3. Counts on blocks; Ext-TSP and split per hot function.
   BlockMapStats Stats;
-  auto Fns = mapProfileToBlocks(**Bin, *AP, Stats);
-  if (!Fns)
-    return Fns.takeError();
   BlockLayoutOptions Opts;
   Opts.HotCoverage = HotCoverage;
   Opts.Split = !NoSplit;
-  std::vector<FunctionLayout> Layout = computeBlockLayout(*Fns, Opts);
-  estimateHotSizes(**Bin, *Fns, Layout);
+  auto LayoutOr = planBlockLayout(**Bin, *AP, Opts, Stats);
+  if (!LayoutOr)
+    return LayoutOr.takeError();
+  std::vector<FunctionLayout> &Layout = *LayoutOr;
   if (Layout.empty())
     return inputError(Profiles.front(), 0,
                       "no profiled function of {0} has a block map: nothing "

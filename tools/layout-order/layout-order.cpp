@@ -11,6 +11,7 @@
 #include "keel/Plan/Plan.h"
 #include "keel/Planner/Emit.h"
 #include "keel/Planner/Planner.h"
+#include "keel/Blocks/BlockLayout.h"
 #include "keel/Planner/Spacers.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
@@ -78,6 +79,14 @@ static cl::opt<std::string> SectionSizes(
     cl::desc("'<symbol> <bytes>' lines overriding the binary's symbol sizes "
              "for --spacers (layout-blocks' sizes.txt: the hot parts block "
              "layout keeps)"));
+static cl::opt<bool> Blocks(
+    "blocks", cl::cat(Cat),
+    cl::desc("also lay out the hot functions' basic blocks (as layout-blocks "
+             "does, in the planned function order; the binary needs "
+             "-fbasic-block-address-map): writes bbsections.txt for clang "
+             "-fbasic-block-sections=list=, sizes.txt, and an order.txt "
+             "with the hot parts and then the cold ones; --spacers packs by "
+             "the hot parts' sizes"));
 static cl::opt<double> PackEndShare(
     "pack-end-share", cl::cat(Cat), cl::init(10), cl::value_desc("PCT"),
     cl::desc("with --spacers: a function holding at least PCT% of the "
@@ -139,6 +148,10 @@ static Expected<SpacerOptions> spacerOptions() {
                       uint64_t(PackAlign));
   if (!SectionSizes.empty() && !Spacers)
     return inputError("--section-sizes", 0, "is only used with --spacers=W");
+  if (!SectionSizes.empty() && Blocks)
+    return inputError("--section-sizes", 0,
+                      "is not used with --blocks (the block layout's own "
+                      "hot-part sizes are)");
   if (!(PackEndShare >= 0 && PackEndShare <= 100))
     return inputError("--pack-end-share", 0, "{0} is not a percentage (0-100)",
                       double(PackEndShare));
@@ -241,7 +254,8 @@ static size_t reportProfileMatch(const BranchProfile &P, const Binary &Bin,
   return Found;
 }
 
-static Error writePlanDir(const LayoutPlan &LP) {
+static Error writePlanDir(const LayoutPlan &LP,
+                          const std::vector<FunctionLayout> *BlockLayout) {
   if (Error E = prepareOutputDir(OutDir))
     return E;
   auto Out = [&](StringRef Name, auto Render) {
@@ -252,7 +266,26 @@ static Error writePlanDir(const LayoutPlan &LP) {
       return Error::success();
     });
   };
-  if (Error E = Out("order.txt", [&](raw_ostream &OS) { writeOrderFile(LP, OS); }))
+  if (BlockLayout) {
+    // The planned function order, as layout-blocks --function-order reads
+    // it from order.txt; the hot parts keep it, the cold parts follow.
+    std::vector<std::string> Order;
+    for (uint32_t N : LP.TextOrder)
+      Order.push_back(LP.Graph.Nodes[N].Name);
+    if (Error E = Out("order.txt", [&](raw_ostream &OS) {
+          writeBlockSymbolOrder(Order, *BlockLayout, OS);
+        }))
+      return E;
+    if (Error E = Out("bbsections.txt", [&](raw_ostream &OS) {
+          writeBasicBlockSectionsProfile(*BlockLayout, OS);
+        }))
+      return E;
+    if (Error E = Out("sizes.txt", [&](raw_ostream &OS) {
+          writeHotPartSizes(Order, *BlockLayout, OS);
+        }))
+      return E;
+  } else if (Error E = Out("order.txt",
+                           [&](raw_ostream &OS) { writeOrderFile(LP, OS); }))
     return E;
   if (Error E = Out("layout.ld", [&](raw_ostream &OS) {
         writeLinkerScript(LP, ScriptFlavor::LLD, OS);
@@ -319,6 +352,34 @@ static Error run() {
   auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
   if (!LP)
     return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
+  // --blocks: the profiles read by address, as layout-blocks reads them, and
+  // the hot functions' blocks laid out (layout-blocks' defaults); the spacers
+  // then pack by the hot parts' estimated sizes.
+  std::optional<std::vector<FunctionLayout>> BlockLayout;
+  if (Blocks) {
+    QualityReport BlockQuality; // the same records: reported above already
+    auto BAP = loadAddressProfiles(Bin, Profiles, BlockQuality);
+    if (!BAP)
+      return BAP.takeError();
+    BlockMapStats Stats;
+    auto L = planBlockLayout(Bin, *BAP, BlockLayoutOptions(), Stats);
+    if (!L)
+      return L.takeError();
+    if (L->empty())
+      return inputError(BinaryPath, 0,
+                        "--blocks: no profiled function has a block map "
+                        "(build with -fbasic-block-address-map)");
+    size_t Split = 0;
+    for (const FunctionLayout &F : *L) {
+      SpOpts->Sizes.emplace(F.Name, F.HotSize);
+      Split += !F.ColdBlocks.empty();
+    }
+    if (!JSON && !PrintPlan)
+      outs() << formatv("{0}: blocks: {1:P2} of the profile mapped onto "
+                        "blocks; laid out {2} hot functions, {3} split\n",
+                        Tool, Stats.coverage(), L->size(), Split);
+    BlockLayout = std::move(*L);
+  }
   if (SpOpts->Window) {
     size_t Used = addSpacers(*LP, *SpOpts);
     if (!SectionSizes.empty() && Used < SpOpts->Sizes.size())
@@ -343,7 +404,7 @@ static Error run() {
              << " referenced addresses: " << What << '\n';
   }
   if (!OutDir.empty())
-    return writePlanDir(*LP);
+    return writePlanDir(*LP, BlockLayout ? &*BlockLayout : nullptr);
   return Error::success();
 }
 

@@ -361,4 +361,15 @@ void writeHotPartSizes(ArrayRef<std::string> FunctionOrder,
     Emit(L.Name);
 }
 
+Expected<std::vector<FunctionLayout>>
+planBlockLayout(const Binary &Bin, const AddressProfile &AP,
+                const BlockLayoutOptions &Opts, BlockMapStats &Stats) {
+  auto Fns = mapProfileToBlocks(Bin, AP, Stats);
+  if (!Fns)
+    return Fns.takeError();
+  std::vector<FunctionLayout> Layout = computeBlockLayout(*Fns, Opts);
+  estimateHotSizes(Bin, *Fns, Layout);
+  return Layout;
+}
+
 } // namespace keel

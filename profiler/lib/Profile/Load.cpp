@@ -137,4 +137,21 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   return LP;
 }
 
+Expected<AddressProfile> loadAddressProfiles(const Binary &Bin,
+                                             ArrayRef<std::string> Paths,
+                                             QualityReport &Quality) {
+  AddressProfile Merged;
+  for (const std::string &Path : Paths) {
+    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, {});
+    if (!LP)
+      return LP.takeError();
+    StringRef ID = LP->Symbolic ? LP->Sym.BuildID : LP->Addr.BuildID;
+    if (!ID.empty() && !Bin.buildID().empty() && ID != Bin.buildID())
+      return inputError(Path, 0, "profile of build-id {0}, binary has {1}",
+                        ID, Bin.buildID());
+    Merged.merge(LP->Symbolic ? resolve(LP->Sym, Bin, Quality) : LP->Addr);
+  }
+  return Merged;
+}
+
 } // namespace keel

@@ -5,6 +5,7 @@
 #include "keel/Profile/BranchProfile.h"
 #include "keel/Profile/Formats.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -38,6 +39,14 @@ llvm::Expected<LoadedProfile> loadProfile(llvm::StringRef Path,
                                           const Binary *Bin,
                                           QualityReport &Quality,
                                           const PerfScriptOptions &PerfOpts);
+
+/// Every profile in \p Paths (format detected from the text) merged by
+/// address in \p Bin: symbolic ones (fdata) are resolved to its addresses.
+/// A profile recording another build-id than \p Bin's is an error naming
+/// the file. What block layout reads (layout-blocks, layout-order --blocks).
+llvm::Expected<AddressProfile>
+loadAddressProfiles(const Binary &Bin, llvm::ArrayRef<std::string> Paths,
+                    QualityReport &Quality);
 
 } // namespace keel
 

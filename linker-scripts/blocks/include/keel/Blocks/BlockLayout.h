@@ -106,6 +106,14 @@ void estimateHotSizes(const Binary &Bin,
 void writeBasicBlockSectionsProfile(llvm::ArrayRef<FunctionLayout> Layout,
                                     llvm::raw_ostream &OS);
 
+/// The whole block plan of one binary and profile: mapProfileToBlocks,
+/// computeBlockLayout and estimateHotSizes (what layout-blocks and
+/// layout-order --blocks compute). Empty when no profiled function has a
+/// block map.
+llvm::Expected<std::vector<FunctionLayout>>
+planBlockLayout(const Binary &Bin, const AddressProfile &AP,
+                const BlockLayoutOptions &Opts, BlockMapStats &Stats);
+
 /// lld --symbol-ordering-file lines: \p FunctionOrder (hot functions in the
 /// planned order) followed by the cold parts "name.cold" of split functions.
 void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
