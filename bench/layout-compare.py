@@ -17,7 +17,8 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-plugin keel-fn's plan applied at compile time too: -fpass-plugin=LayoutOpt.so
             -mllvm -layout-plan=plan.yaml, then the same link
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
-  keel-bb-sp keel-bb with spacers packed by layout-blocks' sizes.txt
+  keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
+             by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -224,10 +225,13 @@ class Builds:
             return
         run([os.path.join(BIN, "layout-blocks"), "--binary", self.default, "--profile", self.fdata,
              "--function-order", self.path("plan", "order.txt"), "-o", self.path("blocks")])
-        # plan-bb-sp: spacers packed by the hot parts' sizes layout-blocks estimates.
+        # plan-bb-sp: the one-command route (layout-order --blocks --spacers=4096):
+        # the same block layout, spacers packed by the hot parts' estimated sizes.
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-             "--spacers=4096", f"--section-sizes={self.path('blocks', 'sizes.txt')}",
-             "-o", self.path("plan-bb-sp")])
+             "--blocks", "--spacers=4096", "-o", self.path("plan-bb-sp")])
+        for f in ("bbsections.txt", "order.txt"):
+            if open(self.path("blocks", f)).read() != open(self.path("plan-bb-sp", f)).read():
+                sys.exit(f"layout-compare: layout-order --blocks wrote another {f} than layout-blocks")
         self.bb_objs = self.p.compile(self.path("obj-bb"),
                                       [f"-fbasic-block-sections=list={self.path('blocks', 'bbsections.txt')}"])
 
@@ -259,7 +263,7 @@ class Builds:
             # With growth-absorbing spacers (layout-order --spacers=4096; docs/planner.md).
             "keel-sp": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt",
                                     f"-Wl,-T,{self.path('plan-sp')}/layout.ld", "-Wl,-z,separate-code"], None),
-            "keel-bb-sp": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
+            "keel-bb-sp": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('plan-bb-sp', 'order.txt')}",
                                           f"-Wl,-T,{self.path('plan-bb-sp')}/layout.ld",
                                           "-Wl,-z,keep-text-section-prefix", "-Wl,-z,separate-code"], None),
         }
