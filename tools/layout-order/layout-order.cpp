@@ -4,14 +4,16 @@
 //
 // Phases: open the binary -> read and merge the profiles -> resolve them to
 // addresses (stale symbols counted) -> call graph -> hot data ranking ->
-// plan -> spacers (--spacers) -> write order.txt, layout.ld, layout.gnu.ld, plan.yaml,
-// callgraph.txt (each atomically; nothing is written if any step fails).
+// plan -> block layout (--blocks) -> spacers (--spacers) -> write order.txt,
+// layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, and with --blocks
+// bbsections.txt and sizes.txt (each atomically; nothing is written if any
+// step fails).
 //
 //===----------------------------------------------------------------------===//
+#include "keel/Blocks/BlockLayout.h"
 #include "keel/Plan/Plan.h"
 #include "keel/Planner/Emit.h"
 #include "keel/Planner/Planner.h"
-#include "keel/Blocks/BlockLayout.h"
 #include "keel/Planner/Spacers.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
