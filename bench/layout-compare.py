@@ -396,7 +396,7 @@ class Measurements:
         self.lock = threading.Lock()
 
     def get(self, binary, i1):
-        key = (hashlib.sha1(open(binary, "rb").read()).hexdigest(), i1)
+        key = (sha1_of(binary), i1)
         if key not in self.known:
             c = cachegrind(binary, self.args, i1, self.cwd)
             with self.lock:

@@ -182,39 +182,36 @@ TEST(Spacers, EndsPackStartsTheNextItemOnABoundary) {
 }
 
 TEST(Spacers, PackEndShareSelectsTheDominantFunctions) {
-  // Weights 70, 20, 10 (percent): a threshold of 50 ends a's pack only, 15
-  // a's and b's; 0 none.
+  // Weights 70, 20, 10 (percent), kept in address order (a, b, c): a
+  // threshold of 50 ends a's pack (b gets a spacer), 15 a's and b's (b and
+  // c do), 0 none.
   CallGraph G;
   G.Nodes.push_back({"a", "", ".text", 0, 1000, false, 700, 0});
   G.Nodes.push_back({"b", "", ".text", 0, 1000, false, 200, 0});
   G.Nodes.push_back({"c", "", ".text", 0, 1000, false, 100, 0});
-  auto LP = makeLayoutPlan(G, {}, PlannerOptions());
+  PlannerOptions PO;
+  PO.Order = OrderAlgorithm::None;
+  auto LP = makeLayoutPlan(G, {}, PO);
   ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
-  auto Before = [&](StringRef Name) {
-    for (size_t I = 0; I < LP->TextOrder.size(); ++I)
-      if (LP->Graph.Nodes[LP->TextOrder[I]].Name == Name)
-        return bool(LP->SpacerBefore[I]);
-    ADD_FAILURE() << Name.str();
-    return false;
-  };
-  auto Next = [&](StringRef Name) -> std::string {
-    for (size_t I = 0; I + 1 < LP->TextOrder.size(); ++I)
-      if (LP->Graph.Nodes[LP->TextOrder[I]].Name == Name)
-        return LP->Graph.Nodes[LP->TextOrder[I + 1]].Name;
-    return "";
+  std::vector<std::string> Names;
+  for (uint32_t N : LP->TextOrder)
+    Names.push_back(LP->Graph.Nodes[N].Name);
+  ASSERT_EQ(Names, std::vector<std::string>({"a", "b", "c"}));
+  auto Spacers = [&] {
+    return std::vector<bool>(LP->SpacerBefore.begin(), LP->SpacerBefore.end());
   };
   SpacerOptions O;
   O.Window = 4096;
   addSpacers(*LP, O);
   EXPECT_EQ(LP->SpacerCount, 0u);
+  EXPECT_EQ(Spacers(), std::vector<bool>({false, false, false}));
   O.PackEndShare = 50;
   addSpacers(*LP, O);
-  EXPECT_EQ(LP->PackEndCount, Next("a").empty() ? 0u : 1u);
-  if (!Next("a").empty())
-    EXPECT_TRUE(Before(Next("a")));
+  EXPECT_EQ(LP->PackEndCount, 1u);
+  EXPECT_EQ(Spacers(), std::vector<bool>({false, true, false}));
   O.PackEndShare = 15;
   addSpacers(*LP, O);
-  size_t Want = !Next("a").empty() + !Next("b").empty();
-  EXPECT_EQ(LP->PackEndCount, Want);
-  EXPECT_EQ(LP->SpacerCount, Want);
+  EXPECT_EQ(LP->PackEndCount, 2u);
+  EXPECT_EQ(LP->SpacerCount, 2u);
+  EXPECT_EQ(Spacers(), std::vector<bool>({false, true, true}));
 }

@@ -6,16 +6,15 @@ its symbol size in the profiled build and in the block-layout rebuild
 (`llvm-nm -S`). OK when every estimate is smaller than the profiled symbol
 if the function was split (NAME.cold in the rebuild) and not smaller than the rebuilt hot part
 (packing is safe with sizes that err high)."""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+from llvmnm import read_nm  # noqa: E402
 
 
 def nm_sizes(path):
-    out = {}
-    for line in open(path):
-        p = line.split()
-        if len(p) == 4:
-            out[p[3]] = int(p[1], 16)
-    return out
+    return read_nm(path)[1]
 
 
 est = {}

@@ -7,20 +7,15 @@ Checks that START_SYM moved by exactly PAD bytes and that every symbol in
 [START_SYM, END_SYM] of the base keeps its offset from START_SYM. Prints one
 line per symbol and a verdict; exits 1 on a mismatch.
 """
+import os
 import sys
 
-
-def read_nm(path):
-    syms = {}
-    for line in open(path):
-        parts = line.split()
-        if len(parts) == 3:
-            syms[parts[2]] = int(parts[0], 16)
-    return syms
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+from llvmnm import read_nm  # noqa: E402
 
 
 def main():
-    base, padded = read_nm(sys.argv[1]), read_nm(sys.argv[2])
+    base, padded = read_nm(sys.argv[1])[0], read_nm(sys.argv[2])[0]
     start, end, pad = sys.argv[3], sys.argv[4], int(sys.argv[5], 0)
     lo, hi = base[start], base[end]
     moved = padded[start] - base[start]

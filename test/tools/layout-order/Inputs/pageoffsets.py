@@ -3,7 +3,11 @@
 listings. usage: pageoffsets.py A.nm B.nm SYM... [--page N]
 Prints one line per symbol ("same page offset" or "page offset X -> Y moved")
 and a verdict; exits 0 (the FileCheck lines say what was expected)."""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+from llvmnm import read_nm  # noqa: E402
 
 args = sys.argv[1:]
 page = 4096
@@ -15,12 +19,7 @@ a_path, b_path, syms = args[0], args[1], args[2:]
 
 
 def load(path):
-    out = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) == 3:
-            out[f[2]] = int(f[0], 16)
-    return out
+    return read_nm(path)[0]
 
 
 a, b = load(a_path), load(b_path)

@@ -12,20 +12,13 @@ usage: spacercheck.py layout NM ORDER W
          every function in a later W-pack than K's (in BASE) moved by 0 or W.
 Prints one line per function and OK or FAIL; exits 1 on a failure.
 """
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+from llvmnm import read_nm  # noqa: E402
+
 START = "__keel_hot_text_start"
-
-
-def read_nm(path):
-    addr, size = {}, {}
-    for line in open(path):
-        p = line.split()
-        if len(p) == 4:
-            addr[p[3]], size[p[3]] = int(p[0], 16), int(p[1], 16)
-        elif len(p) == 3:
-            addr[p[2]] = int(p[0], 16)
-    return addr, size
 
 
 def read_order(path, addr):
