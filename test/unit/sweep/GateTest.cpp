@@ -9,6 +9,9 @@
 
 #include "gtest/gtest.h"
 
+#include <functional>
+#include <map>
+
 using namespace keel;
 using namespace keel::sweep;
 
@@ -78,8 +81,12 @@ TEST(GateTest, SimSummaryFindsPeriodAndMechanism) {
   EXPECT_EQ(G->Base.Period->Bytes, 2048u);
   EXPECT_NE(G->Base.Mechanism.find("I1 way size"), std::string::npos);
   EXPECT_EQ(G->Verdict,
-            "spread 10.53% exceeds noise floor 0.00% (deterministic backend)");
+            "spread 10.53% exceeds the resolution 0.0100% (deterministic "
+            "backend): a layout effect repeating every 2048 B (100% of the "
+            "variance)");
+  EXPECT_EQ(G->Kind, VerdictKind::Periodic);
   EXPECT_FALSE(G->WithinNoise);
+  EXPECT_FALSE(G->GateSet);
   EXPECT_TRUE(G->Notes.empty());
 }
 
@@ -114,8 +121,11 @@ TEST(GateTest, MaxSpreadFailsWithOneLineReason) {
   ASSERT_TRUE(bool(G));
   EXPECT_TRUE(G->Failed);
   ASSERT_EQ(G->Reasons.size(), 1u);
-  EXPECT_EQ(G->Reasons[0], "spread 10.53% exceeds --max-spread 1.00% (worst "
-                           "offset 0, best 1024)");
+  EXPECT_TRUE(G->GateSet);
+  EXPECT_EQ(G->Reasons[0],
+            "spread 10.53% exceeds --max-spread 1.00% (worst offset 0, best "
+            "1024); period 2048 B (100% of the variance): I1 way size (4 KB / "
+            "2 ways): hot code or data maps to the same sets");
   O.MaxSpread = 0.2;
   EXPECT_FALSE(evaluateGate(R, O, nullptr)->Failed);
 }
@@ -125,7 +135,10 @@ TEST(GateTest, FlatSimIsNoEffect) {
   ASSERT_TRUE(bool(G));
   EXPECT_TRUE(G->WithinNoise);
   EXPECT_FALSE(G->Base.Period.has_value());
-  EXPECT_EQ(G->Verdict, "spread 0.00%: no layout effect (deterministic backend)");
+  EXPECT_EQ(G->Kind, VerdictKind::NoEffect);
+  EXPECT_EQ(G->Verdict, "spread 0.00% is within the resolution 0.0100% of the "
+                        "deterministic backend: no layout effect at this "
+                        "resolution");
 }
 
 TEST(GateTest, FailedVariantsFailTheGateAndStayOutOfStatistics) {
@@ -142,12 +155,174 @@ TEST(GateTest, FailedVariantsFailTheGateAndStayOutOfStatistics) {
 }
 
 TEST(GateTest, DifferingInstructionsAreNoted) {
+  // A result without per-series checks (an older --json): the engine's flag
+  // decides between a note and information.
   SweepResult R = simResult(10);
   R.Ms[3].Instructions = 5100;
+  R.InstructionsDiffer = true;
   auto G = evaluateGate(R, GateOptions{}, nullptr);
   ASSERT_TRUE(bool(G));
   ASSERT_EQ(G->Notes.size(), 1u);
   EXPECT_NE(G->Notes[0].find("not layout-independent"), std::string::npos);
+  R.InstructionsDiffer = false;
+  G = evaluateGate(R, GateOptions{}, nullptr);
+  EXPECT_TRUE(G->Notes.empty());
+  ASSERT_EQ(G->Info.size(), 1u);
+  EXPECT_NE(G->Info[0].find("within the tolerance"), std::string::npos);
+}
+
+TEST(GateTest, InstructionCheckOwnCodeVersusLibraries) {
+  SweepResult R = simResult(10);
+  InstructionCheck C;
+  C.Series = "base";
+  C.Min = 5000000;
+  C.Max = 5000045;
+  C.MinOffset = 0;
+  C.MaxOffset = 64;
+  C.Tolerance = 1e-4;
+  C.PerFunction = true;
+  C.Other = {{"_int_malloc", 443, 460}, {"strcspn", 494, 522}};
+  R.InstructionChecks = {C};
+  // Only libc moved, below the tolerance: information naming the
+  // functions (largest change first), no note.
+  auto G = evaluateGate(R, GateOptions{}, nullptr);
+  ASSERT_TRUE(bool(G));
+  EXPECT_TRUE(G->Notes.empty());
+  ASSERT_EQ(G->Info.size(), 1u);
+  EXPECT_EQ(G->Info[0],
+            "base: executed instructions differ across variants: 5000000 at "
+            "offset 0 .. 5000045 at offset 64 (0.000900%), within the tolerance "
+            "0.0100%, only in library and loader code (the layout moves "
+            "libc's and ld.so's own paths; the program's own functions run "
+            "the same instructions): strcspn (494..522), _int_malloc "
+            "(443..460)");
+  // The program's own function: the alarm, naming it.
+  R.InstructionChecks[0].Own = {{"hash_pointer", 100, 140}};
+  G = evaluateGate(R, GateOptions{}, nullptr);
+  ASSERT_EQ(G->Notes.size(), 1u);
+  EXPECT_TRUE(G->Info.empty());
+  EXPECT_NE(G->Notes[0].find("in the program's own functions hash_pointer "
+                             "(100..140): the program is not "
+                             "layout-independent"),
+            std::string::npos);
+  // Libraries only but above the tolerance: a note, not the alarm.
+  R.InstructionChecks[0].Own.clear();
+  R.InstructionChecks[0].Max = 5100000;
+  G = evaluateGate(R, GateOptions{}, nullptr);
+  ASSERT_EQ(G->Notes.size(), 1u);
+  EXPECT_EQ(G->Notes[0].find("not layout-independent"), std::string::npos);
+  EXPECT_NE(G->Notes[0].find("only outside the program's own code"),
+            std::string::npos);
+}
+
+/// A sim series over 0..4096 by 64 with the given cost per offset.
+SweepResult simSeries(std::function<double(int64_t)> Cost) {
+  SweepResult R = simResult(0);
+  for (Measurement &M : R.Ms)
+    M.Cost = Cost(M.V.Offset);
+  return R;
+}
+
+// The verdict rule on synthetic series: exact verdicts.
+TEST(VerdictRuleTest, Flat) {
+  auto G = evaluateGate(simSeries([](int64_t) { return 1e6; }), {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::NoEffect);
+  EXPECT_TRUE(G->WithinNoise);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_EQ(G->Verdict, "spread 0.00% is within the resolution 0.0100% of the "
+                        "deterministic backend: no layout effect at this "
+                        "resolution");
+}
+
+TEST(VerdictRuleTest, PeriodicBelowResolutionHasNoPeriod) {
+  // A clean 256 B pattern of 40 cost units in a million (0.004%): start-up
+  // code, not worth a period or a mechanism.
+  auto G = evaluateGate(
+      simSeries([](int64_t O) { return 1e6 + ((O / 64) % 4 == 0 ? 40 : 0); }),
+      {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::NoEffect);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_TRUE(G->Base.Mechanism.empty());
+  EXPECT_EQ(G->Verdict, "spread 0.00400% is within the resolution 0.0100% of "
+                        "the deterministic backend: no layout effect at this "
+                        "resolution");
+}
+
+TEST(VerdictRuleTest, Periodic) {
+  auto G = evaluateGate(
+      simSeries([](int64_t O) { return 1e6 * ((O % 2048) < 1024 ? 1.05 : 0.95); }),
+      {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Periodic);
+  ASSERT_TRUE(G->Base.Period);
+  EXPECT_EQ(G->Base.Period->Bytes, 2048u);
+  EXPECT_NEAR(G->Base.Period->Explained, 1, 1e-9);
+  EXPECT_EQ(G->Verdict, "spread 10.53% exceeds the resolution 0.0100% "
+                        "(deterministic backend): a layout effect repeating "
+                        "every 2048 B (100% of the variance)");
+}
+
+TEST(VerdictRuleTest, NoisyWithoutPeriod) {
+  // Deterministic but irregular swings of up to 2%: an effect, no period.
+  Rng R(11);
+  std::map<int64_t, double> Cost;
+  for (int64_t O = 0; O <= 4096; O += 64)
+    Cost[O] = 1e6 * (1 + 0.02 * R.uniform());
+  auto G = evaluateGate(simSeries([&](int64_t O) { return Cost[O]; }), {},
+                        nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Effect);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_NE(G->Verdict.find(": a layout effect without a clear period"),
+            std::string::npos);
+  EXPECT_EQ(G->Verdict.find("spread 1.9"), 0u) << G->Verdict;
+}
+
+TEST(VerdictRuleTest, NoisyTimeWithinNoise) {
+  auto G = evaluateGate(timeResult(16, 0, 5), GateOptions{}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::WithinNoise);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_FALSE(G->Base.Mechanism.size());
+}
+
+TEST(VerdictRuleTest, SingleOutlier) {
+  auto G = evaluateGate(
+      simSeries([](int64_t O) { return O == 1024 ? 1.05e6 : 1e6; }), {},
+      nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Outlier);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_EQ(G->Verdict, "spread 5.00% exceeds the resolution 0.0100% "
+                        "(deterministic backend): one variant (offset 1024) "
+                        "makes the spread; the others are within 0.00%");
+}
+
+TEST(VerdictRuleTest, RippleOnDriftIsNotNamed) {
+  // A 1% linear drift with a 0.05% 512 B ripple: the ripple is a clean
+  // pattern (strong) but explains almost none of the variance.
+  auto G = evaluateGate(simSeries([](int64_t O) {
+                          return 1e6 * (1 + 0.01 * O / 4096.0 +
+                                        ((O / 64) % 8 < 4 ? 0.0005 : 0));
+                        }),
+                        {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Effect);
+  EXPECT_FALSE(G->Base.Period);
+}
+
+TEST(VerdictRuleTest, FlatCompareSeriesHasNoPeriod) {
+  SweepResult R = simResult(50);
+  Series C;
+  C.Name = "compare";
+  C.Binary = "app.planned";
+  for (Measurement M : R.Ms) {
+    M.V.Series = "compare";
+    // 3 cost units in a million, repeating every 128 B.
+    M.Cost = 1e6 + ((M.V.Offset / 64) % 2 ? 3 : 0);
+    C.Ms.push_back(M);
+  }
+  R.Compare = C;
+  auto G = evaluateGate(R, {}, nullptr);
+  ASSERT_TRUE(G->Compare);
+  EXPECT_FALSE(G->Compare->Period);
+  EXPECT_TRUE(G->Compare->CounterPeriods.empty());
+  EXPECT_TRUE(G->Base.Period);
 }
 
 TEST(GateTest, NoiseFloorSimulation) {
@@ -256,7 +431,7 @@ TEST(GateTest, BaselineComparison) {
   ASSERT_TRUE(bool(G));
   EXPECT_TRUE(G->Failed);
   EXPECT_EQ(G->Reasons[0], "spread 10.53% is worse than baseline 1.01% beyond "
-                           "noise (0.00%)");
+                           "noise (0.0100%)");
   // Better or equal: pass.
   EXPECT_FALSE(evaluateGate(Good, GateOptions{}, &Bad)->Failed);
   EXPECT_FALSE(evaluateGate(Good, GateOptions{}, &Good)->Failed);
@@ -307,6 +482,16 @@ TEST(GateTest, PercentFormat) {
   EXPECT_EQ(percent(0.1234), "12.34%");
   EXPECT_EQ(percent(0.5, 0), "50%");
   EXPECT_EQ(percent(0), "0.00%");
+  // Below 1%: three significant digits.
+  EXPECT_EQ(percent(0.001234), "0.123%");
+  EXPECT_EQ(percent(1e-6), "0.000100%");
+  // Two numbers that differ never print alike.
+  EXPECT_EQ(percentPair(0.1234, 1e-4),
+            std::make_pair(std::string("12.34%"), std::string("0.0100%")));
+  EXPECT_EQ(percentPair(0.012341, 0.012349),
+            std::make_pair(std::string("1.234%"), std::string("1.235%")));
+  EXPECT_EQ(percentPair(1e-6, 1e-6),
+            std::make_pair(std::string("0.000100%"), std::string("0.000100%")));
 }
 
 } // namespace

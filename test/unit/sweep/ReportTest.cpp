@@ -82,12 +82,17 @@ TEST(ReportTest, TextTable) {
             std::string::npos)
       << T;
   EXPECT_NE(T.find("(killed by signal 11)"), std::string::npos);
-  EXPECT_NE(T.find("period 2048 B (strength 1.00): I1 way size"),
+  EXPECT_NE(T.find("period 2048 B (explains 100% of the variance, strength "
+                   "1.00): I1 way size"),
             std::string::npos)
       << T;
-  EXPECT_NE(T.find("verdict: spread 10.53% exceeds noise floor 0.00%"),
+  EXPECT_NE(T.find("verdict: spread 10.53% exceeds the resolution 0.0100% "
+                   "(deterministic backend): a layout effect repeating every "
+                   "2048 B"),
             std::string::npos);
-  EXPECT_NE(T.find("gate: passed"), std::string::npos);
+  // No --max-spread, no --baseline: nothing was gated, and it says so.
+  EXPECT_NE(T.find("gate: no gate set"), std::string::npos);
+  EXPECT_EQ(T.find("gate: passed"), std::string::npos);
   EXPECT_EQ(T, X.render(writeTextReport)); // deterministic
 }
 
@@ -141,9 +146,9 @@ TEST(ReportTest, SVGPlot) {
   EXPECT_EQ(countOf(S, "width=\"5\" height=\"5\""), 17u); // compare markers
   EXPECT_EQ(countOf(S, "stroke=\"#c0392b\""), 1u);        // the failed variant
   // The title escapes the binary name and names backend and geometry.
-  EXPECT_NE(S.find("layout sweep: bin/a&lt;b&gt;"), std::string::npos);
+  EXPECT_NE(S.find("layout sweep: a&lt;b&gt; - cost"), std::string::npos);
   EXPECT_EQ(S.find("bin/a<b>"), std::string::npos);
-  EXPECT_NE(S.find("backend sim, preset small, I1=4096,2,64"),
+  EXPECT_NE(S.find("bin/a&lt;b&gt;: backend sim, preset small, I1=4096,2,64"),
             std::string::npos);
   // Axis labels, ticks (power-of-two offsets, nice percents), legend.
   EXPECT_NE(S.find(">code offset (bytes)<"), std::string::npos);
@@ -157,7 +162,8 @@ TEST(ReportTest, SVGPlot) {
   EXPECT_NE(S.find(">0%<"), std::string::npos);
   EXPECT_NE(S.find("spread 10.53%, period 2048 B, 1 failed"),
             std::string::npos);
-  EXPECT_NE(S.find("compare bin/planned: spread 0.20%"), std::string::npos);
+  EXPECT_NE(S.find(">base a&lt;b&gt;: spread 10.53%"), std::string::npos);
+  EXPECT_NE(S.find(">compare planned: spread 0.200%"), std::string::npos);
   EXPECT_EQ(S, X.render(writeSVGPlot));
 }
 
@@ -166,14 +172,39 @@ TEST(ReportTest, HTMLEmbedsPlotTablesAndVerdict) {
   std::string H = X.render(writeHTMLReport);
   EXPECT_EQ(H.find("<!DOCTYPE html>"), 0u);
   EXPECT_EQ(countOf(H, "<svg"), 1u);
-  EXPECT_NE(H.find("<p class=\"verdict\">spread 10.53% exceeds noise floor"),
+  EXPECT_NE(H.find("<p class=\"verdict\">spread 10.53% exceeds the resolution"),
             std::string::npos);
-  EXPECT_NE(H.find("<p class=\"pass\">gate passed</p>"), std::string::npos);
+  EXPECT_NE(H.find("<p class=\"headline\">spread 10.53%"), std::string::npos);
+  EXPECT_NE(H.find("<p class=\"gate none\">no gate set"), std::string::npos);
+  EXPECT_EQ(H.find("gate passed"), std::string::npos);
   EXPECT_NE(H.find("failed: killed by signal 11"), std::string::npos);
   EXPECT_EQ(countOf(H, "<tr><td>"), 17u); // one row per offset
-  EXPECT_NE(H.find("<th>spread (max/min - 1)</th><td>10.53%</td><td>0.20%</td>"),
+  EXPECT_NE(H.find("<th>spread (max/min - 1)</th><td>10.53%</td><td>0.200%</td>"),
             std::string::npos);
   EXPECT_EQ(H.find("<b>"), std::string::npos); // escaped everywhere
+}
+
+TEST(ReportTest, SeriesLabelsAreDistinct) {
+  SweepResult R;
+  R.Binary = "/tmp/x/objs/interp.default";
+  EXPECT_EQ(seriesLabels(R).Base, "interp.default");
+  R.Compare = Series{"compare", "/tmp/x/objs/interp.planned", {}, ""};
+  EXPECT_EQ(seriesLabels(R).Base, "interp.default");
+  EXPECT_EQ(seriesLabels(R).Compare, "interp.planned");
+  // Same file name in two directories: the shortest tails that differ.
+  R.Compare->Binary = "/tmp/x/new/interp.default";
+  EXPECT_EQ(seriesLabels(R).Base, "objs/interp.default");
+  EXPECT_EQ(seriesLabels(R).Compare, "new/interp.default");
+  // One path for both, the compared variants written by --compare-relink.
+  R.Compare->Binary = R.Binary;
+  R.Compare->Relink = "clang {pad} -o {out}";
+  EXPECT_EQ(seriesLabels(R).Base, "interp.default");
+  EXPECT_EQ(seriesLabels(R).Compare,
+            "interp.default (relinked by --compare-relink)");
+  // The same file spelled two ways.
+  R.Binary = "./app";
+  R.Compare->Binary = "app";
+  EXPECT_NE(seriesLabels(R).Base, seriesLabels(R).Compare);
 }
 
 TEST(ReportTest, EmptyResultStillRenders) {

@@ -14,6 +14,8 @@
 #include "keel/Sweep/Journal.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -185,12 +187,16 @@ Measurement measureSim(const EngineOptions &O, StringRef Valgrind,
   RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
   if (R.Failed)
     return failed(P.V, R.Reason);
-  Expected<std::map<std::string, double>> C = parseCachegrindOut(OutFile);
+  Expected<std::string> Text = readWholeFile(OutFile);
+  Expected<std::map<std::string, double>> C =
+      Text ? parseCachegrindText(*Text, OutFile)
+           : Expected<std::map<std::string, double>>(Text.takeError());
   if (!C)
     return failed(P.V, "no cachegrind result: " + toString(C.takeError()));
   Measurement M;
   M.V = P.V;
   M.Counters = std::move(*C);
+  M.FunctionInstructions = cachegrindFunctionIr(*Text);
   M.Cost = costOf(M.Counters, O.Weights);
   M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
   return M;
@@ -298,12 +304,43 @@ std::vector<Measurement> reuseJournal(const EngineOptions &O,
   return Keep;
 }
 
-/// Note (and flag) executed-instruction differences within each series: a
-/// program that does different work in different layouts is not showing a
-/// layout effect.
-void checkInstructions(SweepResult &R, ArrayRef<Measurement> Ms,
-                       StringRef Series, double Tolerance) {
+/// The functions a binary defines (symbol-table names), to tell the
+/// program's own code from libc's and ld.so's in the instruction check.
+std::set<std::string> definedFunctions(StringRef Bin) {
+  std::set<std::string> Names;
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!O) {
+    consumeError(O.takeError());
+    return Names;
+  }
+  for (const object::SymbolRef &Sym : O->getBinary()->symbols()) {
+    Expected<object::SymbolRef::Type> T = Sym.getType();
+    Expected<uint32_t> Flags = Sym.getFlags();
+    Expected<StringRef> Name = Sym.getName();
+    if (!T || !Flags || !Name) {
+      consumeError(T.takeError());
+      consumeError(Flags.takeError());
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*T == object::SymbolRef::ST_Function &&
+        !(*Flags & object::SymbolRef::SF_Undefined) && !Name->empty())
+      Names.insert(Name->split('@').first.str());
+  }
+  return Names;
+}
+
+/// Compare executed instructions across the variants of one series: totals,
+/// and (sim) per function, split into the swept binary's own functions and
+/// the rest. A program whose own code does different work in different
+/// layouts is not layout-independent; libc and ld.so taking other paths
+/// because the stack, environment or heap moved is expected.
+void checkInstructions(SweepResult &R, std::vector<Measurement> &Ms,
+                       StringRef Series, double Tolerance,
+                       const std::set<std::string> &Own) {
   const Measurement *Lo = nullptr, *Hi = nullptr;
+  bool PerFunction = true;
   for (const Measurement &M : Ms) {
     if (M.Failed || !M.Instructions)
       continue;
@@ -311,21 +348,54 @@ void checkInstructions(SweepResult &R, ArrayRef<Measurement> Ms,
       Lo = &M;
     if (!Hi || M.Instructions > Hi->Instructions)
       Hi = &M;
+    PerFunction &= !M.FunctionInstructions.empty();
   }
-  if (!Lo || Lo->Instructions == Hi->Instructions)
+  if (!Lo || Lo->Instructions == Hi->Instructions) {
+    for (Measurement &M : Ms)
+      M.FunctionInstructions.clear();
     return;
-  double Rel = double(Hi->Instructions - Lo->Instructions) / Lo->Instructions;
-  bool Differ = Rel > Tolerance;
-  R.InstructionsDiffer |= Differ;
-  R.Notes.push_back(
-      formatv("{0}: executed instructions differ across variants: {1} at "
-              "offset {2} .. {3} at offset {4} ({5:f4}%){6}",
-              Series, Lo->Instructions, Lo->V.Offset, Hi->Instructions,
-              Hi->V.Offset, Rel * 100,
-              Differ ? "; the program does different work in different "
-                       "layouts, so part of the spread is not a layout effect"
-                     : " (within tolerance: start-up code)")
-          .str());
+  }
+  InstructionCheck C;
+  C.Series = Series.str();
+  C.Min = Lo->Instructions;
+  C.Max = Hi->Instructions;
+  C.MinOffset = Lo->V.Offset;
+  C.MaxOffset = Hi->V.Offset;
+  C.Tolerance = Tolerance;
+  C.PerFunction = PerFunction && !Own.empty();
+  if (C.PerFunction) {
+    // Min and max count of every function over the variants (a function
+    // missing from a variant ran 0 instructions there).
+    std::map<std::string, std::pair<uint64_t, uint64_t>> Range;
+    size_t Seen = 0;
+    for (const Measurement &M : Ms) {
+      if (M.Failed || !M.Instructions)
+        continue;
+      for (auto &[Name, MinMax] : Range)
+        if (!M.FunctionInstructions.count(Name))
+          MinMax.first = 0;
+      for (const auto &[Name, N] : M.FunctionInstructions) {
+        auto [It, New] = Range.try_emplace(Name, N, N);
+        if (New && Seen)
+          It->second.first = 0;
+        It->second.first = std::min(It->second.first, N);
+        It->second.second = std::max(It->second.second, N);
+      }
+      ++Seen;
+    }
+    for (const auto &[Name, MinMax] : Range) {
+      if (MinMax.first == MinMax.second)
+        continue;
+      FunctionDiff F{demangle(Name), MinMax.first, MinMax.second};
+      (Own.count(Name) ? C.Own : C.Other).push_back(std::move(F));
+    }
+  }
+  R.InstructionsDiffer |=
+      !C.Own.empty() || (!C.PerFunction && C.aboveTolerance());
+  R.InstructionChecks.push_back(std::move(C));
+  // The per-function counts were for this check; reports do not carry them.
+  for (Measurement &M : Ms)
+    M.FunctionInstructions.clear();
 }
 
 } // namespace
@@ -353,6 +423,15 @@ public:
     std::lock_guard<std::mutex> G(Lock);
     keep(std::move(E));
   }
+  /// A variant's binary of \p Series (the first one wins), read for its
+  /// symbols before the work directory goes away.
+  void binarySeen(StringRef Series, StringRef Path) {
+    std::lock_guard<std::mutex> G(Lock);
+    Binaries.try_emplace(Series.str(), Path.str());
+  }
+  std::map<std::string, std::string> takeBinaries() {
+    return std::move(Binaries);
+  }
   Error takeError() { return std::move(FirstError); }
   std::vector<Measurement> takeResults() { return std::move(Results); }
 
@@ -370,6 +449,7 @@ private:
   Journal *J;
   std::mutex Lock;
   std::vector<Measurement> Results;
+  std::map<std::string, std::string> Binaries;
   size_t Total;
   Error FirstError = Error::success();
 };
@@ -399,6 +479,8 @@ void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
         return Rec.fail(PV.takeError());
       if (!PV->Failure.empty())
         return Rec.record(failed(V, PV->Failure));
+      if (!PV->Argv.empty())
+        Rec.binarySeen(V.Series, PV->Argv[0]);
       // valgrind and perf pass their command's path on as argv[0].
       applyExecAs(O, *PV, VariantExecPath);
       Rec.record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
@@ -471,12 +553,16 @@ Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD) {
 }
 
 /// Sort, split into series, refuse an all-failed sweep, check instructions.
+/// \p Binaries: a variant's binary per series (for its symbols); without
+/// one (every variant came from the journal) the binary as given.
 Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
+                   std::map<std::string, std::string> Binaries,
                    SweepResult &R) {
   R.Binary = O.Binary;
   R.Args = O.Args;
   R.Backend = O.Backend;
   R.Axis = O.Perturb.Axis;
+  R.Relink = O.Perturb.RelinkTemplate;
   if (O.Backend == "sim") {
     R.CacheGeometry = geometryText(O.Geometry);
     R.GeometryPreset = O.GeometryPreset;
@@ -489,15 +575,23 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
   for (Measurement &M : Results)
     (M.V.Series == "base" ? R.Ms : Compare).push_back(std::move(M));
   if (O.CompareBinary)
-    R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare)};
+    R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare),
+                       O.Perturb.CompareRelinkTemplate};
   if (!R.Ms.empty() &&
       all_of(R.Ms, [](const Measurement &M) { return M.Failed; }))
     return makeError("every variant failed, so the program (or the relink "
                      "command) is broken, not its layout; first: {0}: {1}",
                      R.Ms.front().V.key(), R.Ms.front().FailReason);
-  checkInstructions(R, R.Ms, "base", O.InstructionTolerance);
+  auto OwnFunctions = [&](StringRef Series, StringRef Given) {
+    auto It = Binaries.find(Series.str());
+    std::string Bin = It != Binaries.end() ? It->second : Given.str();
+    return definedFunctions(Bin);
+  };
+  checkInstructions(R, R.Ms, "base", O.InstructionTolerance,
+                    OwnFunctions("base", O.Binary));
   if (R.Compare)
-    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance);
+    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance,
+                      OwnFunctions("compare", *O.CompareBinary));
   return Error::success();
 }
 
@@ -554,7 +648,7 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   if (Error E = Rec.takeError())
     return std::move(E);
 
-  if (Error E = finishResult(O, Rec.takeResults(), R))
+  if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(), R))
     return std::move(E);
   return R;
 }

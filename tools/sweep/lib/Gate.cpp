@@ -13,6 +13,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -26,6 +27,41 @@ namespace sweep {
 
 std::string percent(double Fraction, unsigned Decimals) {
   return formatv("{0}%", format("%.*f", int(Decimals), Fraction * 100)).str();
+}
+
+/// Decimals for percent(Fraction): 2 from 1% up, 3 significant digits below.
+static unsigned percentDecimals(double Fraction) {
+  double P = std::fabs(Fraction * 100);
+  if (!(P > 0) || P >= 1 || std::isinf(P))
+    return 2;
+  int D = 2 - int(std::floor(std::log10(P)));
+  return unsigned(std::clamp(D, 2, 10));
+}
+
+std::string percent(double Fraction) {
+  return percent(Fraction, percentDecimals(Fraction));
+}
+
+std::pair<std::string, std::string> percentPair(double A, double B) {
+  std::string PA = percent(A), PB = percent(B);
+  if (A == B || PA != PB)
+    return {PA, PB};
+  unsigned D = std::max(percentDecimals(A), percentDecimals(B));
+  while (D < 10 && percent(A, D) == percent(B, D))
+    ++D;
+  return {percent(A, D), percent(B, D)};
+}
+
+StringRef verdictKindName(VerdictKind K) {
+  switch (K) {
+  case VerdictKind::NoEffect: return "no-effect";
+  case VerdictKind::WithinNoise: return "within-noise";
+  case VerdictKind::Periodic: return "periodic";
+  case VerdictKind::Outlier: return "outlier";
+  case VerdictKind::Effect: return "effect";
+  case VerdictKind::Unknown: break;
+  }
+  return "unknown";
 }
 
 Expected<double> parsePercent(StringRef Text) {
@@ -77,9 +113,21 @@ SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
   S.WorstOffset = Offsets[Worst];
   S.InstructionSpread = spread(Instr);
   if (auto P = dominantPeriod(Offsets, Costs);
-      P && P->Strength >= MinPeriodStrength && S.Spread > 0) {
+      P && P->Strength >= MinPeriodStrength &&
+      P->Explained >= MinExplainedVariance && S.Spread > 0) {
     S.Period = P;
     S.Mechanism = likelyMechanism(P->Bytes, G);
+  }
+  if (Costs.size() >= 4) {
+    // The variant farthest from the median (the first on ties).
+    size_t Far = 0;
+    for (size_t I = 1; I < Costs.size(); ++I)
+      if (std::fabs(Costs[I] - S.Median) > std::fabs(Costs[Far] - S.Median))
+        Far = I;
+    std::vector<double> Rest = Costs;
+    Rest.erase(Rest.begin() + Far);
+    S.OutlierOffset = Offsets[Far];
+    S.SpreadWithoutOutlier = spread(Rest);
   }
   // Events that point at one mechanism each (not Ir, which only changes when
   // the program does).
@@ -98,7 +146,9 @@ SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
     }
     if (maximum(Vals) == minimum(Vals))
       continue;
-    if (auto P = dominantPeriod(Offs, Vals); P && P->Strength >= MinPeriodStrength)
+    if (auto P = dominantPeriod(Offs, Vals);
+        P && P->Strength >= MinPeriodStrength &&
+        P->Explained >= MinExplainedVariance)
       S.CounterPeriods[E] = *P;
   }
   return S;
@@ -149,7 +199,7 @@ NoiseFloor simulateNoiseFloor(ArrayRef<std::vector<double>> AASamples,
 
 NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O) {
   if (R.Backend == "sim")
-    return NoiseFloor{NoiseFloor::Deterministic, 0, 0, 0, 0};
+    return NoiseFloor{NoiseFloor::Deterministic, SimResolution, 0, 0, 0};
   if (R.NoiseFloor.empty())
     return NoiseFloor{};
   // Remove the round-to-round drift exactly as the time backend did for the
@@ -175,33 +225,80 @@ NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O) {
   return simulateNoiseFloor(AA, Variants, Rounds, O);
 }
 
-static std::string verdictLine(double Spread, const NoiseFloor &NF,
-                               bool &WithinNoise) {
-  WithinNoise = false;
+/// Periods and mechanisms explain swings; a series whose spread is within
+/// the floor (resolution) has none to explain.
+static void dropPeriodsWithinFloor(SeriesSummary &S, double Floor) {
+  if (S.Spread > Floor)
+    return;
+  S.Period.reset();
+  S.Mechanism.clear();
+  S.CounterPeriods.clear();
+}
+
+static std::string floorText(const NoiseFloor &NF, StringRef Floor) {
   switch (NF.Kind) {
   case NoiseFloor::Deterministic:
-    WithinNoise = Spread == 0;
-    if (WithinNoise)
-      return "spread 0.00%: no layout effect (deterministic backend)";
-    return formatv("spread {0} exceeds noise floor {1} (deterministic backend)",
-                   percent(Spread), percent(0))
-        .str();
+    return formatv("the resolution {0} (deterministic backend)", Floor).str();
   case NoiseFloor::Measured:
-    WithinNoise = Spread <= NF.Spread;
-    if (WithinNoise)
-      return formatv("spread {0} is within noise (floor {1} from {2} A/A "
-                     "copies)",
-                     percent(Spread), percent(NF.Spread), NF.Copies)
-          .str();
-    return formatv("spread {0} exceeds noise floor {1} (from {2} A/A copies)",
-                   percent(Spread), percent(NF.Spread), NF.Copies)
+    return formatv("noise floor {0} (from {1} A/A copies)", Floor, NF.Copies)
         .str();
   case NoiseFloor::Unknown:
     break;
   }
-  return formatv("spread {0} (noise floor unknown: no A/A copies measured)",
-                 percent(Spread))
-      .str();
+  return "";
+}
+
+/// The verdict rule (docs/sweep-statistics.md, "The verdict").
+static void decideVerdict(const SeriesSummary &S, const NoiseFloor &NF,
+                          GateResult &G) {
+  G.WithinNoise = false;
+  if (NF.Kind == NoiseFloor::Unknown) {
+    G.Kind = VerdictKind::Unknown;
+    G.Verdict = formatv("spread {0} (noise floor unknown: no A/A copies "
+                        "measured)",
+                        percent(S.Spread))
+                    .str();
+    return;
+  }
+  auto [Sp, Fl] = percentPair(S.Spread, NF.Spread);
+  if (S.Spread <= NF.Spread) {
+    G.WithinNoise = true;
+    if (NF.Kind == NoiseFloor::Deterministic) {
+      G.Kind = VerdictKind::NoEffect;
+      G.Verdict = formatv("spread {0} is within the resolution {1} of the "
+                          "deterministic backend: no layout effect at this "
+                          "resolution",
+                          Sp, Fl)
+                      .str();
+    } else {
+      G.Kind = VerdictKind::WithinNoise;
+      G.Verdict = formatv("spread {0} is within noise (floor {1} from {2} A/A "
+                          "copies)",
+                          Sp, Fl, NF.Copies)
+                      .str();
+    }
+    return;
+  }
+  std::string Head =
+      formatv("spread {0} exceeds {1}", Sp, floorText(NF, Fl)).str();
+  if (S.Period) {
+    G.Kind = VerdictKind::Periodic;
+    G.Verdict = formatv("{0}: a layout effect repeating every {1} B ({2} of "
+                        "the variance)",
+                        Head, S.Period->Bytes,
+                        percent(S.Period->Explained, 0))
+                    .str();
+  } else if (S.OutlierOffset && S.SpreadWithoutOutlier <= NF.Spread) {
+    G.Kind = VerdictKind::Outlier;
+    G.Verdict = formatv("{0}: one variant (offset {1}) makes the spread; the "
+                        "others are within {2}",
+                        Head, *S.OutlierOffset,
+                        percentPair(S.SpreadWithoutOutlier, NF.Spread).first)
+                    .str();
+  } else {
+    G.Kind = VerdictKind::Effect;
+    G.Verdict = Head + ": a layout effect without a clear period";
+  }
 }
 
 /// --baseline: worse than the previous result beyond noise?
@@ -247,6 +344,98 @@ static Error compareWithBaseline(const SweepResult &R, const SeriesSummary &S,
   return Error::success();
 }
 
+/// "f (100..140), g (7..9) and 3 more": the functions whose counts moved
+/// most first.
+static std::string functionList(std::vector<FunctionDiff> Fs) {
+  llvm::stable_sort(Fs, [](const FunctionDiff &A, const FunctionDiff &B) {
+    return A.Max - A.Min > B.Max - B.Min;
+  });
+  std::string T;
+  const size_t Shown = 5;
+  for (size_t I = 0; I < Fs.size() && I < Shown; ++I)
+    T += formatv("{0}{1} ({2}..{3})", I ? ", " : "", Fs[I].Name, Fs[I].Min,
+                 Fs[I].Max)
+             .str();
+  if (Fs.size() > Shown)
+    T += formatv(" and {0} more", Fs.size() - Shown).str();
+  return T;
+}
+
+/// The executed-instruction check, as notes (the program's own code paths
+/// change: part of the spread is not a layout effect) or information
+/// (library and loader code moved by the layout).
+static void instructionRemarks(const SweepResult &R, const SeriesSummary &S,
+                               GateResult &G) {
+  if (R.InstructionChecks.empty()) {
+    // A result without the per-series check (an older --json, or a backend
+    // that counts only totals): the engine's flag decides.
+    if (R.InstructionsDiffer)
+      G.Notes.push_back(formatv("executed instructions differ across variants "
+                                "(spread {0}): the program is not "
+                                "layout-independent",
+                                percent(S.InstructionSpread))
+                            .str());
+    else if (S.InstructionSpread > 0)
+      G.Info.push_back(formatv("executed instructions differ across variants "
+                               "by {0}, within the tolerance (start-up code)",
+                               percent(S.InstructionSpread))
+                           .str());
+    return;
+  }
+  for (const InstructionCheck &C : R.InstructionChecks) {
+    std::string Head =
+        formatv("{0}: executed instructions differ across variants: {1} at "
+                "offset {2} .. {3} at offset {4} ({5})",
+                C.Series, C.Min, C.MinOffset, C.Max, C.MaxOffset,
+                percent(C.spread()))
+            .str();
+    if (!C.Own.empty()) {
+      G.Notes.push_back(formatv("{0}; in the program's own functions {1}: the "
+                                "program is not layout-independent (part of "
+                                "the spread is different work, not layout)",
+                                Head, functionList(C.Own))
+                            .str());
+      continue;
+    }
+    if (!C.PerFunction) {
+      if (C.aboveTolerance())
+        G.Notes.push_back(formatv("{0}, above the tolerance {1}: the program "
+                                  "is not layout-independent",
+                                  Head, percent(C.Tolerance))
+                              .str());
+      else
+        G.Info.push_back(formatv("{0}, within the tolerance {1} (start-up "
+                                 "code)",
+                                 Head, percent(C.Tolerance))
+                             .str());
+      continue;
+    }
+    if (C.aboveTolerance())
+      G.Notes.push_back(
+          formatv("{0}, above the tolerance {1}, only outside the program's "
+                  "own code: {2}; these libraries take address-dependent "
+                  "paths, so that part of the spread is their layout effect",
+                  Head, percent(C.Tolerance), functionList(C.Other))
+              .str());
+    else
+      G.Info.push_back(
+          formatv("{0}, within the tolerance {1}, only in library and loader "
+                  "code (the layout moves libc's and ld.so's own paths; the "
+                  "program's own functions run the same instructions): {2}",
+                  Head, percent(C.Tolerance), functionList(C.Other))
+              .str());
+  }
+}
+
+/// " (period 2048 B, 97% of the variance: I1 way size ...)" or "".
+static std::string periodSuffix(const SeriesSummary &S) {
+  if (!S.Period)
+    return "";
+  return formatv("; period {0} B ({1} of the variance): {2}", S.Period->Bytes,
+                 percent(S.Period->Explained, 0), S.Mechanism)
+      .str();
+}
+
 Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
                                   const SweepResult *Baseline) {
   GateResult G;
@@ -255,8 +444,14 @@ Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
   if (R.Compare)
     G.Compare = summarize(R.Compare->Ms, R.Compare->Name, Geo);
   G.Noise = noiseFloorOf(R, O.Noise);
+  if (G.Noise.Kind != NoiseFloor::Unknown) {
+    dropPeriodsWithinFloor(G.Base, G.Noise.Spread);
+    if (G.Compare)
+      dropPeriodsWithinFloor(*G.Compare, G.Noise.Spread);
+  }
   const SeriesSummary &S = G.Base;
-  G.Verdict = verdictLine(S.Spread, G.Noise, G.WithinNoise);
+  decideVerdict(S, G.Noise, G);
+  G.GateSet = O.MaxSpread.has_value() || Baseline;
 
   if (S.Failed && O.FailOnFailedVariants)
     G.Reasons.push_back(formatv("{0} of {1} variants failed (first: {2})",
@@ -265,30 +460,25 @@ Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
   if (S.Measured == 0)
     G.Reasons.push_back("no variant was measured");
   if (O.MaxSpread && S.Spread > *O.MaxSpread) {
+    auto [Sp, Max] = percentPair(S.Spread, *O.MaxSpread);
     // A spread that noise alone could produce is not evidence of a layout
     // effect; failing on it would make the gate flaky.
     if (G.WithinNoise)
       G.Notes.push_back(formatv("inconclusive: spread {0} exceeds --max-spread "
                                 "{1} but is within noise (floor {2})",
-                                percent(S.Spread), percent(*O.MaxSpread),
-                                percent(G.Noise.Spread))
+                                Sp, Max, percentPair(S.Spread, G.Noise.Spread).second)
                             .str());
     else
       G.Reasons.push_back(formatv("spread {0} exceeds --max-spread {1} (worst "
-                                  "offset {2}, best {3})",
-                                  percent(S.Spread), percent(*O.MaxSpread),
-                                  S.WorstOffset, S.BestOffset)
+                                  "offset {2}, best {3}){4}",
+                                  Sp, Max, S.WorstOffset, S.BestOffset,
+                                  periodSuffix(S))
                               .str());
   }
   if (Baseline)
     if (Error E = compareWithBaseline(R, S, G.Noise, *Baseline, O, G))
       return std::move(E);
-  if (R.InstructionsDiffer || S.InstructionSpread > 0)
-    G.Notes.push_back(formatv("executed instructions differ across variants "
-                              "(spread {0}): the program is not "
-                              "layout-independent",
-                              percent(S.InstructionSpread, 4))
-                          .str());
+  instructionRemarks(R, S, G);
   G.Failed = !G.Reasons.empty();
   return G;
 }

@@ -129,10 +129,68 @@ std::string titleLine(const SweepResult &R) {
 std::string periodText(const SeriesSummary &S) {
   if (!S.Period)
     return "no clear period";
-  return formatv("period {0} B (strength {1}): {2}", S.Period->Bytes,
+  return formatv("period {0} B (explains {1} of the variance, strength {2}): "
+                 "{3}",
+                 S.Period->Bytes, percent(S.Period->Explained, 0),
                  fmt("%.2f", S.Period->Strength), S.Mechanism)
       .str();
 }
+
+/// The gate's outcome in words: FAILED with the first reason, passed, or
+/// that no gate was asked for (then the spread is the whole story).
+std::string gateText(const GateResult &G) {
+  if (G.Failed)
+    return "FAILED: " + G.Reasons.front();
+  if (!G.GateSet)
+    return "no gate set (--max-spread=X% or --baseline=FILE sets one)";
+  return "passed";
+}
+
+/// Path components of \p P, last first.
+std::vector<StringRef> componentsFromEnd(StringRef P) {
+  SmallVector<StringRef, 8> Parts;
+  P.split(Parts, '/', -1, /*KeepEmpty=*/false);
+  return std::vector<StringRef>(Parts.rbegin(), Parts.rend());
+}
+
+std::string lastComponents(ArrayRef<StringRef> FromEnd, size_t N) {
+  std::string T;
+  for (size_t I = std::min(N, FromEnd.size()); I-- > 0;)
+    T += (T.empty() ? "" : "/") + FromEnd[I].str();
+  return T;
+}
+
+} // namespace
+
+SeriesLabels seriesLabels(const SweepResult &R) {
+  SeriesLabels L;
+  std::vector<StringRef> B = componentsFromEnd(R.Binary);
+  L.Base = B.empty() ? R.Binary : B.front().str();
+  if (!R.Compare)
+    return L;
+  std::vector<StringRef> C = componentsFromEnd(R.Compare->Binary);
+  L.Compare = C.empty() ? R.Compare->Binary : C.front().str();
+  if (R.Compare->Binary == R.Binary) {
+    // One path for both (a --compare-relink writes the compared variants):
+    // say how the compared series differs.
+    L.Compare += R.Compare->Relink.empty() ? " (compare series)"
+                                           : " (relinked by --compare-relink)";
+    return L;
+  }
+  // The shortest path tails that differ: "a/interp" and "b/interp".
+  for (size_t N = 1; L.Base == L.Compare && N <= std::max(B.size(), C.size());
+       ++N) {
+    L.Base = lastComponents(B, N);
+    L.Compare = lastComponents(C, N);
+  }
+  if (L.Base == L.Compare) { // "./x" and "x": same tail, different spelling
+    L.Base = R.Binary;
+    L.Compare = R.Compare->Binary;
+  }
+  return L;
+}
+
+namespace {
 
 void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
   OS << formatv("{0}: {1} measured, {2} failed; mean {3}, spread {4}, largest "
@@ -151,7 +209,7 @@ void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
     OS << "\n";
   }
   if (S.InstructionSpread > 0)
-    OS << "  executed instructions spread " << percent(S.InstructionSpread, 4)
+    OS << "  executed instructions spread " << percent(S.InstructionSpread)
        << "\n";
 }
 
@@ -172,13 +230,15 @@ json::Value summaryJSON(const SeriesSummary &S) {
   if (S.Period)
     O["period"] = json::Object{{"bytes", int64_t(S.Period->Bytes)},
                                {"strength", S.Period->Strength},
+                               {"explained", S.Period->Explained},
                                {"mechanism", S.Mechanism}};
   else
     O["period"] = nullptr;
   json::Object Events;
   for (const auto &[Name, P] : S.CounterPeriods)
     Events[Name] = json::Object{{"bytes", int64_t(P.Bytes)},
-                                {"strength", P.Strength}};
+                                {"strength", P.Strength},
+                                {"explained", P.Explained}};
   O["event_periods"] = std::move(Events);
   return O;
 }
@@ -246,12 +306,11 @@ void writeTextReport(raw_ostream &OS, const SweepResult &R,
                   percent(G.Noise.Spread), G.Base.Measured, G.Noise.Rounds,
                   percent(G.Noise.AASpread), G.Noise.Copies);
   OS << "verdict: " << G.Verdict << "\n";
+  for (const std::string &I : G.Info)
+    OS << "info: " << I << "\n";
   for (const std::string &N : G.Notes)
     OS << "note: " << N << "\n";
-  if (G.Failed)
-    OS << "gate: FAILED: " << G.Reasons.front() << "\n";
-  else
-    OS << "gate: passed\n";
+  OS << "gate: " << gateText(G) << "\n";
 }
 
 json::Value reportJSON(const SweepResult &R, const GateResult &G) {
@@ -267,9 +326,12 @@ json::Value reportJSON(const SweepResult &R, const GateResult &G) {
                             {"copies", int64_t(G.Noise.Copies)},
                             {"rounds", int64_t(G.Noise.Rounds)}};
   O["verdict"] = G.Verdict;
+  O["verdict_kind"] = verdictKindName(G.Kind);
   O["within_noise"] = G.WithinNoise;
+  O["info"] = json::Array(ArrayRef<std::string>(G.Info));
   O["gate"] = json::Object{
       {"failed", G.Failed},
+      {"set", G.GateSet},
       {"reasons", json::Array(ArrayRef<std::string>(G.Reasons))},
       {"notes", json::Array(ArrayRef<std::string>(G.Notes))}};
   return O;
@@ -379,6 +441,26 @@ void svgText(raw_ostream &OS, double X, double Y, StringRef Anchor,
   OS << "<text x=\"" << coord(X) << "\" y=\"" << coord(Y)
      << "\" text-anchor=\"" << Anchor << "\"" << Extra << ">"
      << escapeXML(Text) << "</text>\n";
+}
+
+/// At most \p Max characters: longer text keeps its start and end around
+/// "...". The chart is 960 px wide; at the title's 17 px bold a character
+/// is at most ~11 px, at 12 px ~8 px, so 80 and 110 characters fit.
+std::string fitText(StringRef T, size_t Max) {
+  if (T.size() <= Max)
+    return T.str();
+  size_t Keep = Max - 3, Head = Keep / 2;
+  return (T.take_front(Head) + "..." + T.take_back(Keep - Head)).str();
+}
+
+/// A line of the chart that may be shortened; the full text is its tooltip.
+void svgLine(raw_ostream &OS, double Y, StringRef Text, size_t Max,
+             StringRef Extra) {
+  OS << "<text x=\"" << coord(PlotW / 2) << "\" y=\"" << coord(Y)
+     << "\" text-anchor=\"middle\"" << Extra << ">";
+  if (Text.size() > Max)
+    OS << "<title>" << escapeXML(Text) << "</title>";
+  OS << escapeXML(fitText(Text, Max)) << "</text>\n";
 }
 
 void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
@@ -501,11 +583,13 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step, Step};
 
   // The legend goes below the chart, where it never hides a data point.
+  SeriesLabels Names = seriesLabels(R);
   std::vector<std::pair<std::string, const char *>> Lines = {
-      {legendLine(G.Base, "base " + R.Binary), BaseColor}};
+      {legendLine(G.Base, "base " + fitText(Names.Base, 60)), BaseColor}};
   if (R.Compare && G.Compare)
-    Lines.push_back({legendLine(*G.Compare, "compare " + R.Compare->Binary),
-                     CmpColor});
+    Lines.push_back(
+        {legendLine(*G.Compare, "compare " + fitText(Names.Compare, 60)),
+         CmpColor});
   if (G.Base.Period)
     Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
   if (G.Noise.Kind == NoiseFloor::Measured)
@@ -519,18 +603,21 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
      << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n";
   OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svgText(OS, PlotW / 2, 26, "middle",
-          "layout sweep: " + R.Binary + " - cost relative to the mean vs " +
-              R.Axis + " offset",
-          " font-size=\"17\" font-weight=\"bold\"");
-  std::string Sub = "backend " + R.Backend;
+  // The title names the binary by its file name (the full path is in the
+  // subtitle's tooltip) so it stays inside the chart.
+  svgLine(OS, 26,
+          "layout sweep: " + fitText(Names.Base, 40) +
+              " - cost relative to the mean vs " + R.Axis + " offset",
+          80, " class=\"title\" font-size=\"17\" font-weight=\"bold\"");
+  std::string Sub = R.Binary + ": backend " + R.Backend;
   if (!R.GeometryPreset.empty())
     Sub += ", preset " + R.GeometryPreset;
   if (!R.CacheGeometry.empty())
     Sub += ", " + R.CacheGeometry;
-  svgText(OS, PlotW / 2, 46, "middle", Sub, " fill=\"#444\"");
-  svgText(OS, PlotW / 2, 66, "middle", G.Verdict,
-          G.WithinNoise ? " fill=\"#2e7d32\"" : " fill=\"#b03a2e\"");
+  svgLine(OS, 46, Sub, 110, " class=\"subtitle\" fill=\"#444\"");
+  svgLine(OS, 66, G.Verdict, 110,
+          G.WithinNoise ? " class=\"verdict\" fill=\"#2e7d32\""
+                        : " class=\"verdict\" fill=\"#b03a2e\"");
   drawAxes(OS, A, R);
   if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
     // A spread up to the floor is noise: shade +-floor/2 around the mean.
@@ -558,7 +645,8 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
       OS << "<line x1=\"" << coord(LX + 8) << "\" y1=\"" << coord(Y)
          << "\" x2=\"" << coord(LX + 28) << "\" y2=\"" << coord(Y)
          << "\" stroke=\"" << Lines[I].second << "\" stroke-width=\"3\"/>\n";
-    svgText(OS, LX + 34, Y + 4, "start", Lines[I].first);
+    svgText(OS, LX + 34, Y + 4, "start", Lines[I].first,
+            Lines[I].second ? " class=\"series-label\"" : "");
   }
   OS << "</svg>\n";
 }
@@ -652,19 +740,36 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
         "}\n"
         "table.summary th { text-align: left; }\n"
         ".failed { color: #b03a2e; }\n"
+        ".headline { font-size: 26px; font-weight: bold; margin: 8px 0; }\n"
+        ".headline .cmp { font-size: 16px; font-weight: normal; }\n"
         ".verdict { font-size: 18px; font-weight: bold; }\n"
-        ".pass { color: #2e7d32; } .fail { color: #b03a2e; }\n"
+        ".pass { color: #2e7d32; } .fail { color: #b03a2e; } "
+        ".none { color: #555; }\n"
+        "svg { max-width: 100%; height: auto; }\n"
         "</style>\n</head>\n<body>\n";
-  OS << "<h1>layout sweep: " << escapeXML(R.Binary) << "</h1>\n";
+  SeriesLabels Names = seriesLabels(R);
+  OS << "<h1>layout sweep: " << escapeXML(Names.Base) << "</h1>\n";
   OS << "<p>" << escapeXML(titleLine(R)) << "</p>\n";
+  // The headline is the spread (the number a person came for); the verdict
+  // says what it means, the gate whether anything was asked of it.
+  OS << "<p class=\"headline\">spread " << escapeXML(percent(G.Base.Spread));
+  if (G.Compare)
+    OS << " <span class=\"cmp\">(compare " << escapeXML(Names.Compare) << ": "
+       << escapeXML(percent(G.Compare->Spread)) << ")</span>";
+  OS << "</p>\n";
   OS << "<p class=\"verdict\">" << escapeXML(G.Verdict) << "</p>\n";
   if (G.Failed)
-    OS << "<p class=\"fail\">gate FAILED: " << escapeXML(G.Reasons.front())
-       << "</p>\n";
+    OS << "<p class=\"gate fail\">gate FAILED: "
+       << escapeXML(G.Reasons.front()) << "</p>\n";
+  else if (!G.GateSet)
+    OS << "<p class=\"gate none\">no gate set (--max-spread=X% or "
+          "--baseline=FILE sets one)</p>\n";
   else
-    OS << "<p class=\"pass\">gate passed</p>\n";
+    OS << "<p class=\"gate pass\">gate passed</p>\n";
+  for (const std::string &I : G.Info)
+    OS << "<p class=\"info\">info: " << escapeXML(I) << "</p>\n";
   for (const std::string &N : G.Notes)
-    OS << "<p>note: " << escapeXML(N) << "</p>\n";
+    OS << "<p class=\"note\">note: " << escapeXML(N) << "</p>\n";
   writeSVGPlot(OS, R, G);
   OS << "<h2>Summary</h2>\n";
   htmlSummaryTable(OS, G);

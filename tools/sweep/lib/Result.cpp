@@ -8,6 +8,7 @@
 
 #include <tuple>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace llvm;
@@ -44,8 +45,63 @@ json::Value toJSON(const Measurement &M) {
     O["counters"] = countersJSON(M.Counters);
     if (!M.Samples.empty())
       O["samples"] = json::Array(M.Samples);
+    if (!M.FunctionInstructions.empty()) {
+      json::Object F;
+      for (const auto &[Name, N] : M.FunctionInstructions)
+        F[Name] = static_cast<int64_t>(N);
+      O["functions"] = std::move(F);
+    }
   }
   return O;
+}
+
+static json::Value toJSON(const FunctionDiff &F) {
+  return json::Object{{"name", F.Name},
+                      {"min", static_cast<int64_t>(F.Min)},
+                      {"max", static_cast<int64_t>(F.Max)}};
+}
+
+static json::Value toJSON(const InstructionCheck &C) {
+  json::Array Own, Other;
+  for (const FunctionDiff &F : C.Own)
+    Own.push_back(toJSON(F));
+  for (const FunctionDiff &F : C.Other)
+    Other.push_back(toJSON(F));
+  return json::Object{{"series", C.Series},
+                      {"min", static_cast<int64_t>(C.Min)},
+                      {"max", static_cast<int64_t>(C.Max)},
+                      {"min_offset", C.MinOffset},
+                      {"max_offset", C.MaxOffset},
+                      {"tolerance", C.Tolerance},
+                      {"per_function", C.PerFunction},
+                      {"own_functions", std::move(Own)},
+                      {"other_functions", std::move(Other)}};
+}
+
+static bool fromJSON(const json::Value &E, FunctionDiff &F, json::Path P) {
+  json::ObjectMapper O(E, P);
+  int64_t Lo = 0, Hi = 0;
+  if (!O || !O.map("name", F.Name) || !O.map("min", Lo) || !O.map("max", Hi))
+    return false;
+  F.Min = uint64_t(std::max<int64_t>(Lo, 0));
+  F.Max = uint64_t(std::max<int64_t>(Hi, 0));
+  return true;
+}
+
+static bool fromJSON(const json::Value &E, InstructionCheck &C, json::Path P) {
+  json::ObjectMapper O(E, P);
+  int64_t Lo = 0, Hi = 0;
+  if (!O || !O.map("series", C.Series) || !O.map("min", Lo) ||
+      !O.map("max", Hi) || !O.mapOptional("min_offset", C.MinOffset) ||
+      !O.mapOptional("max_offset", C.MaxOffset) ||
+      !O.mapOptional("tolerance", C.Tolerance) ||
+      !O.mapOptional("per_function", C.PerFunction) ||
+      !O.mapOptional("own_functions", C.Own) ||
+      !O.mapOptional("other_functions", C.Other))
+    return false;
+  C.Min = uint64_t(std::max<int64_t>(Lo, 0));
+  C.Max = uint64_t(std::max<int64_t>(Hi, 0));
+  return true;
 }
 
 static json::Array measurementsJSON(const std::vector<Measurement> &Ms) {
@@ -66,10 +122,22 @@ json::Value toJSON(const SweepResult &R) {
                  {"measurements", measurementsJSON(R.Ms)},
                  {"instructions_differ", R.InstructionsDiffer},
                  {"notes", json::Array(R.Notes)}};
-  if (R.Compare)
-    O["compare"] = json::Object{{"name", R.Compare->Name},
-                                {"binary", R.Compare->Binary},
-                                {"measurements", measurementsJSON(R.Compare->Ms)}};
+  if (!R.InstructionChecks.empty()) {
+    json::Array A;
+    for (const InstructionCheck &C : R.InstructionChecks)
+      A.push_back(toJSON(C));
+    O["instruction_checks"] = std::move(A);
+  }
+  if (!R.Relink.empty())
+    O["relink"] = R.Relink;
+  if (R.Compare) {
+    json::Object C{{"name", R.Compare->Name},
+                   {"binary", R.Compare->Binary},
+                   {"measurements", measurementsJSON(R.Compare->Ms)}};
+    if (!R.Compare->Relink.empty())
+      C["relink"] = R.Compare->Relink;
+    O["compare"] = std::move(C);
+  }
   if (!R.NoiseFloor.empty())
     O["noise_floor"] = measurementsJSON(R.NoiseFloor);
   return O;
@@ -92,6 +160,10 @@ bool fromJSON(const json::Value &E, Measurement &M, json::Path P) {
       !O.mapOptional("counters", M.Counters) ||
       !O.mapOptional("samples", M.Samples))
     return false;
+  if (const json::Object *F = E.getAsObject()->getObject("functions"))
+    for (const auto &[Name, N] : *F)
+      if (std::optional<int64_t> V = N.getAsInteger(); V && *V >= 0)
+        M.FunctionInstructions[Name.str()] = uint64_t(*V);
   if (Instr < 0) {
     P.field("instructions").report("must not be negative");
     return false;
@@ -121,13 +193,15 @@ bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
       !O.mapOptional("weights", R.Weights) ||
       !O.mapOptional("notes", R.Notes) ||
       !O.mapOptional("instructions_differ", R.InstructionsDiffer) ||
-      !O.mapOptional("noise_floor", R.NoiseFloor))
+      !O.mapOptional("noise_floor", R.NoiseFloor) ||
+      !O.mapOptional("instruction_checks", R.InstructionChecks) ||
+      !O.mapOptional("relink", R.Relink))
     return false;
   if (const json::Value *C = E.getAsObject()->get("compare")) {
     Series S;
     json::ObjectMapper CO(*C, P.field("compare"));
     if (!CO.map("name", S.Name) || !CO.map("binary", S.Binary) ||
-        !CO.map("measurements", S.Ms))
+        !CO.map("measurements", S.Ms) || !CO.mapOptional("relink", S.Relink))
       return false;
     R.Compare = std::move(S);
   }

@@ -125,6 +125,9 @@ std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
           "--I1=" + levelSpec(G.I1),
           "--D1=" + levelSpec(G.D1),
           "--LL=" + levelSpec(G.LL),
+          // Symbol-table names, so the instruction check can tell the
+          // program's own functions from libc's (reports demangle them).
+          "--demangle=no",
           ("--cachegrind-out-file=" + OutFile).str(),
           ("--log-file=" + LogFile).str()};
 }
@@ -161,6 +164,46 @@ Expected<std::map<std::string, double>> parseCachegrindText(StringRef Text,
     return Totals;
   }
   return inputError(Name, 0, "no 'summary:' line (truncated cachegrind output?)");
+}
+
+std::map<std::string, uint64_t> cachegrindFunctionIr(StringRef Text) {
+  std::map<std::string, uint64_t> Out;
+  size_t IrColumn = 0; // in the counts after the line number
+  uint64_t *Current = nullptr;
+  for (StringRef Line : split(Text, '\n')) {
+    if (Line.empty())
+      continue;
+    char C = Line.front();
+    if (C >= '0' && C <= '9') {
+      if (!Current)
+        continue;
+      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts.
+      StringRef Rest = Line.ltrim("0123456789");
+      for (size_t I = 0; I < IrColumn; ++I)
+        Rest = Rest.ltrim(' ').ltrim("0123456789");
+      Rest = Rest.ltrim(' ');
+      uint64_t N = 0;
+      if (!Rest.consumeInteger(10, N))
+        *Current += N;
+      continue;
+    }
+    if (Line.consume_front("fn=")) {
+      // glibc's versioned names ("memcpy@@GLIBC_2.14") count as the plain
+      // symbol.
+      StringRef Name = Line.split('@').first;
+      Current = &Out[Name.str()];
+    } else if (Line.consume_front("events:")) {
+      SmallVector<StringRef, 16> Events;
+      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
+      auto It = llvm::find(Events, "Ir");
+      if (It == Events.end())
+        return {};
+      IrColumn = size_t(It - Events.begin());
+    } else if (Line.starts_with("summary:")) {
+      break;
+    }
+  }
+  return Out;
 }
 
 Expected<std::map<std::string, double>> parseCachegrindOut(StringRef Path) {

@@ -289,8 +289,33 @@ std::optional<PeriodEstimate> dominantPeriod(ArrayRef<int64_t> Offsets,
       Chosen = K;
       break;
     }
-  return PeriodEstimate{static_cast<uint64_t>(Chosen * Step),
-                        std::clamp(Score[Chosen], 0.0, 1.0)};
+  double Strength = std::clamp(Score[Chosen], 0.0, 1.0);
+  // The share of the whole variance the pattern alone explains: one mean
+  // per phase, no drift (adjusted R^2 of that fit). A drift is not the
+  // period, so a ripple on a slope explains little.
+  double TotalSS = 0, MY = mean(Y);
+  for (double V : Y)
+    TotalSS += (V - MY) * (V - MY);
+  std::vector<double> Sum(Chosen, 0), Count(Chosen, 0);
+  for (size_t I = 0; I < Y.size(); ++I) {
+    Sum[size_t(X[I]) % Chosen] += Y[I];
+    Count[size_t(X[I]) % Chosen] += 1;
+  }
+  double SSE = 0, Phases = 0;
+  for (size_t I = 0; I < Y.size(); ++I) {
+    size_t P = size_t(X[I]) % Chosen;
+    double R = Y[I] - Sum[P] / Count[P];
+    SSE += R * R;
+  }
+  for (double C : Count)
+    Phases += C > 0;
+  double NY = Y.size();
+  double Explained =
+      TotalSS > 0 && NY > Phases
+          ? std::clamp(1 - (SSE / TotalSS) * (NY - 1) / (NY - Phases), 0.0, 1.0)
+          : 0;
+  return PeriodEstimate{static_cast<uint64_t>(Chosen * Step), Strength,
+                        Explained};
 }
 
 CacheGeometry parseCacheGeometry(StringRef S) {

@@ -36,8 +36,14 @@ struct SeriesSummary {
   int64_t BestOffset = 0, WorstOffset = 0;
   /// Spread of executed instructions (0 when unknown or identical).
   double InstructionSpread = 0;
-  std::optional<PeriodEstimate> Period; ///< only when Strength is high enough
+  /// Named only when the spread is above the floor (resolution) and the
+  /// period explains at least MinExplainedVariance of the variance.
+  std::optional<PeriodEstimate> Period;
   std::string Mechanism;                ///< "" without a period
+  /// The variant farthest from the median and the spread of the others
+  /// (at least 4 measured variants; else OutlierOffset is unset).
+  std::optional<int64_t> OutlierOffset;
+  double SpreadWithoutOutlier = 0;
   /// Periods of the individual events that vary (I1mr, D1mr, Bcm, Bim, ...,
   /// cycles), by name: the cost mixes mechanisms, each event isolates one
   /// (e.g. I1 misses repeat every way size, indirect mispredicts every
@@ -52,11 +58,31 @@ SeriesSummary summarize(llvm::ArrayRef<Measurement> Ms, llvm::StringRef Name,
 struct NoiseFloor {
   enum KindT { Deterministic, Measured, Unknown } Kind = Unknown;
   /// The spread of NumVariants medians that noise alone exceeds with
-  /// probability 1 - Quantile (0 for a deterministic backend).
+  /// probability 1 - Quantile; for a deterministic backend its resolution
+  /// (SimResolution).
   double Spread = 0;
   double AASpread = 0; ///< observed spread of the A/A copies' medians
   size_t Copies = 0, Rounds = 0;
 };
+
+/// The deterministic (sim) backend's resolution, a relative spread.
+/// cachegrind's counts are exact, but a program's start-up (ld.so, libc
+/// initialisation) takes slightly different paths when the stack,
+/// environment or heap move: a few dozen instructions and a few cache misses,
+/// ~1,200-1,700 cost units (docs/sweep-statistics.md). Spreads at or below
+/// 0.01% are reported as "no layout effect at this resolution".
+inline constexpr double SimResolution = 1e-4;
+
+/// What the verdict says about the swept series.
+enum class VerdictKind {
+  NoEffect,    ///< deterministic backend, spread <= resolution
+  WithinNoise, ///< measured backend, spread <= noise floor
+  Periodic,    ///< above the floor; a period explains the swings
+  Outlier,     ///< above the floor because of one variant
+  Effect,      ///< above the floor, no period, not one variant
+  Unknown,     ///< no noise floor known
+};
+llvm::StringRef verdictKindName(VerdictKind K);
 
 /// Options for the noise floor simulation (time backend).
 struct NoiseOptions {
@@ -93,15 +119,25 @@ struct GateOptions {
 
 struct GateResult {
   bool Failed = false;
-  /// One line on the spread against the noise floor, e.g.
-  /// "spread 12.34% exceeds noise floor 0.00% (deterministic backend)" or
-  /// "spread 3.10% is within noise (floor 11.20%)".
+  /// One line on the spread against the noise floor (resolution), e.g.
+  /// "spread 12.34% exceeds the resolution 0.0100% (deterministic backend):
+  /// a layout effect repeating every 2048 B (97% of the variance)" or
+  /// "spread 3.10% is within noise (floor 11.20% from 3 A/A copies)".
   std::string Verdict;
+  VerdictKind Kind = VerdictKind::Unknown;
+  /// NoEffect or WithinNoise.
   bool WithinNoise = false;
+  /// A gate was asked for (--max-spread or --baseline); without one only
+  /// failed variants fail, and reports say "no gate set".
+  bool GateSet = false;
   /// One line per failed check; the first one is the exit message.
   std::vector<std::string> Reasons;
-  /// Non-failing remarks (inconclusive gates, differing instructions).
+  /// Non-failing remarks (inconclusive gates, the program's own code
+  /// executing different instructions in different layouts).
   std::vector<std::string> Notes;
+  /// Information that needs no action (library and loader code taking
+  /// address-dependent paths, below the tolerance).
+  std::vector<std::string> Info;
   SeriesSummary Base;
   std::optional<SeriesSummary> Compare;
   NoiseFloor Noise;
@@ -122,8 +158,15 @@ llvm::Expected<SweepResult> readResultFile(llvm::StringRef Path);
 /// percent) to a fraction (0.01); negative or non-numeric is an error.
 llvm::Expected<double> parsePercent(llvm::StringRef Text);
 
-/// "12.34%": the fixed format every report uses for a fraction.
-std::string percent(double Fraction, unsigned Decimals = 2);
+/// A fraction as percent with a fixed number of decimals: "12.34%".
+std::string percent(double Fraction, unsigned Decimals);
+/// A fraction as percent with enough digits to mean something: two
+/// decimals from 1% up, three significant digits below ("0.0123%"), "0.00%"
+/// for zero.
+std::string percent(double Fraction);
+/// Two fractions with the same number of decimals, enough (up to 10) that
+/// they print differently when they differ: never "0.00% exceeds 0.00%".
+std::pair<std::string, std::string> percentPair(double A, double B);
 
 } // namespace sweep
 } // namespace keel

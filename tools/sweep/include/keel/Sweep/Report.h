@@ -20,7 +20,7 @@ namespace keel {
 namespace sweep {
 
 /// Bumped whenever a key of the JSON report changes meaning or goes away.
-inline constexpr int ReportVersion = 1;
+inline constexpr int ReportVersion = 2;
 
 /// The text table: one row per offset (with the --compare series beside
 /// it), then the summary, the verdict and the gate outcome.
@@ -57,6 +57,14 @@ struct ReportFiles {
 /// a failure leaves no half-written file.
 llvm::Error writeReports(const SweepResult &R, const GateResult &G,
                          const ReportFiles &F);
+
+/// How reports name the two series: each by its own binary, as short as
+/// keeps them apart ("interp.default" / "interp.planned"; "a/interp" /
+/// "b/interp"; one path for both: "interp (relinked by --compare-relink)").
+struct SeriesLabels {
+  std::string Base, Compare;
+};
+SeriesLabels seriesLabels(const SweepResult &R);
 
 /// Escape &, <, >, " and ' for XML/HTML text and attributes.
 std::string escapeXML(llvm::StringRef S);

@@ -65,6 +65,34 @@ struct Measurement {
   uint64_t Instructions = 0;
   /// time backend: one wall-clock sample (seconds) per round, in round order.
   std::vector<double> Samples;
+  /// sim: executed instructions per function (cachegrind's fn= names,
+  /// mangled). Kept in the journal so a resumed sweep can still compare
+  /// them; the engine empties it once the instruction check is done, so
+  /// reports do not carry it.
+  std::map<std::string, uint64_t> FunctionInstructions;
+};
+
+/// A function whose executed-instruction count differs across variants.
+struct FunctionDiff {
+  std::string Name; ///< demangled
+  uint64_t Min = 0, Max = 0;
+};
+
+/// The executed-instruction check of one series (docs/sweep-statistics.md):
+/// do all variants execute the same instructions, and if not, whose?
+struct InstructionCheck {
+  std::string Series = "base";
+  uint64_t Min = 0, Max = 0; ///< total executed instructions
+  int64_t MinOffset = 0, MaxOffset = 0;
+  double Tolerance = 0;      ///< relative; --instr-tolerance
+  bool PerFunction = false;  ///< per-function counts were compared
+  /// Functions of the swept binary itself whose counts differ: the program's
+  /// own code paths depend on the layout (not layout-independent).
+  std::vector<FunctionDiff> Own;
+  /// Functions outside it (libc, ld.so, the heap shim, unnamed code).
+  std::vector<FunctionDiff> Other;
+  double spread() const { return Min ? double(Max - Min) / Min : 0; }
+  bool aboveTolerance() const { return spread() > Tolerance; }
 };
 
 /// A series of measurements over one binary (used for --compare).
@@ -72,6 +100,8 @@ struct Series {
   std::string Name = "base";
   std::string Binary;
   std::vector<Measurement> Ms; ///< sorted by Variant
+  /// --compare-relink: the template that wrote each variant ("" = none).
+  std::string Relink;
 };
 
 struct SweepResult {
@@ -94,9 +124,14 @@ struct SweepResult {
   /// "executed instructions differ across variants (min 1200, max 1350): the
   /// program is not layout-independent".
   std::vector<std::string> Notes;
-  /// True when executed-instruction counts differ across (non-failed)
-  /// variants of one series.
+  /// True when the program's own code executes different instructions in
+  /// different variants (or, without per-function counts, when the total
+  /// differs beyond the tolerance): not layout-independent.
   bool InstructionsDiffer = false;
+  /// One per series whose executed instructions differ across variants.
+  std::vector<InstructionCheck> InstructionChecks;
+  /// --relink: the template that wrote each variant ("" = none).
+  std::string Relink;
 };
 
 // JSON forms (used by the journal, --json, and --baseline).

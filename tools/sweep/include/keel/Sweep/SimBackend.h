@@ -76,6 +76,11 @@ parseCachegrindOut(llvm::StringRef Path);
 llvm::Expected<std::map<std::string, double>>
 parseCachegrindText(llvm::StringRef Text, llvm::StringRef Name);
 
+/// Executed instructions (Ir) per function name (fn= lines, any "@version"
+/// dropped; one function name in several files is summed), in one pass
+/// over the per-line counts. Empty when there is no Ir event.
+std::map<std::string, uint64_t> cachegrindFunctionIr(llvm::StringRef Text);
+
 } // namespace sweep
 } // namespace keel
 

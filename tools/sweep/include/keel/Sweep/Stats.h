@@ -102,9 +102,16 @@ struct PeriodEstimate {
   /// this period, adjusted for the number of phases fitted: ~1 for a clean
   /// periodic signal, ~0 for noise.
   double Strength = 0;
+  /// Share of the whole variance (drift included) that the periodic part
+  /// explains: Strength x (variation left by the drift / total variation).
+  /// A strong ripple on top of a large drift explains little of the spread;
+  /// reports name a period only when this is at least MinExplainedVariance.
+  double Explained = 0;
 };
 /// Below this strength the swings are reported as having no clear period.
 inline constexpr double MinPeriodStrength = 0.5;
+/// Below this share of the variance explained a period is not named.
+inline constexpr double MinExplainedVariance = 0.5;
 
 /// Estimate the dominant period of \p Values measured at \p Offsets (bytes,
 /// same length, evenly spaced, any order). Candidate periods are k * step for
