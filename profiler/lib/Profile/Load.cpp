@@ -3,6 +3,7 @@
 
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -78,6 +79,14 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   if (!MB)
     return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
   StringRef Text = (*MB)->getBuffer();
+  // Every profile format read here is text; binary data (a perf.data, an
+  // executable, random bytes) would only produce a confusing parse error.
+  if (std::optional<size_t> At = firstBinaryByte(Text))
+    return inputError(Path, 0,
+                      "not a text profile: binary data at byte {0} (starts "
+                      "with '{1}'); for perf.data run `perf script -F "
+                      "ip,brstack` first",
+                      *At, quoteInput(Text.take_front(24), 40));
 
   LoadedProfile LP;
   LP.Format = Want == ProfileFormat::Auto ? detectFormat(Text) : Want;

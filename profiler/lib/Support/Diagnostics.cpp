@@ -1,7 +1,9 @@
 //===- Diagnostics.cpp - errors that name file:line -----------------------===//
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -11,11 +13,102 @@ namespace keel {
 char InputError::ID = 0;
 char UnavailableError::ID = 0;
 
+/// Length of the valid UTF-8 sequence of a printable code point at \p S
+/// (2..4), or 0.
+static size_t utf8Printable(StringRef S) {
+  unsigned char C = S[0];
+  size_t N = C >= 0xf0 && C <= 0xf4 ? 4 : C >= 0xe0 ? 3 : C >= 0xc2 ? 2 : 0;
+  if (C >= 0xf5 || N == 0 || S.size() < N)
+    return 0;
+  uint32_t CP = C & (0xff >> (N + 1));
+  for (size_t I = 1; I < N; ++I) {
+    unsigned char D = S[I];
+    if ((D & 0xc0) != 0x80)
+      return 0;
+    CP = (CP << 6) | (D & 0x3f);
+  }
+  static const uint32_t MinOf[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (CP < MinOf[N] || CP > 0x10ffff || (CP >= 0xd800 && CP <= 0xdfff))
+    return 0; // overlong, out of range, surrogate
+  if (CP < 0xa0)
+    return 0; // C1 control characters
+  return N;
+}
+
+std::string printableMessage(StringRef S) {
+  std::string Out;
+  Out.reserve(S.size());
+  for (size_t I = 0; I < S.size();) {
+    unsigned char C = S[I];
+    if (C >= 0x20 && C < 0x7f) {
+      Out += char(C);
+      ++I;
+      continue;
+    }
+    if (C >= 0x80)
+      if (size_t N = utf8Printable(S.substr(I))) {
+        Out.append(S.data() + I, N);
+        I += N;
+        continue;
+      }
+    if (C == '\n')
+      Out += "\\n";
+    else if (C == '\t')
+      Out += "\\t";
+    else if (C == '\r')
+      Out += "\\r";
+    else
+      Out += formatv("\\x{0:x-2}", unsigned(C)).str();
+    ++I;
+  }
+  return Out;
+}
+
+std::string quoteInput(StringRef S, size_t Max) {
+  std::string P = printableMessage(S);
+  if (P.size() <= Max)
+    return P;
+  // Cut at a character boundary: never inside \xNN or a UTF-8 sequence.
+  size_t Cut = Max;
+  while (Cut > 0 && (P[Cut] & 0xc0) == 0x80)
+    --Cut;
+  size_t Esc = P.rfind('\\', Cut);
+  if (Esc != std::string::npos && Cut - Esc < 4)
+    Cut = Esc;
+  return P.substr(0, Cut) + "...";
+}
+
+std::optional<size_t> firstBinaryByte(StringRef Text, size_t Limit) {
+  StringRef T = Text.take_front(Limit);
+  for (size_t I = 0; I < T.size();) {
+    unsigned char C = T[I];
+    if (C >= 0x20 && C < 0x7f) {
+      ++I;
+      continue;
+    }
+    if (C == '\t' || C == '\n' || C == '\r' || C == '\f') {
+      ++I;
+      continue;
+    }
+    if (C >= 0x80) {
+      if (size_t N = utf8Printable(T.substr(I))) {
+        I += N;
+        continue;
+      }
+      // A sequence cut by the limit is not evidence of binary data.
+      if (T.size() < Text.size() && T.size() - I < 4)
+        return std::nullopt;
+    }
+    return I;
+  }
+  return std::nullopt;
+}
+
 void InputError::log(raw_ostream &OS) const {
-  OS << File;
+  OS << printableMessage(File);
   if (Line)
     OS << ':' << Line;
-  OS << ": " << Msg;
+  OS << ": " << printableMessage(Msg);
 }
 
 std::error_code InputError::convertToErrorCode() const {
@@ -47,10 +140,11 @@ int reportError(StringRef Tool, Error E) {
       std::move(E),
       [&](const UnavailableError &U) {
         Code = ExitUnavailable;
-        WithColor::error(errs(), Tool) << U.message() << '\n';
+        WithColor::error(errs(), Tool) << printableMessage(U.message()) << '\n';
       },
       [&](const ErrorInfoBase &EI) {
-        WithColor::error(errs(), Tool) << EI.message() << '\n';
+        // Messages may quote input text: never raw bytes to the terminal.
+        WithColor::error(errs(), Tool) << printableMessage(EI.message()) << '\n';
       });
   return Code;
 }

@@ -6,7 +6,14 @@
 #include "keel/Support/Process.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "keel/Support/Text.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -87,6 +94,93 @@ static Error checkEmitRelocs(StringRef Bin) {
                     "(llvm-bolt cannot move functions without its relocations)");
 }
 
+/// Is \p Bin something a sweep can run and perturb? An ELF executable
+/// (not a script, not an object file, not data); dynamically linked for
+/// --axis=heap (the shim is LD_PRELOADed, which a static binary ignores);
+/// with symbols, one of them the function, for --bolt-pad. Errors quote the
+/// file's first bytes escaped.
+static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
+  if (!sys::fs::exists(Bin))
+    return inputError(Bin, 0, "no such file");
+  if (sys::fs::is_directory(Bin))
+    return inputError(Bin, 0, "is a directory, not an executable");
+  Expected<std::string> Head = [&]() -> Expected<std::string> {
+    auto MB = MemoryBuffer::getFileSlice(Bin, 64, 0);
+    if (!MB)
+      return inputError(Bin, 0, "cannot read: {0}", MB.getError().message());
+    return (*MB)->getBuffer().str();
+  }();
+  if (!Head)
+    return Head.takeError();
+  StringRef H = *Head;
+  if (H.starts_with("#!"))
+    return inputError(
+        Bin, 0,
+        "is a script ('{0}'), not an ELF executable: a sweep moves and runs "
+        "the program itself; sweep the compiled program the script starts",
+        quoteInput(H.split('\n').first, 40));
+  if (!H.starts_with("\x7f" "ELF"))
+    return inputError(Bin, 0,
+                      "is not an ELF executable (it starts with '{0}')",
+                      quoteInput(H.take_front(16), 40));
+  Expected<object::OwningBinary<object::ObjectFile>> OB =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!OB)
+    return inputError(Bin, 0, "cannot read the ELF file: {0}",
+                      toString(OB.takeError()));
+  const auto *Elf = dyn_cast<object::ELF64LEObjectFile>(OB->getBinary());
+  if (!Elf)
+    return inputError(Bin, 0, "is not a 64-bit little-endian ELF file (x86-64)");
+  const auto &File = Elf->getELFFile();
+  unsigned Type = File.getHeader().e_type;
+  if (Type != ELF::ET_EXEC && Type != ELF::ET_DYN)
+    return inputError(Bin, 0,
+                      "is an ELF {0}, not an executable: link it first",
+                      Type == ELF::ET_REL ? "relocatable object (.o)"
+                                          : "file of another type");
+  if (!sys::fs::can_execute(Bin))
+    return inputError(Bin, 0, "not an executable file (chmod +x?)");
+  if (O.Axis == "heap") {
+    bool Interp = false;
+    if (auto Phdrs = File.program_headers()) {
+      for (const auto &P : *Phdrs)
+        Interp |= P.p_type == ELF::PT_INTERP;
+    } else {
+      consumeError(Phdrs.takeError());
+    }
+    if (!Interp)
+      return inputError(Bin, 0,
+                        "is statically linked: --axis=heap shifts malloc "
+                        "through an LD_PRELOAD shim, which a static binary "
+                        "never loads; use --axis=stack, or link it "
+                        "dynamically");
+  }
+  if (!O.BoltFunction.empty()) {
+    std::set<std::string> Functions;
+    for (const object::SymbolRef &Sym : Elf->symbols()) {
+      Expected<object::SymbolRef::Type> T = Sym.getType();
+      Expected<StringRef> Name = Sym.getName();
+      if (T && Name && *T == object::SymbolRef::ST_Function)
+        Functions.insert(Name->str());
+      if (!T)
+        consumeError(T.takeError());
+      if (!Name)
+        consumeError(Name.takeError());
+    }
+    if (Functions.empty())
+      return inputError(Bin, 0,
+                        "has no symbol table (stripped?): --bolt-pad=FUNC "
+                        "needs the function names; build without -s / strip");
+    // BOLT names static functions NAME/N.
+    StringRef Want = StringRef(O.BoltFunction).split('/').first;
+    if (!Functions.count(Want.str()))
+      return inputError(Bin, 0, "--bolt-pad={0}: no function '{1}' in its "
+                                "symbol table",
+                        quoteInput(O.BoltFunction), quoteInput(Want));
+  }
+  return Error::success();
+}
+
 static bool isKnownAxis(StringRef A) {
   return A == "code" || A == "data" || A == "stack" || A == "heap" ||
          A == "fs-spacing";
@@ -133,10 +227,8 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
                     (Series == "base" || !O.CompareRelinkTemplate.empty());
     if (Relinked)
       continue; // the template writes the binary
-    if (!sys::fs::exists(Bin))
-      return inputError(Bin, 0, "no such file");
-    if (!sys::fs::can_execute(Bin))
-      return inputError(Bin, 0, "not an executable file");
+    if (Error E = checkSweptBinary(Bin, O))
+      return std::move(E);
     if (!O.BoltFunction.empty())
       if (Error E = checkEmitRelocs(Bin))
         return std::move(E);
