@@ -608,16 +608,16 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   svgLine(OS, 26,
           "layout sweep: " + fitText(Names.Base, 40) +
               " - cost relative to the mean vs " + R.Axis + " offset",
-          80, " class=\"title\" font-size=\"17\" font-weight=\"bold\"");
+          80, " class=\"chart-title\" font-size=\"17\" font-weight=\"bold\"");
   std::string Sub = R.Binary + ": backend " + R.Backend;
   if (!R.GeometryPreset.empty())
     Sub += ", preset " + R.GeometryPreset;
   if (!R.CacheGeometry.empty())
     Sub += ", " + R.CacheGeometry;
-  svgLine(OS, 46, Sub, 110, " class=\"subtitle\" fill=\"#444\"");
+  svgLine(OS, 46, Sub, 110, " class=\"chart-subtitle\" fill=\"#444\"");
   svgLine(OS, 66, G.Verdict, 110,
-          G.WithinNoise ? " class=\"verdict\" fill=\"#2e7d32\""
-                        : " class=\"verdict\" fill=\"#b03a2e\"");
+          G.WithinNoise ? " class=\"chart-verdict\" fill=\"#2e7d32\""
+                        : " class=\"chart-verdict\" fill=\"#b03a2e\"");
   drawAxes(OS, A, R);
   if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
     // A spread up to the floor is noise: shade +-floor/2 around the mean.

@@ -3,6 +3,7 @@
 
 usage: make-result.py OUT [--amp PCT] [--period BYTES] [--max BYTES]
        [--step BYTES] [--backend sim|time] [--fail OFFSET] [--compare AMP]
+       [--binary PATH] [--compare-binary PATH]
 Cost of base at offset o: 1000 * (1 + amp/100 * square(o, period)).
 """
 import argparse, json
@@ -17,6 +18,7 @@ p.add_argument("--backend", default="sim")
 p.add_argument("--fail", type=int, action="append", default=[])
 p.add_argument("--compare", type=float, default=None)
 p.add_argument("--binary", default="interp.default")
+p.add_argument("--compare-binary", default="interp.planned")
 a = p.parse_args()
 
 def square(o):
@@ -42,7 +44,7 @@ r = {"binary": a.binary, "args": [], "backend": a.backend, "axis": "code",
      "weights": {}, "measurements": series("base", a.amp),
      "instructions_differ": False, "notes": []}
 if a.compare is not None:
-    r["compare"] = {"name": "compare", "binary": "interp.planned",
+    r["compare"] = {"name": "compare", "binary": a.compare_binary,
                     "measurements": series("compare", a.compare)}
 with open(a.out, "w") as f:
     json.dump(r, f, indent=1)
