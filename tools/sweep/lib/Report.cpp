@@ -52,8 +52,17 @@ std::string costText(double X) {
   return std::fabs(X) >= 1000 ? fmt("%.0f", X) : fmt("%.6g", X);
 }
 
+/// "+5.00%", "-0.0123%": percent()'s digits with a sign, at most four
+/// decimals so the table's column keeps its width (the summary below the
+/// table has the full precision).
 std::string signedPercent(double Fraction) {
-  return fmt("%+.2f", Fraction * 100) + "%";
+  if (Fraction == 0)
+    return "+0.00%";
+  std::string P = percent(std::fabs(Fraction));
+  size_t Dot = P.find('.');
+  if (Dot != std::string::npos && P.size() - Dot - 2 > 4)
+    P = percent(std::fabs(Fraction), 4);
+  return (Fraction > 0 ? "+" : "-") + P;
 }
 
 double seriesMean(ArrayRef<Measurement> Ms) {
