@@ -602,12 +602,16 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   std::vector<int64_t> Offsets = O.G.offsets();
   if (Error E = checkOptions(O, Offsets))
     return std::move(E);
-  WorkDirGuard WD;
-  if (Error E = makeWorkDir(O, WD))
-    return std::move(E);
   std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
   if (O.CompareBinary)
     Binaries.push_back({"compare", *O.CompareBinary});
+  // The binaries and perturbation options, before anything is written (the
+  // --keep-dir directory included).
+  if (Error E = Perturber::check(O.Perturb, Binaries))
+    return std::move(E);
+  WorkDirGuard WD;
+  if (Error E = makeWorkDir(O, WD))
+    return std::move(E);
   Expected<std::unique_ptr<Perturber>> P =
       Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
   if (!P)

@@ -186,10 +186,8 @@ static bool isKnownAxis(StringRef A) {
          A == "fs-spacing";
 }
 
-Expected<std::unique_ptr<Perturber>>
-Perturber::create(PerturbOptions O, std::string WorkDir,
-                  std::vector<std::pair<std::string, std::string>> Binaries,
-                  std::vector<std::string> Args) {
+Error Perturber::check(const PerturbOptions &O,
+                       ArrayRef<std::pair<std::string, std::string>> Binaries) {
   if (!isKnownAxis(O.Axis))
     return makeError("unknown --axis '{0}' (code, data, stack, heap, "
                      "fs-spacing)",
@@ -209,10 +207,10 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
     return makeError("--bolt-pad moves code only (use --axis=code)");
   if (!O.RelinkTemplate.empty())
     if (Error E = checkRelinkTemplate("relink", O.RelinkTemplate))
-      return std::move(E);
+      return E;
   if (!O.CompareRelinkTemplate.empty())
     if (Error E = checkRelinkTemplate("compare-relink", O.CompareRelinkTemplate))
-      return std::move(E);
+      return E;
   if (O.Axis == "heap" && !sys::fs::exists(O.HeapShim))
     return make_error<UnavailableError>(
         formatv("the heap shim '{0}' is missing (build libkeelheapshift.so or "
@@ -228,15 +226,24 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
     if (Relinked)
       continue; // the template writes the binary
     if (Error E = checkSweptBinary(Bin, O))
-      return std::move(E);
+      return E;
     if (!O.BoltFunction.empty())
       if (Error E = checkEmitRelocs(Bin))
-        return std::move(E);
+        return E;
   }
   if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
       O.CompareRelinkTemplate.empty())
     return makeError("--compare with --relink needs --compare-relink (how to "
                      "relink the compared binary with {{pad})");
+  return Error::success();
+}
+
+Expected<std::unique_ptr<Perturber>>
+Perturber::create(PerturbOptions O, std::string WorkDir,
+                  std::vector<std::pair<std::string, std::string>> Binaries,
+                  std::vector<std::string> Args) {
+  if (Error E = check(O, Binaries))
+    return std::move(E);
   std::unique_ptr<Perturber> P(new Perturber());
   P->Opts = std::move(O);
   P->WorkDir = std::move(WorkDir);

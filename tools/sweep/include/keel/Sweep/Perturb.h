@@ -82,6 +82,14 @@ std::string substitutePlaceholders(
 
 class Perturber {
 public:
+  /// Everything create() checks, without a work directory: run it before
+  /// anything is written (bad axis, template, heap shim, a binary that is
+  /// missing, not ELF, a script, static for --axis=heap, without symbols
+  /// for --bolt-pad).
+  static llvm::Error
+  check(const PerturbOptions &O,
+        llvm::ArrayRef<std::pair<std::string, std::string>> Binaries);
+
   /// \p Binaries: series name -> binary ("base" first). Errors: bad axis,
   /// bad template, missing heap shim, unreadable binary.
   static llvm::Expected<std::unique_ptr<Perturber>>
