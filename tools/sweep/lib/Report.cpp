@@ -454,7 +454,8 @@ void svgText(raw_ostream &OS, double X, double Y, StringRef Anchor,
 
 /// At most \p Max characters: longer text keeps its start and end around
 /// "...". The chart is 960 px wide; at the title's 17 px bold a character
-/// is at most ~11 px, at 12 px ~8 px, so 80 and 110 characters fit.
+/// is at most ~11 px, at 12 px ~7 px on average, so 80 and 140 characters
+/// fit (report-chromium-layout.test measures them in Chromium).
 std::string fitText(StringRef T, size_t Max) {
   if (T.size() <= Max)
     return T.str();
@@ -624,7 +625,7 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   if (!R.CacheGeometry.empty())
     Sub += ", " + R.CacheGeometry;
   svgLine(OS, 46, Sub, 110, " class=\"chart-subtitle\" fill=\"#444\"");
-  svgLine(OS, 66, G.Verdict, 110,
+  svgLine(OS, 66, G.Verdict, 140,
           G.WithinNoise ? " class=\"chart-verdict\" fill=\"#2e7d32\""
                         : " class=\"chart-verdict\" fill=\"#b03a2e\"");
   drawAxes(OS, A, R);
