@@ -1,6 +1,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -68,4 +69,43 @@ TEST(QualityReport, Summarises) {
   raw_string_ostream OS(S);
   Q.print(OS, "tool", 300, "records");
   EXPECT_NE(S.find("3 of 300 records (1.00%) are outside the binary"), std::string::npos);
+}
+
+TEST(PrintableText, EscapesControlBytesKeepsText) {
+  EXPECT_EQ(printableMessage("bad hex 'zz'"), "bad hex 'zz'");
+  EXPECT_EQ(printableMessage("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(printableMessage(StringRef("a\x1b[31m\0b\xff\n", 10)),
+            "a\\x1b[31m\\x00b\\xff\\n");
+  // C1 controls, overlong and truncated UTF-8 are escaped byte by byte.
+  EXPECT_EQ(printableMessage("\xc2\x9b" "1m"), "\\xc2\\x9b1m");
+  EXPECT_EQ(printableMessage("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(printableMessage("x\xe2\x82"), "x\\xe2\\x82");
+  // Idempotent: escaping twice changes nothing.
+  std::string Once = printableMessage("\x01\x02 ok");
+  EXPECT_EQ(printableMessage(Once), Once);
+}
+
+TEST(PrintableText, QuoteInputBoundsLength) {
+  EXPECT_EQ(quoteInput("short"), "short");
+  std::string Long(100, 'a');
+  EXPECT_EQ(quoteInput(Long, 10), "aaaaaaaaaa...");
+  // Never cut inside an escape.
+  EXPECT_EQ(quoteInput("abcdefgh\x01xyz", 10), "abcdefgh...");
+}
+
+TEST(PrintableText, FirstBinaryByte) {
+  EXPECT_EQ(firstBinaryByte("1 main 0 1 foo 0 0 5\n\tx\r\n"), std::nullopt);
+  EXPECT_EQ(firstBinaryByte("caf\xc3\xa9\n"), std::nullopt);
+  EXPECT_EQ(firstBinaryByte(StringRef("ab\0c", 4)), std::optional<size_t>(2));
+  EXPECT_EQ(firstBinaryByte("ok \x1b[31m"), std::optional<size_t>(3));
+  EXPECT_EQ(firstBinaryByte("ok \xff"), std::optional<size_t>(3));
+  // Only the first Limit bytes count; a sequence cut by the limit is text.
+  EXPECT_EQ(firstBinaryByte("abc\xff", 3), std::nullopt);
+  EXPECT_EQ(firstBinaryByte("ab\xc3\xa9", 3), std::nullopt);
+}
+
+TEST(PrintableText, ReportErrorNeverPrintsRawBytes) {
+  // InputError's text is escaped whatever the caller formatted into it.
+  Error E = inputError("f\x1b", 3, "bad token '{0}'", "\x1b]0;x\x07");
+  EXPECT_EQ(toString(std::move(E)), "f\\x1b:3: bad token '\\x1b]0;x\\x07'");
 }

@@ -63,6 +63,24 @@ TEST(EngineSim, ParsesCachegrindSummary) {
                    1000 + 10 * 20 + 10 * 10 + 100 * (3 + 2) + 15 * (5 + 7));
 }
 
+TEST(EngineSim, CachegrindFunctionInstructions) {
+  // Ir per function, summed over lines and files; versioned names merge;
+  // Ir found by the events line, not assumed first.
+  StringRef Text = "desc: I1 cache: 4096 B\n"
+                   "events: I1mr Ir\n"
+                   "fl=a.c\nfn=main\n3 1 10\n4 0 5\n"
+                   "fn=helper\n9 0 7\n"
+                   "fl=???\nfn=memcpy@@GLIBC_2.14\n0 2 30\n"
+                   "fl=b.c\nfn=main\n12 0 1\n"
+                   "summary: 3 53\n";
+  std::map<std::string, uint64_t> F = cachegrindFunctionIr(Text);
+  EXPECT_EQ(F.size(), 3u);
+  EXPECT_EQ(F["main"], 16u);
+  EXPECT_EQ(F["helper"], 7u);
+  EXPECT_EQ(F["memcpy"], 30u);
+  EXPECT_TRUE(cachegrindFunctionIr("events: I1mr\nfn=x\n1 2\n").empty());
+}
+
 TEST(EngineSim, CachegrindErrorsNameFileAndLine) {
   Expected<std::map<std::string, double>> Short =
       parseCachegrindText("events: Ir I1mr\nsummary: 5\n", "cg.out");
