@@ -56,8 +56,10 @@ struct EngineOptions {
   bool Resume = false;
   bool OverwriteJournal = false;
   std::string WorkDir; ///< "" = a private temporary directory, removed after
-  /// Relative spread of executed instructions above which a series counts as
-  /// "not layout-independent" (SweepResult::InstructionsDiffer).
+  /// Relative spread of executed instructions tolerated in library and
+  /// loader code (below: information; above: a note). The program's own
+  /// functions differing always flags SweepResult::InstructionsDiffer; without
+  /// per-function counts (time, perf) a total above it does.
   double InstructionTolerance = 1e-4;
   /// (finished, total) after every variant; called from worker threads
   /// under a lock.
