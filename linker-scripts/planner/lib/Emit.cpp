@@ -52,6 +52,10 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   if (P.File.CodePad)
     OS << " (default " << P.File.CodePad << ", chosen when planning)";
   OS << ".";
+  if (P.HotFirst)
+    OS << " The " << P.HotOrder.size() << " hot functions (the densest, "
+       << P.HotBytes << " bytes for a budget of " << P.HotBudget
+       << ") come first, the warm ones after them.";
   if (P.File.Spacers)
     OS << " Spacers: packed into " << P.File.Spacers
        << "-byte packs from __keel_hot_text_start; " << P.SpacerCount
@@ -240,6 +244,10 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   if (P.File.CodePad)
     OS << " default " << P.File.CodePad;
   OS << ")\n";
+  if (P.HotFirst)
+    OS << formatv("hot tier: {0} bytes (budget {1}), before the warm "
+                  "functions\n",
+                  P.HotBytes, P.HotBudget);
   if (P.File.Spacers)
     OS << formatv("spacers: {0} every {1} bytes ({2} ending a pack), {3} "
                   "bytes of padding, hot text {4} bytes (estimated)\n",
@@ -290,6 +298,10 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
     J.attribute("hot-data-align", int64_t(P.File.HotDataAlign));
     J.attribute("code-pad", int64_t(P.File.CodePad));
     J.attribute("spacers", int64_t(P.File.Spacers));
+    if (P.HotFirst) {
+      J.attribute("hot-budget", int64_t(P.HotBudget));
+      J.attribute("hot-bytes", int64_t(P.HotBytes));
+    }
     if (P.File.Spacers)
       J.attributeObject("spacer-packing", [&] {
         J.attribute("count", int64_t(P.SpacerCount));

@@ -85,6 +85,10 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
     const FunctionNode &N = LP.Graph.Nodes[LP.TextOrder[I]];
     if (!isScriptSafeName(N.Name))
       continue;
+    // With a hot budget only the hot tier (first in TextOrder) is packed:
+    // the warm tier after it gets no spacers.
+    if (LP.HotFirst && LP.Classes[LP.TextOrder[I]] != Temperature::Hot)
+      continue;
     uint64_t Size = N.Size;
     auto It = Opts.Sizes.find(N.Name);
     if (It != Opts.Sizes.end())
