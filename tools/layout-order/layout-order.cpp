@@ -62,6 +62,11 @@ static cl::opt<uint64_t> HotBudget(
              "hot and come first in the text, the warm ones after them; "
              "--spacers packs only the hot ones. 0 (default): hot by "
              "--hot-coverage alone, hot and warm interleaved"));
+static cl::opt<double> DominantLast(
+    "dominant-last", cl::cat(Cat), cl::init(0), cl::value_desc("PCT"),
+    cl::desc("with --hot-budget: hot functions holding at least PCT% of the "
+             "profile's weight go to the end of the hot tier, the heaviest "
+             "last, so growth in or after them moves only warm code; 0 = off"));
 static cl::opt<double>
     DataCoverage("data-coverage", cl::cat(Cat), cl::init(0.99),
                  cl::desc("share of executed data references in hot data"));
@@ -238,6 +243,12 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
       return inputError(Name, 0, "{0} is not a power of two", V);
   O.HotCoverage = HotCoverage;
   O.HotBudget = HotBudget;
+  if (!(DominantLast >= 0 && DominantLast <= 100))
+    return inputError("--dominant-last", 0, "{0} is not a percentage (0-100)",
+                      double(DominantLast));
+  if (DominantLast > 0 && !HotBudget)
+    return inputError("--dominant-last", 0, "is only used with --hot-budget");
+  O.DominantLastShare = DominantLast;
   O.DataCoverage = DataCoverage;
   O.ColdPatternLimit = ColdPatternLimit;
   O.HotTextAlign = HotTextAlign;

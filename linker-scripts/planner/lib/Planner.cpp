@@ -106,6 +106,23 @@ Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
                           [&](uint32_t N) {
                             return LP.Classes[N] == Temperature::Hot;
                           });
+    // Dominant functions last in the hot tier, the heaviest last.
+    if (Opts.DominantLastShare > 0) {
+      const long double Total = G.totalWeight();
+      auto Dominant = [&](uint32_t N) {
+        return LP.Classes[N] == Temperature::Hot &&
+               100.0L * G.Nodes[N].Weight / Total >= Opts.DominantLastShare;
+      };
+      auto HotEnd = std::find_if(LP.TextOrder.begin(), LP.TextOrder.end(),
+                                 [&](uint32_t N) {
+                                   return LP.Classes[N] != Temperature::Hot;
+                                 });
+      auto Mid = std::stable_partition(LP.TextOrder.begin(), HotEnd,
+                                       [&](uint32_t N) { return !Dominant(N); });
+      std::stable_sort(Mid, HotEnd, [&](uint32_t A, uint32_t B) {
+        return G.Nodes[A].Weight < G.Nodes[B].Weight;
+      });
+    }
   }
   for (uint32_t I = 0; I < G.Nodes.size(); ++I)
     if (LP.Classes[I] == Temperature::Hot)

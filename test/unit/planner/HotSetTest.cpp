@@ -117,4 +117,36 @@ TEST(HotSet, PlanPutsTheHotTierFirstAndPacksOnlyIt) {
       << Script;
 }
 
+TEST(HotSet, DominantFunctionsGoLastHeaviestLast) {
+  // No arcs, order none: address order a b c d e. Shares: a 40%, b 5%,
+  // c 30%, d 20%, e 5%. With --dominant-last=20, c (30%) and a (40%)
+  // move to the end of the hot tier, lighter first; d (20%) too. e is
+  // warm (it does not fit the budget) and stays behind the hot tier.
+  CallGraph G;
+  G.Nodes.push_back({"a", "", ".text", 0x1000, 400, false, 400, 0});
+  G.Nodes.push_back({"b", "", ".text", 0x2000, 50, false, 50, 0});
+  G.Nodes.push_back({"c", "", ".text", 0x3000, 300, false, 300, 0});
+  G.Nodes.push_back({"d", "", ".text", 0x4000, 200, false, 200, 0});
+  G.Nodes.push_back({"e", "", ".text", 0x5000, 1000, false, 50, 0});
+  PlannerOptions PO;
+  PO.Order = OrderAlgorithm::None;
+  PO.HotCoverage = 1.0;
+  PO.HotBudget = 1000;
+  PO.DominantLastShare = 20;
+  auto LP = makeLayoutPlan(G, {}, PO);
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  std::vector<std::string> Names;
+  for (uint32_t N : LP->TextOrder)
+    Names.push_back(LP->Graph.Nodes[N].Name);
+  EXPECT_EQ(Names, (std::vector<std::string>{"b", "d", "c", "a", "e"}));
+  // Off: the planned (address) order, hot tier first.
+  PO.DominantLastShare = 0;
+  LP = makeLayoutPlan(G, {}, PO);
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  Names.clear();
+  for (uint32_t N : LP->TextOrder)
+    Names.push_back(LP->Graph.Nodes[N].Name);
+  EXPECT_EQ(Names, (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+}
+
 } // namespace

@@ -32,6 +32,11 @@ struct PlannerOptions {
   /// every warm function; spacers pack the hot ones only. 0: hot by
   /// coverage alone, hot and warm interleaved in the planned order.
   uint64_t HotBudget = 0;
+  /// With a hot budget: hot functions holding at least this percentage of
+  /// the weight (an interpreter's dispatch loop) move to the end of the hot
+  /// tier, lighter first, the heaviest last, so that code growing in or
+  /// right after them moves only the warm tier. 0: off.
+  double DominantLastShare = 0;
   /// Bytes per function that override the binary's symbol sizes for the
   /// budget (the hot parts block layout keeps).
   std::map<std::string, uint64_t> Sizes;
