@@ -126,6 +126,12 @@ static cl::opt<double> PackEndShare(
              "profile's weight ends its pack (the next function starts on "
              "the next boundary), so growth in or right after it moves no "
              "other code by less than W; 0 = off"));
+static cl::opt<uint64_t> SpacerMaxPad(
+    "spacer-max-pad", cl::cat(Cat), cl::init(0), cl::value_desc("BYTES"),
+    cl::desc("with --spacers: leave out a spacer that would add more than "
+             "BYTES of padding (the function then straddles the boundary and "
+             "the two packs act as one); pack ends are not capped; 0 = no "
+             "cap"));
 static cl::opt<uint64_t> PackAlign(
     "pack-align", cl::cat(Cat), cl::init(16),
     cl::desc("alignment --spacers assumes for every function (16: clang's "
@@ -190,6 +196,7 @@ static Expected<SpacerOptions> spacerOptions() {
                       double(PackEndShare));
   O.Window = Spacers;
   O.PackEndShare = PackEndShare;
+  O.MaxPad = SpacerMaxPad;
   O.FunctionAlign = PackAlign;
   if (SectionSizes.empty())
     return O;

@@ -14,7 +14,8 @@ using namespace llvm;
 
 namespace keel {
 
-Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
+Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window,
+                        uint64_t MaxPad) {
   assert((Window == 0 || isPowerOf2_64(Window)) && "window not a power of 2");
   Packing P;
   P.SpacerBefore.assign(Items.size(), false);
@@ -37,7 +38,8 @@ Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
     // next pack; one bigger than a pack straddles whatever we do, and an
     // unknown (0) size cannot straddle.
     if (Window && It.Size && It.Size <= Window && InWindow &&
-        InWindow + It.Size > Window) {
+        InWindow + It.Size > Window &&
+        (MaxPad == 0 || Window - InWindow <= MaxPad)) {
       P.SpacerBefore[I] = true;
       ++P.Spacers;
       P.PadBytes += Window - InWindow;
@@ -105,7 +107,7 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
                 100.0 * double(N.Weight) / Total >= Opts.PackEndShare;
     Items.push_back({Size, Opts.FunctionAlign, Ends});
   }
-  Packing P = packIntoWindows(Items, Opts.Window);
+  Packing P = packIntoWindows(Items, Opts.Window, Opts.MaxPad);
   LP.SpacerBefore.assign(LP.TextOrder.size(), false);
   for (size_t I = 0; I < LP.TextOrder.size(); ++I)
     if (ItemOf[I] != SIZE_MAX)
