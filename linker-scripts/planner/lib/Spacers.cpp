@@ -82,15 +82,26 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
   std::vector<size_t> ItemOf(LP.TextOrder.size(), SIZE_MAX);
   StringMap<size_t> First;
   size_t Overridden = 0;
+  bool FirstWarmSeen = false;
   const double Total = double(LP.Graph.totalWeight());
   for (size_t I = 0; I < LP.TextOrder.size(); ++I) {
     const FunctionNode &N = LP.Graph.Nodes[LP.TextOrder[I]];
     if (!isScriptSafeName(N.Name))
       continue;
-    // With a hot budget only the hot tier (first in TextOrder) is packed:
-    // the warm tier after it gets no spacers.
-    if (LP.HotFirst && LP.Classes[LP.TextOrder[I]] != Temperature::Hot)
+    // With a hot budget only the hot tier (first in TextOrder) is packed,
+    // and it ends its pack: the first warm function starts on the next
+    // boundary (an item of unknown size, so it gets no other spacer), and
+    // the warm tier after it gets no spacers. Code growing inside the tier
+    // then moves nothing after it by less than W.
+    if (LP.HotFirst && LP.Classes[LP.TextOrder[I]] != Temperature::Hot) {
+      if (!FirstWarmSeen && !Items.empty()) {
+        FirstWarmSeen = true;
+        Items.back().EndsPack = true;
+        ItemOf[I] = Items.size();
+        Items.push_back({0, Opts.FunctionAlign, false});
+      }
       continue;
+    }
     uint64_t Size = N.Size;
     auto It = Opts.Sizes.find(N.Name);
     if (It != Opts.Sizes.end())

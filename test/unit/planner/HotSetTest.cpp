@@ -100,14 +100,16 @@ TEST(HotSet, PlanPutsTheHotTierFirstAndPacksOnlyIt) {
 
   // Spacers pack the hot tier only: with 256-byte packs main (300 B) is
   // bigger than a pack, tiny (304..404) stays inside the second pack,
-  // leaf (from 416) would cross 512 and gets a spacer; big, warm and
-  // bigger than a pack anyway, is not packed at all.
+  // leaf (from 416) would cross 512 and gets a spacer; the tier ends its
+  // pack, so big, the first warm function, starts on the next boundary,
+  // 768 (a pack end), and is not packed otherwise.
   SpacerOptions SO;
   SO.Window = 256;
   addSpacers(*LP, SO);
-  EXPECT_EQ(LP->SpacerBefore, (std::vector<bool>{false, false, true, false}));
-  EXPECT_EQ(LP->PackedTextBytes, 512u + 100);
-  EXPECT_EQ(LP->SpacerCount, 1u);
+  EXPECT_EQ(LP->SpacerBefore, (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(LP->PackedTextBytes, 768u);
+  EXPECT_EQ(LP->SpacerCount, 2u);
+  EXPECT_EQ(LP->PackEndCount, 1u);
   std::string Script;
   llvm::raw_string_ostream OS(Script);
   writeLinkerScript(*LP, ScriptFlavor::LLD, OS);
