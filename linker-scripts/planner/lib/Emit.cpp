@@ -90,7 +90,10 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
     StringRef Name = P.Graph.Nodes[P.TextOrder[I]].Name;
     if (!isScriptSafeName(Name))
       continue;
-    if (I < P.SpacerBefore.size() && P.SpacerBefore[I])
+    if (P.WarmStart && I == P.WarmStartIndex)
+      OS << formatv("    . = MAX(., __keel_hot_text_start + {0});\n",
+                    P.WarmStart);
+    else if (I < P.SpacerBefore.size() && P.SpacerBefore[I])
       OS << formatv("    . = __keel_hot_text_start + "
                     "ALIGN(. - __keel_hot_text_start, {0});\n",
                     P.File.Spacers);
@@ -256,7 +259,10 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   uint64_t Offset = 0;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
-    if (I < P.SpacerBefore.size() && P.SpacerBefore[I]) {
+    if (P.WarmStart && I == P.WarmStartIndex) {
+      OS << formatv("       warm tier: from offset {0}\n", P.WarmStart);
+      Offset = std::max(Offset, P.WarmStart);
+    } else if (I < P.SpacerBefore.size() && P.SpacerBefore[I]) {
       OS << formatv("       spacer: to the next {0}-byte boundary\n",
                     P.File.Spacers);
       Offset = alignTo(Offset, P.File.Spacers);

@@ -123,6 +123,25 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
   for (size_t I = 0; I < LP.TextOrder.size(); ++I)
     if (ItemOf[I] != SIZE_MAX)
       LP.SpacerBefore[I] = P.SpacerBefore[ItemOf[I]];
+  // The first warm function: from a fixed offset, at least W after the
+  // tier's end (its pack end already put it on a boundary).
+  LP.WarmStart = 0;
+  if (FirstWarmSeen && Opts.Window) {
+    LP.WarmStart = P.End + Opts.Window;
+    P.PadBytes += Opts.Window;
+    P.End = LP.WarmStart;
+    for (size_t I = 0; I < LP.TextOrder.size(); ++I)
+      if (LP.Classes[LP.TextOrder[I]] != Temperature::Hot &&
+          ItemOf[I] != SIZE_MAX) {
+        LP.WarmStartIndex = I;
+        if (!LP.SpacerBefore[I]) { // the tier ended on a boundary
+          ++P.Spacers;
+          ++P.PackEnds;
+        }
+        LP.SpacerBefore[I] = true;
+        break;
+      }
+  }
   LP.SpacerCount = P.Spacers;
   LP.PackEndCount = P.PackEnds;
   LP.SpacerPadBytes = P.PadBytes;

@@ -100,19 +100,26 @@ TEST(HotSet, PlanPutsTheHotTierFirstAndPacksOnlyIt) {
 
   // Spacers pack the hot tier only: with 256-byte packs main (300 B) is
   // bigger than a pack, tiny (304..404) stays inside the second pack,
-  // leaf (from 416) would cross 512 and gets a spacer; the tier ends its
-  // pack, so big, the first warm function, starts on the next boundary,
-  // 768 (a pack end), and is not packed otherwise.
+  // leaf (from 416) would cross 512 and gets a spacer; the tier (ending
+  // at 612) ends its pack with at least a pack of slack, so big, the first
+  // warm function, starts at the fixed offset 768 + 256 = 1024, and is not
+  // packed otherwise.
   SpacerOptions SO;
   SO.Window = 256;
   addSpacers(*LP, SO);
   EXPECT_EQ(LP->SpacerBefore, (std::vector<bool>{false, false, true, true}));
-  EXPECT_EQ(LP->PackedTextBytes, 768u);
+  EXPECT_EQ(LP->WarmStart, 1024u);
+  EXPECT_EQ(LP->WarmStartIndex, 3u);
+  EXPECT_EQ(LP->PackedTextBytes, 1024u);
   EXPECT_EQ(LP->SpacerCount, 2u);
   EXPECT_EQ(LP->PackEndCount, 1u);
   std::string Script;
   llvm::raw_string_ostream OS(Script);
   writeLinkerScript(*LP, ScriptFlavor::LLD, OS);
+  EXPECT_NE(Script.find("    . = MAX(., __keel_hot_text_start + 1024);\n"
+                        "    *(.text.big "),
+            std::string::npos)
+      << Script;
   EXPECT_NE(Script.find("The 3 hot functions (the densest, 500 bytes for a "
                         "budget of 600) come first"),
             std::string::npos)

@@ -80,6 +80,13 @@ struct LayoutPlan {
   /// whether an alignment to the next File.Spacers boundary (from the hot
   /// region's start) precedes it. Empty when there are none.
   std::vector<bool> SpacerBefore;
+  /// With a hot budget and spacers: the warm tier starts at this fixed
+  /// offset from the region's start (the tier's end rounded up to W, plus
+  /// W), written as `. = MAX(., start + WarmStart)` before the TextOrder
+  /// entry WarmStartIndex, so growth of up to W inside the tier moves
+  /// nothing after it. 0: none.
+  uint64_t WarmStart = 0;
+  size_t WarmStartIndex = 0;
   size_t SpacerCount = 0;
   size_t PackEndCount = 0;      ///< spacers after a function ending its pack
   uint64_t SpacerPadBytes = 0;  ///< bytes the spacers add (estimated)
