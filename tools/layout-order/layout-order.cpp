@@ -115,6 +115,12 @@ static cl::opt<double> BlockReorderGain(
     "block-reorder-gain", cl::cat(Cat), cl::init(0.1), cl::value_desc("F"),
     cl::desc("with --block-order=guarded: the relative Ext-TSP score gain "
              "(0.1 = 10%) needed to reorder a function's blocks"));
+static cl::opt<double> BlockRare(
+    "block-rare", cl::cat(Cat), cl::init(0), cl::value_desc("F"),
+    cl::desc("with --block-order=keep|guarded: an executed block entered "
+             "fewer than F times the function's hottest block moves behind "
+             "the function's other executed blocks (still hot), in the "
+             "compiler's order; 0 = off"));
 static cl::opt<double> BlockCoverage(
     "block-coverage", cl::cat(Cat), cl::init(0.99), cl::value_desc("F"),
     cl::desc("with --blocks: lay out (and split) the heaviest functions "
@@ -227,6 +233,10 @@ static Expected<BlockLayoutOptions> blockOptions() {
   O.Order = *Order;
   O.ReorderGain = BlockReorderGain;
   O.HotCoverage = BlockCoverage;
+  if (!(BlockRare >= 0 && BlockRare < 1))
+    return inputError("--block-rare", 0, "{0} is not in [0, 1)",
+                      double(BlockRare));
+  O.RareShare = BlockRare;
   return O;
 }
 

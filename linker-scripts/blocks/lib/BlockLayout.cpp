@@ -222,10 +222,30 @@ static bool staysHot(const FunctionBlocks &FB, size_t I) {
 /// executed ones (when splitting): every fall-through between two executed
 /// blocks of the profiled build is still one, and no aligned block gets a
 /// new fall-through into its padding (staysHot).
-static std::vector<uint64_t> keptOrder(const FunctionBlocks &FB, bool Split) {
-  std::vector<uint64_t> Order, Unexecuted;
-  for (uint64_t I = 0; I < FB.Blocks.size(); ++I)
-    (Split && !staysHot(FB, I) ? Unexecuted : Order).push_back(I);
+static std::vector<uint64_t> keptOrder(const FunctionBlocks &FB, bool Split,
+                                       double RareShare = 0) {
+  uint64_t Max = 0;
+  for (const BlockInfo &B : FB.Blocks)
+    Max = std::max(Max, B.Count);
+  auto Rare = [&](uint64_t I) {
+    const BlockInfo &B = FB.Blocks[I];
+    return RareShare > 0 && I != 0 && B.Count != 0 &&
+           (long double)B.Count < RareShare * (long double)Max;
+  };
+  std::vector<uint64_t> Order, RareBlocks, Unexecuted;
+  for (uint64_t I = 0; I < FB.Blocks.size(); ++I) {
+    if (Split && !staysHot(FB, I))
+      Unexecuted.push_back(I);
+    else if (Rare(I) && !(I + 1 < FB.Blocks.size() && !Rare(I + 1) &&
+                          FB.Blocks[I + 1].Count != 0 &&
+                          FB.Blocks[I].Size <= KeepBeforeAlignedBytes &&
+                          FB.Blocks[I + 1].Addr >
+                              FB.Blocks[I].Addr + FB.Blocks[I].Size))
+      RareBlocks.push_back(I); // (a small one before an aligned block stays)
+    else
+      Order.push_back(I);
+  }
+  llvm::append_range(Order, RareBlocks);
   llvm::append_range(Order, Unexecuted);
   return Order;
 }
@@ -245,7 +265,7 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
     if (E.first != E.second)
       Edges.push_back({E.first, E.second, N});
   L.ScoreBefore = codelayout::calcExtTspScore(Sizes, Edges);
-  std::vector<uint64_t> Order = keptOrder(FB, Opts.Split);
+  std::vector<uint64_t> Order = keptOrder(FB, Opts.Split, Opts.RareShare);
   L.KeptOrder = true;
   if (Opts.Order != BlockOrder::Keep) {
     std::vector<uint64_t> Ext =

@@ -73,6 +73,29 @@ TEST(BlockOrder, KeepLeavesNoNewFallThroughIntoPadding) {
   EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
 }
 
+TEST(BlockOrder, RareBlocksMoveBehindTheOthers) {
+  // The loop with block 2 entered only 5 times of 1000 (a rare path the
+  // compiler placed inline): at RareShare 0.01 it moves behind 3, with the
+  // exit 5 (entered once), both in the compiler's order and still in the
+  // hot part; 4 (never run) is split off as before.
+  FunctionBlocks F = loop();
+  F.Blocks[2].Count = 5;
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.RareShare = 0.01;
+  auto L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 3, 2, 5}));
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  // Blocks at or above the share stay in place (at 0.004 only the exit is
+  // rare, and it is last already); 0 is off.
+  O.RareShare = 0.004;
+  EXPECT_EQ(computeBlockLayout({F}, O)[0].HotOrder,
+            (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  O.RareShare = 0;
+  EXPECT_EQ(computeBlockLayout({F}, O)[0].HotOrder,
+            (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+}
+
 /// The compiler put the hot successor of 1 far away: 0 1 2 3 [rare path] 4 5
 /// 2 3, with 1 -> 4 taken 999 times.
 FunctionBlocks badlyPlaced() {

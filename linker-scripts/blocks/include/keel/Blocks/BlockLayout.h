@@ -116,6 +116,11 @@ struct BlockLayoutOptions {
   /// BlockOrder::Guarded: the relative Ext-TSP score gain (0.1 = 10%) the
   /// Ext-TSP order must reach over the kept order to be used.
   double ReorderGain = 0.1;
+  /// Kept order (Keep, Guarded): an executed block entered fewer than
+  /// RareShare times the function's hottest block moves behind the other
+  /// executed blocks (still in the hot part), in the compiler's order; 0:
+  /// off. Only fall-throughs into or out of such rare blocks change.
+  double RareShare = 0;
 };
 
 /// Ext-TSP order and hot/cold split per hot function, hottest first.
