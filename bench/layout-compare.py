@@ -19,6 +19,10 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
+  keel-rec  the recommended recipe, bench/recommended.json: layout-order with its
+            layout_order_flags, a rebuild with -fbasic-block-sections when it says so,
+            its link_flags ({plan} = the plan directory); --recipe FILE adds more
+            recipes of the same schema, each a build named by its "name"
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -44,6 +48,7 @@ program's own path is the same string in every run.
 """
 import argparse
 import hashlib
+import json
 import concurrent.futures as cf
 import os
 import re
@@ -61,6 +66,8 @@ GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
 WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
 KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
+# Recipes (bench/recommended.json's schema), by build name; keel-rec is the file.
+RECIPES = {}
 CFLAGS = ["-O2", "-gdwarf-4", "-ffunction-sections", "-fdata-sections", "-fbasic-block-address-map"]
 
 
@@ -204,6 +211,7 @@ class Builds:
         self.tuned_pad = None
         self.bb_objs = None
         self.ref_orders = {}
+        self.recipe_builds = {}
 
     def prepare_spacers(self):
         """plan-sp: the same plan with --spacers=4096 (keel-sp)."""
@@ -235,10 +243,26 @@ class Builds:
         self.bb_objs = self.p.compile(self.path("obj-bb"),
                                       [f"-fbasic-block-sections=list={self.path('blocks', 'bbsections.txt')}"])
 
+    def prepare_recipe(self, name):
+        """A recipe's plan (plan-NAME), objects (rebuilt with the plan's bbsections.txt
+        when the recipe says so, in a directory named by that file's hash) and link."""
+        if name in self.recipe_builds:
+            return
+        r = RECIPES[name]
+        plan = self.path("plan-" + name)
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             *r["layout_order_flags"], "-o", plan])
+        objs = self.objs
+        bbs = os.path.join(plan, "bbsections.txt")
+        if r.get("bbsections") and os.path.exists(bbs):
+            h = sha1_of(bbs)[:12]
+            objs = self.p.compile(self.path(f"obj-bb-{h}"), [f"-fbasic-block-sections=list={bbs}"])
+        self.recipe_builds[name] = (objs, [f.replace("{plan}", plan) for f in r["link_flags"]], None)
+
     # Each build: (objects, extra link flags, post-link step)
     def configs(self):
         plan = self.path("plan")
-        return {
+        return {**self.recipe_builds,
             "default": (self.objs, [], None),
             "cdsort": (self.objs, [f"-Wl,--call-graph-ordering-file={plan}/callgraph.txt",
                                    "-Wl,--call-graph-profile-sort=cdsort"], None),
@@ -315,6 +339,8 @@ class Builds:
             self.prepare_spacers()
         if name == "keel-plugin":
             self.prepare_plugin()
+        if name in RECIPES:
+            self.prepare_recipe(name)
         objs, extra, post = self.configs()[name]
         objs = list(objs)
         if outside_pad:
@@ -551,8 +577,15 @@ def main():
                     help="FROM:TO:STEP (TO exclusive): the __keel_code_pad values keel-tuned chooses from")
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
+    ap.add_argument("--recipe", action="append", default=[],
+                    help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
+                         "its \"name\" (repeatable)")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
+    RECIPES["keel-rec"] = json.load(open(os.path.join(TOP, "bench", "recommended.json")))
+    for path in a.recipe:
+        r = json.load(open(path))
+        RECIPES[r["name"]] = r
     global KEEP
     KEEP = a.keep
     work = os.path.abspath(a.workdir)

@@ -45,6 +45,16 @@ static cl::opt<std::string> OutDir("o", cl::Required, cl::cat(Cat),
 static cl::opt<double> HotCoverage("hot-coverage", cl::init(0.99), cl::cat(Cat),
     cl::desc("lay out the functions covering this share of executed "
              "instructions (default 0.99)"));
+static cl::opt<std::string> BlockOrderName("block-order", cl::init("exttsp"), cl::cat(Cat),
+    cl::value_desc("exttsp|keep|guarded"),
+    cl::desc("order of a function's executed blocks: exttsp (LLVM's Ext-TSP), "
+             "keep (the compiler's order, never-executed blocks split off), "
+             "guarded (keep unless Ext-TSP raises the score by "
+             "--block-reorder-gain)"));
+static cl::opt<double> ReorderGain("block-reorder-gain", cl::init(0.1), cl::cat(Cat),
+    cl::value_desc("F"),
+    cl::desc("with --block-order=guarded: relative Ext-TSP score gain needed "
+             "to reorder (default 0.1)"));
 static cl::opt<bool> NoSplit("no-split", cl::cat(Cat),
     cl::desc("keep never-executed blocks in the function (no .cold part)"));
 static cl::opt<std::string> FunctionOrder("function-order", cl::cat(Cat), cl::value_desc("file"),
@@ -83,7 +93,8 @@ static void printSummary(const BlockMapStats &S,
                                  {"hot_blocks", int64_t(L.HotOrder.size())},
                                  {"cold_blocks", int64_t(L.ColdBlocks.size())},
                                  {"exttsp_before", L.ScoreBefore},
-                                 {"exttsp_after", L.ScoreAfter}});
+                                 {"exttsp_after", L.ScoreAfter},
+                                 {"kept_order", L.KeptOrder}});
     outs() << formatv("{0:2}\n", json::Value(json::Object{
                                      {"version", 1},
                                      {"functions_with_map", int64_t(S.FunctionsWithMap)},
@@ -116,6 +127,16 @@ static Error run() {
   BlockLayoutOptions Opts;
   Opts.HotCoverage = HotCoverage;
   Opts.Split = !NoSplit;
+  auto BOrder = parseBlockOrder(BlockOrderName);
+  if (!BOrder)
+    return inputError("--block-order", 0,
+                      "unknown block order '{0}' (exttsp, keep, guarded)",
+                      BlockOrderName);
+  if (!(ReorderGain >= 0))
+    return inputError("--block-reorder-gain", 0, "{0} is negative",
+                      double(ReorderGain));
+  Opts.Order = *BOrder;
+  Opts.ReorderGain = ReorderGain;
   auto LayoutOr = planBlockLayout(**Bin, *AP, Opts, Stats);
   if (!LayoutOr)
     return LayoutOr.takeError();

@@ -4,7 +4,8 @@
 //
 // Phases: open the binary -> read and merge the profiles -> resolve them to
 // addresses (stale symbols counted) -> call graph -> hot data ranking ->
-// plan -> block layout (--blocks) -> spacers (--spacers) -> write order.txt,
+// block layout (--blocks) -> plan (hot set by --hot-coverage, or by density
+// under --hot-budget) -> spacers (--spacers) -> write order.txt,
 // layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, and with --blocks
 // bbsections.txt and sizes.txt (each atomically; nothing is written if any
 // step fails).
@@ -53,6 +54,19 @@ static cl::opt<std::string>
 static cl::opt<double>
     HotCoverage("hot-coverage", cl::cat(Cat), cl::init(0.99),
                 cl::desc("share of executed instructions in hot functions"));
+static cl::opt<uint64_t> HotBudget(
+    "hot-budget", cl::cat(Cat), cl::init(0), cl::value_desc("bytes"),
+    cl::desc("size the hot set by density under a cache budget: the "
+             "densest executed functions (weight per byte of their hot "
+             "part) that fit in this many bytes, within --hot-coverage, are "
+             "hot and come first in the text, the warm ones after them; "
+             "--spacers packs only the hot ones. 0 (default): hot by "
+             "--hot-coverage alone, hot and warm interleaved"));
+static cl::opt<double> DominantLast(
+    "dominant-last", cl::cat(Cat), cl::init(0), cl::value_desc("PCT"),
+    cl::desc("with --hot-budget: hot functions holding at least PCT% of the "
+             "profile's weight go to the end of the hot tier, the heaviest "
+             "last, so growth in or after them moves only warm code; 0 = off"));
 static cl::opt<double>
     DataCoverage("data-coverage", cl::cat(Cat), cl::init(0.99),
                  cl::desc("share of executed data references in hot data"));
@@ -89,12 +103,41 @@ static cl::opt<bool> Blocks(
              "-fbasic-block-sections=list=, sizes.txt, and an order.txt "
              "with the hot parts and then the cold ones; --spacers packs by "
              "the hot parts' sizes"));
+static cl::opt<std::string> BlockOrderName(
+    "block-order", cl::cat(Cat), cl::init("exttsp"),
+    cl::value_desc("exttsp|keep|guarded"),
+    cl::desc("with --blocks: how a laid-out function's executed blocks are "
+             "ordered: exttsp (LLVM's Ext-TSP), keep (the compiler's order; "
+             "only never-executed blocks leave, so no fall-through between "
+             "executed blocks becomes a taken branch), guarded (keep unless "
+             "Ext-TSP raises the function's score by --block-reorder-gain)"));
+static cl::opt<double> BlockReorderGain(
+    "block-reorder-gain", cl::cat(Cat), cl::init(0.1), cl::value_desc("F"),
+    cl::desc("with --block-order=guarded: the relative Ext-TSP score gain "
+             "(0.1 = 10%) needed to reorder a function's blocks"));
+static cl::opt<double> BlockRare(
+    "block-rare", cl::cat(Cat), cl::init(0), cl::value_desc("F"),
+    cl::desc("with --block-order=keep|guarded: an executed block entered "
+             "fewer than F times the function's hottest block moves behind "
+             "the function's other executed blocks (still hot), in the "
+             "compiler's order; 0 = off"));
+static cl::opt<double> BlockCoverage(
+    "block-coverage", cl::cat(Cat), cl::init(0.99), cl::value_desc("F"),
+    cl::desc("with --blocks: lay out (and split) the heaviest functions "
+             "covering this share of executed instructions; 1 = every "
+             "executed function with a block map"));
 static cl::opt<double> PackEndShare(
     "pack-end-share", cl::cat(Cat), cl::init(10), cl::value_desc("PCT"),
     cl::desc("with --spacers: a function holding at least PCT% of the "
              "profile's weight ends its pack (the next function starts on "
              "the next boundary), so growth in or right after it moves no "
              "other code by less than W; 0 = off"));
+static cl::opt<uint64_t> SpacerMaxPad(
+    "spacer-max-pad", cl::cat(Cat), cl::init(0), cl::value_desc("BYTES"),
+    cl::desc("with --spacers: leave out a spacer that would add more than "
+             "BYTES of padding (the function then straddles the boundary and "
+             "the two packs act as one); pack ends are not capped; 0 = no "
+             "cap"));
 static cl::opt<uint64_t> PackAlign(
     "pack-align", cl::cat(Cat), cl::init(16),
     cl::desc("alignment --spacers assumes for every function (16: clang's "
@@ -159,6 +202,7 @@ static Expected<SpacerOptions> spacerOptions() {
                       double(PackEndShare));
   O.Window = Spacers;
   O.PackEndShare = PackEndShare;
+  O.MaxPad = SpacerMaxPad;
   O.FunctionAlign = PackAlign;
   if (SectionSizes.empty())
     return O;
@@ -169,6 +213,30 @@ static Expected<SpacerOptions> spacerOptions() {
   if (!Sizes)
     return Sizes.takeError();
   O.Sizes = std::move(*Sizes);
+  return O;
+}
+
+/// --block-order, --block-reorder-gain and --block-coverage.
+static Expected<BlockLayoutOptions> blockOptions() {
+  BlockLayoutOptions O;
+  auto Order = parseBlockOrder(BlockOrderName);
+  if (!Order)
+    return inputError("--block-order", 0,
+                      "unknown block order '{0}' (exttsp, keep, guarded)",
+                      BlockOrderName);
+  if (!(BlockReorderGain >= 0))
+    return inputError("--block-reorder-gain", 0, "{0} is negative",
+                      double(BlockReorderGain));
+  if (!(BlockCoverage > 0 && BlockCoverage <= 1))
+    return inputError("--block-coverage", 0, "{0} is not in (0, 1]",
+                      double(BlockCoverage));
+  O.Order = *Order;
+  O.ReorderGain = BlockReorderGain;
+  O.HotCoverage = BlockCoverage;
+  if (!(BlockRare >= 0 && BlockRare < 1))
+    return inputError("--block-rare", 0, "{0} is not in [0, 1)",
+                      double(BlockRare));
+  O.RareShare = BlockRare;
   return O;
 }
 
@@ -191,6 +259,13 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
     if (!isPowerOf2(V))
       return inputError(Name, 0, "{0} is not a power of two", V);
   O.HotCoverage = HotCoverage;
+  O.HotBudget = HotBudget;
+  if (!(DominantLast >= 0 && DominantLast <= 100))
+    return inputError("--dominant-last", 0, "{0} is not a percentage (0-100)",
+                      double(DominantLast));
+  if (DominantLast > 0 && !HotBudget)
+    return inputError("--dominant-last", 0, "is only used with --hot-budget");
+  O.DominantLastShare = DominantLast;
   O.DataCoverage = DataCoverage;
   O.ColdPatternLimit = ColdPatternLimit;
   O.HotTextAlign = HotTextAlign;
@@ -318,6 +393,9 @@ static Error run() {
   auto SpOpts = spacerOptions();
   if (!SpOpts)
     return SpOpts.takeError();
+  auto BOpts = blockOptions();
+  if (!BOpts)
+    return BOpts.takeError();
 
   // 2. The profiles, merged, then resolved to this binary's addresses.
   QualityReport Quality;
@@ -350,13 +428,9 @@ static Error run() {
       rankHotData(Bin.dataSymbols(), Bin.sections(), *Refs, DataQuality);
   Quality.print(errs(), Tool, Records, "profile records");
 
-  // 4. The plan, then its files.
-  auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
-  if (!LP)
-    return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
-  // --blocks: the profiles read by address, as layout-blocks reads them, and
-  // the hot functions' blocks laid out (layout-blocks' defaults); the spacers
-  // then pack by the hot parts' estimated sizes.
+  // 4. --blocks: the profiles read by address, as layout-blocks reads them,
+  // and the hot functions' blocks laid out; the hot set's budget and the
+  // spacers then count the hot parts' estimated sizes.
   std::optional<std::vector<FunctionLayout>> BlockLayout;
   if (Blocks) {
     QualityReport BlockQuality; // the same records: reported above already
@@ -364,7 +438,7 @@ static Error run() {
     if (!BAP)
       return BAP.takeError();
     BlockMapStats Stats;
-    auto L = planBlockLayout(Bin, *BAP, BlockLayoutOptions(), Stats);
+    auto L = planBlockLayout(Bin, *BAP, *BOpts, Stats);
     if (!L)
       return L.takeError();
     if (L->empty())
@@ -372,16 +446,35 @@ static Error run() {
                         "--blocks: no profiled function has a block map "
                         "(build with -fbasic-block-address-map)");
     size_t Split = 0;
+    size_t Kept = 0;
     for (const FunctionLayout &F : *L) {
       SpOpts->Sizes.emplace(F.Name, F.HotSize);
+      Opts->Sizes.emplace(F.Name, F.HotSize);
       Split += !F.ColdBlocks.empty();
+      Kept += F.KeptOrder;
     }
     if (!JSON && !PrintPlan)
       outs() << formatv("{0}: blocks: {1:P2} of the profile mapped onto "
                         "blocks; laid out {2} hot functions, {3} split\n",
                         Tool, Stats.coverage(), L->size(), Split);
+    if (!JSON && !PrintPlan && BOpts->Order != BlockOrder::ExtTsp)
+      outs() << formatv("{0}: blocks: {1} of {2} functions keep the "
+                        "compiler's block order ({3})\n",
+                        Tool, Kept, L->size(), blockOrderName(BOpts->Order));
     BlockLayout = std::move(*L);
   }
+
+  // 5. The plan, then its files.
+  auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
+  if (!LP)
+    return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
+  if (LP->HotFirst && !JSON && !PrintPlan)
+    outs() << formatv("{0}: hot: {1} functions, {2} bytes (budget {3}), "
+                      "{4:P2} of the profile; {5} warm after them\n",
+                      Tool, LP->HotOrder.size(), LP->HotBytes, LP->HotBudget,
+                      double(LP->weightOf(Temperature::Hot)) /
+                          double(LP->Graph.totalWeight()),
+                      LP->WarmOrder.size());
   if (SpOpts->Window) {
     size_t Used = addSpacers(*LP, *SpOpts);
     if (!SectionSizes.empty() && Used < SpOpts->Sizes.size())

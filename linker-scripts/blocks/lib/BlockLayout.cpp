@@ -183,7 +183,75 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
   return Fns;
 }
 
-static FunctionLayout layoutOne(const FunctionBlocks &FB, bool Split) {
+StringRef blockOrderName(BlockOrder O) {
+  switch (O) {
+  case BlockOrder::ExtTsp:
+    return "exttsp";
+  case BlockOrder::Keep:
+    return "keep";
+  case BlockOrder::Guarded:
+    return "guarded";
+  }
+  return "?";
+}
+
+std::optional<BlockOrder> parseBlockOrder(StringRef Name) {
+  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
+    if (Name == blockOrderName(O))
+      return O;
+  return std::nullopt;
+}
+
+/// Whether block \p I stays in the hot part: it executed (or is the entry),
+/// or it never executed but sits right before an executed block the
+/// compiler aligned (a gap of padding between them in the profiled build)
+/// and is at most KeepBeforeAlignedBytes. The compiler aligns a block (a
+/// loop header) where nothing falls into it; with the block before it gone
+/// the hot block before that would fall into the padding and execute it.
+static bool staysHot(const FunctionBlocks &FB, size_t I) {
+  const BlockInfo &B = FB.Blocks[I];
+  if (I == 0 || B.Count != 0)
+    return true;
+  if (I + 1 >= FB.Blocks.size() || B.Size > KeepBeforeAlignedBytes)
+    return false;
+  const BlockInfo &Next = FB.Blocks[I + 1];
+  return Next.Count != 0 && Next.Addr > B.Addr + B.Size;
+}
+
+/// The compiler's order with the never-executed blocks moved behind the
+/// executed ones (when splitting): every fall-through between two executed
+/// blocks of the profiled build is still one, and no aligned block gets a
+/// new fall-through into its padding (staysHot).
+static std::vector<uint64_t> keptOrder(const FunctionBlocks &FB, bool Split,
+                                       double RareShare = 0) {
+  uint64_t Max = 0;
+  for (const BlockInfo &B : FB.Blocks)
+    Max = std::max(Max, B.Count);
+  auto Rare = [&](uint64_t I) {
+    const BlockInfo &B = FB.Blocks[I];
+    return RareShare > 0 && I != 0 && B.Count != 0 &&
+           (long double)B.Count < RareShare * (long double)Max;
+  };
+  std::vector<uint64_t> Order, RareBlocks, Unexecuted;
+  for (uint64_t I = 0; I < FB.Blocks.size(); ++I) {
+    if (Split && !staysHot(FB, I))
+      Unexecuted.push_back(I);
+    else if (Rare(I) && !(I + 1 < FB.Blocks.size() && !Rare(I + 1) &&
+                          FB.Blocks[I + 1].Count != 0 &&
+                          FB.Blocks[I].Size <= KeepBeforeAlignedBytes &&
+                          FB.Blocks[I + 1].Addr >
+                              FB.Blocks[I].Addr + FB.Blocks[I].Size))
+      RareBlocks.push_back(I); // (a small one before an aligned block stays)
+    else
+      Order.push_back(I);
+  }
+  llvm::append_range(Order, RareBlocks);
+  llvm::append_range(Order, Unexecuted);
+  return Order;
+}
+
+static FunctionLayout layoutOne(const FunctionBlocks &FB,
+                                const BlockLayoutOptions &Opts) {
   FunctionLayout L;
   L.Name = FB.Name;
   L.Weight = FB.Instructions;
@@ -197,15 +265,38 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB, bool Split) {
     if (E.first != E.second)
       Edges.push_back({E.first, E.second, N});
   L.ScoreBefore = codelayout::calcExtTspScore(Sizes, Edges);
-  std::vector<uint64_t> Order = codelayout::computeExtTspLayout(Sizes, Counts, Edges);
-  // The entry block must stay first (it is the function's symbol).
-  auto EntryIt = llvm::find(Order, 0);
-  if (EntryIt != Order.begin() && EntryIt != Order.end())
-    std::rotate(Order.begin(), EntryIt, EntryIt + 1);
+  std::vector<uint64_t> Order = keptOrder(FB, Opts.Split, Opts.RareShare);
+  L.KeptOrder = true;
+  if (Opts.Order != BlockOrder::Keep) {
+    std::vector<uint64_t> Ext =
+        codelayout::computeExtTspLayout(Sizes, Counts, Edges);
+    // The entry block must stay first (it is the function's symbol).
+    auto EntryIt = llvm::find(Ext, 0);
+    if (EntryIt != Ext.begin() && EntryIt != Ext.end())
+      std::rotate(Ext.begin(), EntryIt, EntryIt + 1);
+    // Split: the never-executed blocks leave, so they go last here too.
+    if (Opts.Split)
+      std::stable_partition(Ext.begin(), Ext.end(), [&](uint64_t I) {
+        return I == 0 || FB.Blocks[I].Count != 0;
+      });
+    // Guarded: Ext-TSP only for a clear gain over the kept order. Both
+    // orders have the never-executed blocks last, so the scores compare
+    // the executed code alone.
+    bool UseExt = true;
+    if (Opts.Order == BlockOrder::Guarded) {
+      double Kept = codelayout::calcExtTspScore(Order, Sizes, Edges);
+      double New = codelayout::calcExtTspScore(Ext, Sizes, Edges);
+      UseExt = New > Kept && New >= Kept * (1 + Opts.ReorderGain);
+    }
+    if (UseExt) {
+      Order = std::move(Ext);
+      L.KeptOrder = false;
+    }
+  }
   L.ScoreAfter = codelayout::calcExtTspScore(Order, Sizes, Edges);
   for (uint64_t I : Order) {
     const BlockInfo &B = FB.Blocks[I];
-    if (Split && B.Count == 0 && I != 0)
+    if (Opts.Split && (L.KeptOrder ? !staysHot(FB, I) : B.Count == 0 && I != 0))
       L.ColdBlocks.push_back(B.ID);
     else {
       L.HotOrder.push_back(B.ID);
@@ -235,7 +326,7 @@ computeBlockLayout(ArrayRef<FunctionBlocks> Functions,
     if (Total && double(Covered) / double(Total) >= Opts.HotCoverage)
       break;
     Covered += F->Instructions;
-    Out.push_back(layoutOne(*F, Opts.Split));
+    Out.push_back(layoutOne(*F, Opts));
   }
   return Out;
 }

@@ -52,6 +52,10 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   if (P.File.CodePad)
     OS << " (default " << P.File.CodePad << ", chosen when planning)";
   OS << ".";
+  if (P.HotFirst)
+    OS << " The " << P.HotOrder.size() << " hot functions (the densest, "
+       << P.HotBytes << " bytes for a budget of " << P.HotBudget
+       << ") come first, the warm ones after them.";
   if (P.File.Spacers)
     OS << " Spacers: packed into " << P.File.Spacers
        << "-byte packs from __keel_hot_text_start; " << P.SpacerCount
@@ -86,7 +90,10 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
     StringRef Name = P.Graph.Nodes[P.TextOrder[I]].Name;
     if (!isScriptSafeName(Name))
       continue;
-    if (I < P.SpacerBefore.size() && P.SpacerBefore[I])
+    if (P.WarmStart && I == P.WarmStartIndex)
+      OS << formatv("    . = MAX(., __keel_hot_text_start + {0});\n",
+                    P.WarmStart);
+    else if (I < P.SpacerBefore.size() && P.SpacerBefore[I])
       OS << formatv("    . = __keel_hot_text_start + "
                     "ALIGN(. - __keel_hot_text_start, {0});\n",
                     P.File.Spacers);
@@ -240,6 +247,10 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   if (P.File.CodePad)
     OS << " default " << P.File.CodePad;
   OS << ")\n";
+  if (P.HotFirst)
+    OS << formatv("hot tier: {0} bytes (budget {1}), before the warm "
+                  "functions\n",
+                  P.HotBytes, P.HotBudget);
   if (P.File.Spacers)
     OS << formatv("spacers: {0} every {1} bytes ({2} ending a pack), {3} "
                   "bytes of padding, hot text {4} bytes (estimated)\n",
@@ -248,7 +259,10 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   uint64_t Offset = 0;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
-    if (I < P.SpacerBefore.size() && P.SpacerBefore[I]) {
+    if (P.WarmStart && I == P.WarmStartIndex) {
+      OS << formatv("       warm tier: from offset {0}\n", P.WarmStart);
+      Offset = std::max(Offset, P.WarmStart);
+    } else if (I < P.SpacerBefore.size() && P.SpacerBefore[I]) {
       OS << formatv("       spacer: to the next {0}-byte boundary\n",
                     P.File.Spacers);
       Offset = alignTo(Offset, P.File.Spacers);
@@ -290,6 +304,10 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
     J.attribute("hot-data-align", int64_t(P.File.HotDataAlign));
     J.attribute("code-pad", int64_t(P.File.CodePad));
     J.attribute("spacers", int64_t(P.File.Spacers));
+    if (P.HotFirst) {
+      J.attribute("hot-budget", int64_t(P.HotBudget));
+      J.attribute("hot-bytes", int64_t(P.HotBytes));
+    }
     if (P.File.Spacers)
       J.attributeObject("spacer-packing", [&] {
         J.attribute("count", int64_t(P.SpacerCount));

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace keel {
@@ -83,11 +85,48 @@ Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
   std::vector<uint64_t> W;
   for (const FunctionNode &N : G.Nodes)
     W.push_back(N.Weight);
-  LP.Classes = classifyByCoverage(W, Opts.HotCoverage);
+  // Sizes for the budget: the overrides (hot parts) or the symbol sizes.
+  std::vector<uint64_t> Sz;
+  for (const FunctionNode &N : G.Nodes) {
+    auto It = Opts.Sizes.find(N.Name);
+    Sz.push_back(It != Opts.Sizes.end() ? It->second : N.Size);
+  }
+  LP.Classes = Opts.HotBudget
+                   ? classifyByDensity(W, Sz, Opts.HotBudget, Opts.HotCoverage)
+                   : classifyByCoverage(W, Opts.HotCoverage);
   std::vector<uint32_t> Executed;
   for (uint32_t I = 0; I < G.Nodes.size(); ++I)
     (LP.Classes[I] == Temperature::Cold ? LP.Cold : Executed).push_back(I);
   LP.TextOrder = orderFunctions(Opts.Order, G, Executed);
+  if (Opts.HotBudget) {
+    // The hot tier first, in the planned order; the warm tier after it.
+    LP.HotFirst = true;
+    LP.HotBudget = Opts.HotBudget;
+    std::stable_partition(LP.TextOrder.begin(), LP.TextOrder.end(),
+                          [&](uint32_t N) {
+                            return LP.Classes[N] == Temperature::Hot;
+                          });
+    // Dominant functions last in the hot tier, the heaviest last.
+    if (Opts.DominantLastShare > 0) {
+      const long double Total = G.totalWeight();
+      auto Dominant = [&](uint32_t N) {
+        return LP.Classes[N] == Temperature::Hot &&
+               100.0L * G.Nodes[N].Weight / Total >= Opts.DominantLastShare;
+      };
+      auto HotEnd = std::find_if(LP.TextOrder.begin(), LP.TextOrder.end(),
+                                 [&](uint32_t N) {
+                                   return LP.Classes[N] != Temperature::Hot;
+                                 });
+      auto Mid = std::stable_partition(LP.TextOrder.begin(), HotEnd,
+                                       [&](uint32_t N) { return !Dominant(N); });
+      std::stable_sort(Mid, HotEnd, [&](uint32_t A, uint32_t B) {
+        return G.Nodes[A].Weight < G.Nodes[B].Weight;
+      });
+    }
+  }
+  for (uint32_t I = 0; I < G.Nodes.size(); ++I)
+    if (LP.Classes[I] == Temperature::Hot)
+      LP.HotBytes += Sz[I];
   for (uint32_t N : LP.TextOrder)
     (LP.Classes[N] == Temperature::Hot ? LP.HotOrder : LP.WarmOrder)
         .push_back(N);

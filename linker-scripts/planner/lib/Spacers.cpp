@@ -14,7 +14,8 @@ using namespace llvm;
 
 namespace keel {
 
-Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
+Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window,
+                        uint64_t MaxPad) {
   assert((Window == 0 || isPowerOf2_64(Window)) && "window not a power of 2");
   Packing P;
   P.SpacerBefore.assign(Items.size(), false);
@@ -37,7 +38,8 @@ Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window) {
     // next pack; one bigger than a pack straddles whatever we do, and an
     // unknown (0) size cannot straddle.
     if (Window && It.Size && It.Size <= Window && InWindow &&
-        InWindow + It.Size > Window) {
+        InWindow + It.Size > Window &&
+        (MaxPad == 0 || Window - InWindow <= MaxPad)) {
       P.SpacerBefore[I] = true;
       ++P.Spacers;
       P.PadBytes += Window - InWindow;
@@ -80,11 +82,26 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
   std::vector<size_t> ItemOf(LP.TextOrder.size(), SIZE_MAX);
   StringMap<size_t> First;
   size_t Overridden = 0;
+  bool FirstWarmSeen = false;
   const double Total = double(LP.Graph.totalWeight());
   for (size_t I = 0; I < LP.TextOrder.size(); ++I) {
     const FunctionNode &N = LP.Graph.Nodes[LP.TextOrder[I]];
     if (!isScriptSafeName(N.Name))
       continue;
+    // With a hot budget only the hot tier (first in TextOrder) is packed,
+    // and it ends its pack: the first warm function starts on the next
+    // boundary (an item of unknown size, so it gets no other spacer), and
+    // the warm tier after it gets no spacers. Code growing inside the tier
+    // then moves nothing after it by less than W.
+    if (LP.HotFirst && LP.Classes[LP.TextOrder[I]] != Temperature::Hot) {
+      if (!FirstWarmSeen && !Items.empty()) {
+        FirstWarmSeen = true;
+        Items.back().EndsPack = true;
+        ItemOf[I] = Items.size();
+        Items.push_back({0, Opts.FunctionAlign, false});
+      }
+      continue;
+    }
     uint64_t Size = N.Size;
     auto It = Opts.Sizes.find(N.Name);
     if (It != Opts.Sizes.end())
@@ -101,11 +118,30 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
                 100.0 * double(N.Weight) / Total >= Opts.PackEndShare;
     Items.push_back({Size, Opts.FunctionAlign, Ends});
   }
-  Packing P = packIntoWindows(Items, Opts.Window);
+  Packing P = packIntoWindows(Items, Opts.Window, Opts.MaxPad);
   LP.SpacerBefore.assign(LP.TextOrder.size(), false);
   for (size_t I = 0; I < LP.TextOrder.size(); ++I)
     if (ItemOf[I] != SIZE_MAX)
       LP.SpacerBefore[I] = P.SpacerBefore[ItemOf[I]];
+  // The first warm function: from a fixed offset, at least W after the
+  // tier's end (its pack end already put it on a boundary).
+  LP.WarmStart = 0;
+  if (FirstWarmSeen && Opts.Window) {
+    LP.WarmStart = P.End + Opts.Window;
+    P.PadBytes += Opts.Window;
+    P.End = LP.WarmStart;
+    for (size_t I = 0; I < LP.TextOrder.size(); ++I)
+      if (LP.Classes[LP.TextOrder[I]] != Temperature::Hot &&
+          ItemOf[I] != SIZE_MAX) {
+        LP.WarmStartIndex = I;
+        if (!LP.SpacerBefore[I]) { // the tier ended on a boundary
+          ++P.Spacers;
+          ++P.PackEnds;
+        }
+        LP.SpacerBefore[I] = true;
+        break;
+      }
+  }
   LP.SpacerCount = P.Spacers;
   LP.PackEndCount = P.PackEnds;
   LP.SpacerPadBytes = P.PadBytes;

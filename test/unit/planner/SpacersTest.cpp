@@ -215,3 +215,28 @@ TEST(Spacers, PackEndShareSelectsTheDominantFunctions) {
   EXPECT_EQ(LP->SpacerCount, 2u);
   EXPECT_EQ(Spacers(), std::vector<bool>({false, true, true}));
 }
+
+TEST(Spacers, MaxPadLeavesOutExpensiveSpacers) {
+  // As OverflowStartsTheNextPack: the spacer before the 2500-byte item
+  // would add 2080 bytes. Capped at 2080 it stays, and so does the one
+  // before the 3000-byte item (at 6608: 1584 bytes to 8192); at 2079 the
+  // first is left out and the item straddles 4096; the 3000-byte item
+  // after it (at 4528) then needs 8192 - 4528 = 3664 bytes: left out too.
+  std::vector<PackItem> V = items({1000, 1000, 2500, 3000});
+  Packing P = packIntoWindows(V, 4096, 2080);
+  EXPECT_EQ(spacerPositions(P), std::vector<size_t>({2, 3}));
+  P = packIntoWindows(V, 4096, 2079);
+  EXPECT_TRUE(spacerPositions(P).empty());
+  EXPECT_EQ(P.PadBytes, 0u);
+  EXPECT_EQ(P.End, 4528u + 3000);
+  // A cheap spacer is kept under the cap: 100 bytes at 4000 cross 4096.
+  Packing Q = packIntoWindows(items({4000, 100}), 4096, 512);
+  EXPECT_EQ(spacerPositions(Q), std::vector<size_t>({1}));
+  EXPECT_EQ(Q.PadBytes, 96u);
+  // Pack ends are not capped.
+  std::vector<PackItem> W = items({100, 50});
+  W[0].EndsPack = true;
+  Packing R = packIntoWindows(W, 4096, 64);
+  EXPECT_EQ(spacerPositions(R), std::vector<size_t>({1}));
+  EXPECT_EQ(R.PadBytes, 4096u - 112);
+}

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,34 @@ struct FunctionLayout {
   /// the branches and padding the new order needs.
   uint64_t HotSize = 0;
   double ScoreBefore = 0, ScoreAfter = 0; ///< Ext-TSP scores (higher = better)
+  /// The executed blocks are in the compiler's order (BlockOrder::Keep, or
+  /// Guarded without a clear gain).
+  bool KeptOrder = false;
 };
+
+/// In the kept order (BlockOrder::Keep, Guarded), a never-executed block of
+/// at most this many bytes right before an executed block the compiler
+/// aligned stays in the hot part, so that no hot block falls through into
+/// the alignment padding (executed nops) where none did before.
+constexpr uint64_t KeepBeforeAlignedBytes = 64;
+
+/// How the executed blocks of a laid-out function are ordered.
+enum class BlockOrder {
+  /// LLVM's Ext-TSP order (BOLT's -reorder-blocks=ext-tsp).
+  ExtTsp,
+  /// The compiler's order: the executed blocks keep their relative order,
+  /// only the never-executed ones leave (split without reordering). Every
+  /// fall-through between two executed blocks stays a fall-through (and
+  /// small never-executed blocks before aligned ones stay, see
+  /// KeepBeforeAlignedBytes).
+  Keep,
+  /// Keep, unless Ext-TSP raises the function's Ext-TSP score by at least
+  /// BlockLayoutOptions::ReorderGain over the kept order (a clear gain).
+  Guarded,
+};
+
+llvm::StringRef blockOrderName(BlockOrder O);
+std::optional<BlockOrder> parseBlockOrder(llvm::StringRef Name);
 
 struct BlockLayoutOptions {
   /// Only functions covering this share of executed instructions are laid
@@ -84,6 +112,15 @@ struct BlockLayoutOptions {
   double HotCoverage = 0.99;
   /// Split never-executed blocks into the function's cold part.
   bool Split = true;
+  BlockOrder Order = BlockOrder::ExtTsp;
+  /// BlockOrder::Guarded: the relative Ext-TSP score gain (0.1 = 10%) the
+  /// Ext-TSP order must reach over the kept order to be used.
+  double ReorderGain = 0.1;
+  /// Kept order (Keep, Guarded): an executed block entered fewer than
+  /// RareShare times the function's hottest block moves behind the other
+  /// executed blocks (still in the hot part), in the compiler's order; 0:
+  /// off. Only fall-throughs into or out of such rare blocks change.
+  double RareShare = 0;
 };
 
 /// Ext-TSP order and hot/cold split per hot function, hottest first.

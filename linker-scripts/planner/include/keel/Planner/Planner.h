@@ -1,7 +1,7 @@
 //===- keel/Planner/Planner.h - from a profile to a layout plan -*- C++ -*-===//
 //
 // The planner's phases, each a function over narrow types:
-//   classify (hot/warm/cold by coverage) -> order the hot functions ->
+//   classify (hot/warm/cold by coverage, or by density under a budget) -> order the hot functions ->
 //   select hot data (by weight, written apart from read-mostly) -> LayoutPlan.
 // The LayoutPlan holds the plan file (keel::Plan) and what the linker files
 // need (symbol order, data order, call graph); Emit.h renders them.
@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,20 @@ namespace keel {
 
 struct PlannerOptions {
   double HotCoverage = 0.99;  ///< share of executed instructions in hot code
+  /// Hot set sized by a cache budget (layout-order --hot-budget), in bytes:
+  /// the densest executed functions (weight per byte) that fit in it and
+  /// cover at most HotCoverage are hot, and come first in the text, before
+  /// every warm function; spacers pack the hot ones only. 0: hot by
+  /// coverage alone, hot and warm interleaved in the planned order.
+  uint64_t HotBudget = 0;
+  /// With a hot budget: hot functions holding at least this percentage of
+  /// the weight (an interpreter's dispatch loop) move to the end of the hot
+  /// tier, lighter first, the heaviest last, so that code growing in or
+  /// right after them moves only the warm tier. 0: off.
+  double DominantLastShare = 0;
+  /// Bytes per function that override the binary's symbol sizes for the
+  /// budget (the hot parts block layout keeps).
+  std::map<std::string, uint64_t> Sizes;
   double DataCoverage = 0.99; ///< share of data references in hot data
   OrderAlgorithm Order = DefaultOrderAlgorithm;
   /// Most cold functions named one by one in the linker scripts: a linker
@@ -50,6 +65,11 @@ struct LayoutPlan {
   /// computed over all of them at once, because ordering the hot ones and
   /// the 1% warm tail separately cost I1 misses on Lua (docs/planner.md).
   std::vector<uint32_t> TextOrder;
+  /// With a hot budget TextOrder lists every hot node before every warm
+  /// one (the planned order, partitioned), and spacers pack the hot ones.
+  bool HotFirst = false;
+  uint64_t HotBudget = 0;             ///< PlannerOptions::HotBudget
+  uint64_t HotBytes = 0;              ///< bytes of the hot nodes (budget sizes)
   std::vector<uint32_t> HotOrder;     ///< the hot nodes of TextOrder
   std::vector<uint32_t> WarmOrder;    ///< the warm nodes of TextOrder
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
@@ -60,6 +80,13 @@ struct LayoutPlan {
   /// whether an alignment to the next File.Spacers boundary (from the hot
   /// region's start) precedes it. Empty when there are none.
   std::vector<bool> SpacerBefore;
+  /// With a hot budget and spacers: the warm tier starts at this fixed
+  /// offset from the region's start (the tier's end rounded up to W, plus
+  /// W), written as `. = MAX(., start + WarmStart)` before the TextOrder
+  /// entry WarmStartIndex, so growth of up to W inside the tier moves
+  /// nothing after it. 0: none.
+  uint64_t WarmStart = 0;
+  size_t WarmStartIndex = 0;
   size_t SpacerCount = 0;
   size_t PackEndCount = 0;      ///< spacers after a function ending its pack
   uint64_t SpacerPadBytes = 0;  ///< bytes the spacers add (estimated)

@@ -61,9 +61,12 @@ struct Packing {
 /// bigger than Window are placed where they fall. The item after an
 /// EndsPack item gets a spacer unless it already starts on a boundary.
 /// \p Window 0: no spacers
-/// (only the offsets are computed). Pure; \p Window must be 0 or a power of
-/// two (asserted).
-Packing packIntoWindows(llvm::ArrayRef<PackItem> Items, uint64_t Window);
+/// (only the offsets are computed). \p MaxPad > 0: a spacer that would add
+/// more than MaxPad bytes is left out (the item straddles the boundary, and
+/// the two packs act as one; pack ends are not capped). Pure; \p Window
+/// must be 0 or a power of two (asserted).
+Packing packIntoWindows(llvm::ArrayRef<PackItem> Items, uint64_t Window,
+                        uint64_t MaxPad = 0);
 
 /// Parse a section-size file: "<symbol> <bytes>" per line, '#' starts a
 /// comment, blank lines skipped (layout-blocks writes one as sizes.txt).
@@ -77,6 +80,9 @@ struct SpacerOptions {
   /// A function with at least this percentage of the call graph's weight
   /// ends its pack (PackItem::EndsPack); 0 = none.
   double PackEndShare = 0;
+  /// Most bytes one spacer may add (0 = up to W): a big function that
+  /// would leave most of a pack empty straddles the boundary instead.
+  uint64_t MaxPad = 0;
   /// Sizes that override the binary's symbol sizes (the hot parts that
   /// block layout keeps, from layout-blocks' sizes.txt).
   std::map<std::string, uint64_t> Sizes;

@@ -1,0 +1,179 @@
+//===- BlockLayoutTest.cpp - block order and hot/cold split decisions -----===//
+#include "keel/Blocks/BlockLayout.h"
+
+#include "gtest/gtest.h"
+
+using namespace keel;
+
+namespace {
+
+/// A function of blocks (ID = index, 16 bytes each, consecutive) with the
+/// given entry counts and (from, to, count) edges between block indices.
+FunctionBlocks makeFunction(const char *Name, std::vector<uint64_t> Counts,
+                            std::vector<std::tuple<unsigned, unsigned, uint64_t>> Edges) {
+  FunctionBlocks F;
+  F.Name = Name;
+  F.Addr = 0x1000;
+  for (unsigned I = 0; I < Counts.size(); ++I)
+    F.Blocks.push_back({I, 0x1000 + 16 * I, 16, Counts[I]});
+  for (auto [A, B, N] : Edges)
+    F.Edges[{A, B}] = N;
+  for (uint64_t C : Counts)
+    F.Instructions += 4 * C;
+  return F;
+}
+
+/// Blocks 0..5 of a loop: 0 -> 1; 1 -> 2 (hot, falls through); 2 -> 3 -> 1
+/// (back edge); 1 -> 5, the exit, ran once; 1 -> 4 never ran.
+///   order in the binary: 0 1 2 3 4 5
+FunctionBlocks loop() {
+  return makeFunction("loop", {1, 1000, 1000, 1000, 0, 1},
+                      {{0, 1, 1}, {1, 2, 999}, {1, 5, 1}, {2, 3, 1000},
+                       {3, 1, 999}, {1, 4, 0}});
+}
+
+TEST(BlockOrder, KeepSplitsWithoutReordering) {
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  auto L = computeBlockLayout({loop()}, O);
+  ASSERT_EQ(L.size(), 1u);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  EXPECT_TRUE(L[0].KeptOrder);
+  EXPECT_EQ(L[0].HotSize, 5u * 16);
+  // Without splitting, keep is the binary's order exactly.
+  O.Split = false;
+  L = computeBlockLayout({loop()}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_TRUE(L[0].ColdBlocks.empty());
+}
+
+TEST(BlockOrder, KeepLeavesNoNewFallThroughIntoPadding) {
+  // The compiler aligned block 5 (8 bytes of padding before it): block 4,
+  // never executed, ends with a jump or return, so nothing fell into the
+  // padding. Splitting 4 off would make 3 fall into it: 4 stays.
+  FunctionBlocks F = loop();
+  F.Blocks[5].Addr += 8;
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  auto L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_TRUE(L[0].ColdBlocks.empty());
+  // A cold block bigger than KeepBeforeAlignedBytes leaves anyway.
+  F.Blocks[4].Size = KeepBeforeAlignedBytes + 1;
+  F.Blocks[5].Addr = F.Blocks[4].Addr + F.Blocks[4].Size + 8;
+  L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  // Ext-TSP does not apply the rule (it reorders anyway).
+  O.Order = BlockOrder::ExtTsp;
+  F.Blocks[4].Size = 16;
+  F.Blocks[5].Addr = F.Blocks[4].Addr + 24;
+  L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+}
+
+TEST(BlockOrder, RareBlocksMoveBehindTheOthers) {
+  // The loop with block 2 entered only 5 times of 1000 (a rare path the
+  // compiler placed inline): at RareShare 0.01 it moves behind 3, with the
+  // exit 5 (entered once), both in the compiler's order and still in the
+  // hot part; 4 (never run) is split off as before.
+  FunctionBlocks F = loop();
+  F.Blocks[2].Count = 5;
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.RareShare = 0.01;
+  auto L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 3, 2, 5}));
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  // Blocks at or above the share stay in place (at 0.004 only the exit is
+  // rare, and it is last already); 0 is off.
+  O.RareShare = 0.004;
+  EXPECT_EQ(computeBlockLayout({F}, O)[0].HotOrder,
+            (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  O.RareShare = 0;
+  EXPECT_EQ(computeBlockLayout({F}, O)[0].HotOrder,
+            (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+}
+
+/// The compiler put the hot successor of 1 far away: 0 1 2 3 [rare path] 4 5
+/// 2 3, with 1 -> 4 taken 999 times.
+FunctionBlocks badlyPlaced() {
+  return makeFunction("bad", {1, 1000, 1, 1, 1000, 1000},
+                      {{0, 1, 1}, {1, 4, 999}, {1, 2, 1}, {2, 3, 1},
+                       {4, 5, 1000}, {5, 1, 999}, {3, 1, 0}});
+}
+
+TEST(BlockOrder, ExtTspReorders) {
+  BlockLayoutOptions O; // exttsp is the default
+  auto L = computeBlockLayout({badlyPlaced()}, O);
+  ASSERT_EQ(L.size(), 1u);
+  EXPECT_FALSE(L[0].KeptOrder);
+  EXPECT_EQ(L[0].HotOrder.front(), 0u);
+  // The hot cycle 1 -> 4 -> 5 -> 1: in the binary's order only 4 -> 5
+  // falls through; Ext-TSP makes two of its three edges fall through.
+  auto FallThroughs = [](const std::vector<uint32_t> &Order) {
+    unsigned N = 0;
+    for (auto [A, B] : {std::pair<uint32_t, uint32_t>{1, 4}, {4, 5}, {5, 1}})
+      for (size_t I = 0; I + 1 < Order.size(); ++I)
+        N += Order[I] == A && Order[I + 1] == B;
+    return N;
+  };
+  EXPECT_EQ(FallThroughs({0, 1, 2, 3, 4, 5}), 1u);
+  EXPECT_EQ(FallThroughs(L[0].HotOrder), 2u);
+  EXPECT_GT(L[0].ScoreAfter, L[0].ScoreBefore);
+}
+
+TEST(BlockOrder, GuardedReordersOnlyForAClearGain) {
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Guarded;
+  O.ReorderGain = 0.1;
+  // The badly placed function gains far more than 10%: reordered as
+  // Ext-TSP says.
+  auto Bad = computeBlockLayout({badlyPlaced()}, O);
+  BlockLayoutOptions E;
+  auto Ext = computeBlockLayout({badlyPlaced()}, E);
+  EXPECT_FALSE(Bad[0].KeptOrder);
+  EXPECT_EQ(Bad[0].HotOrder, Ext[0].HotOrder);
+  // The loop's hot path already falls through in the compiler's order:
+  // kept, only block 4 leaves.
+  auto Loop = computeBlockLayout({loop()}, O);
+  EXPECT_TRUE(Loop[0].KeptOrder);
+  EXPECT_EQ(Loop[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  // An impossible gain keeps every function's order.
+  O.ReorderGain = 1e9;
+  Bad = computeBlockLayout({badlyPlaced()}, O);
+  EXPECT_TRUE(Bad[0].KeptOrder);
+  EXPECT_EQ(Bad[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(BlockOrder, CoverageChoosesTheFunctionsLaidOut) {
+  // Three functions of 4000, 900 and 100 executed instructions (4 per
+  // block entry): at 0.8 the heaviest alone covers the share; at 1 every
+  // executed function is laid out, heaviest first, and each is split.
+  FunctionBlocks A = makeFunction("a", {1000, 0}, {{0, 1, 0}});
+  FunctionBlocks B = makeFunction("b", {225, 0}, {{0, 1, 0}});
+  FunctionBlocks C = makeFunction("c", {25, 0}, {{0, 1, 0}});
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.HotCoverage = 0.8;
+  auto L = computeBlockLayout({C, A, B}, O);
+  ASSERT_EQ(L.size(), 1u);
+  EXPECT_EQ(L[0].Name, "a");
+  O.HotCoverage = 1.0;
+  L = computeBlockLayout({C, A, B}, O);
+  ASSERT_EQ(L.size(), 3u);
+  EXPECT_EQ(L[0].Name, "a");
+  EXPECT_EQ(L[1].Name, "b");
+  EXPECT_EQ(L[2].Name, "c");
+  for (const FunctionLayout &F : L)
+    EXPECT_EQ(F.ColdBlocks, (std::vector<uint32_t>{1}));
+}
+
+TEST(BlockOrder, Names) {
+  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
+    EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);
+  EXPECT_FALSE(parseBlockOrder("ext-tsp").has_value());
+}
+
+} // namespace
