@@ -23,7 +23,7 @@ outside the hot region: a pad object between the object files), and the spreads
 are printed beside it. keel-rec is the recipe of bench/recommended.json (--recommended).
 
 Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
-cachegrind-test.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
+cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
 per measurement, so a killed run (kill -9) resumes without measuring anything twice;
 objects and the profile are kept too. Progress goes to stderr, tables to stdout.
 --check runs each program's train and test inputs twice under cachegrind (default
@@ -33,6 +33,7 @@ KEEL_BUILD=dir: use another build of the Keel tools (e.g. another branch's).
 """
 import argparse
 import concurrent.futures as cf
+import hashlib
 import json
 import math
 import os
@@ -256,13 +257,14 @@ def xz(work):
                   ["make", "-j2"]], "xz")
     d = inputs_dir(work)
     train = concat(os.path.join(d, "xz-train"), [os.path.join(p.src, "src", "liblzma", "lzma", f)
-                                                 for f in ("lzma_encoder.c", "lzma_decoder.c")])
+                                                 for f in ("lzma_encoder.c", "lzma_decoder.c",
+                                                           "lzma_encoder_optimum_normal.c", "lzma_encoder_presets.c")])
     test = concat(os.path.join(d, "xz-test"), [os.path.join(p.src, "src", "xz", f)
-                                               for f in ("coder.c", "file_io.c")])
+                                               for f in ("coder.c", "file_io.c", "message.c")])
     p.run_args, p.test_args = ["-3", "-c", "-T1", train], ["-3", "-c", "-T1", test]
     p.run_env = pinned_env()
-    p.inputs = ("xz -3 -c -T1 FILE; train: src/liblzma/lzma/lzma_encoder.c + lzma_decoder.c, "
-                "test: src/xz/coder.c + file_io.c")
+    p.inputs = ("xz -3 -c -T1 FILE; train: src/liblzma/lzma/lzma_encoder.c + lzma_decoder.c + "
+                "lzma_encoder_optimum_normal.c + lzma_encoder_presets.c, test: src/xz/coder.c + file_io.c + message.c")
     return p
 
 
@@ -270,7 +272,7 @@ def gawk(work):
     p = Recorded("gawk", work, "gawk",
                  [["./configure", "CC=@CC@", "AR=@AR@", "CFLAGS=-O2", "--disable-nls", "--disable-mpfr",
                    "--disable-extensions", "--without-readline"],
-                  ["make", "-j2", "gawk"]], "gawk")
+                  ["make", "-C", "support", "-j2"], ["make", "-j2", "gawk"]], "gawk")
     d = inputs_dir(work)
     train = concat(os.path.join(d, "gawk-train"), [os.path.join(p.src, f) for f in ("ChangeLog.0",)])
     test = concat(os.path.join(d, "gawk-test"), [os.path.join(p.src, f) for f in ("NEWS.0",)])
@@ -295,7 +297,11 @@ def tcl(work):
 
 def xmllint(work):
     p = Recorded("xmllint", work, "libxml2",
-                 [["./configure", "CC=@CC@", "AR=@AR@", "CFLAGS=-O2", "--disable-shared", "--without-python",
+                 # Debian's patches leave Makefile.am newer than Makefile.in: keep
+                 # make from re-running automake (not installed).
+                 [["touch", "aclocal.m4"], ["touch", "configure", "config.h.in"],
+                  ["find", ".", "-name", "Makefile.in", "-exec", "touch", "{}", "+"],
+                  ["./configure", "CC=@CC@", "AR=@AR@", "CFLAGS=-O2", "--disable-shared", "--without-python",
                    "--without-zlib", "--without-lzma", "--without-icu", "--without-threads",
                    "--without-http", "--without-ftp", "--without-readline", "--without-modules"],
                   ["make", "-j2", "xmllint"]], "xmllint")
@@ -418,6 +424,16 @@ def check(name, B, prog):
           flush=True)
 
 
+def workload_key(args):
+    """Names the test input's result file: the sha1 of its arguments and of the
+    contents of every file they name (a changed input never reuses old results)."""
+    h = hashlib.sha1(json.dumps(args).encode())
+    for x in args:
+        if os.path.isfile(x):
+            h.update(sha1_of(x).encode())
+    return h.hexdigest()[:12]
+
+
 def geomean(xs):
     xs = [x for x in xs if x == x]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
@@ -471,7 +487,7 @@ def measure(a, name, B, prog, M, names):
     return res
 
 
-def table(all_res, names, progs):
+def table(all_res, names, progs, geo=True):
     refs = [r for r in ("default", "cdsort", "bolt") if r in names]
     head = (f"{'program':8} {'I1':>3} {'build':10} {'mean cost':>12} " +
             " ".join(f"{'/' + r:>8}" for r in refs) +
@@ -483,9 +499,10 @@ def table(all_res, names, progs):
             for n in names:
                 r = res[(n, g)]
                 rel = " ".join(f"{r['cost'] / res[(x, g)]['cost']:8.4f}" for x in refs)
-                print(f"{prog:8} {g:>3} {n:10} {r['cost']:12.0f} {rel} {r['s1']:8.3f} {r['s2']:8.3f} "
+                spr = " ".join(f"{x:8.3f}" if x == x else f"{'-':>8}" for x in (r["s1"], r["s2"]))
+                print(f"{prog:8} {g:>3} {n:10} {r['cost']:12.0f} {rel} {spr} "
                       f"{r['I1mr']:10.0f} {r['Bcm']:9.0f} {r['Bim']:8.0f}", flush=True)
-        for n in names:
+        for n in names if geo else ():
             rel = " ".join(f"{geomean([all_res[p][(n, g)]['cost'] / all_res[p][(x, g)]['cost'] for p in progs]):8.4f}"
                            for x in refs)
             print(f"{'geomean':8} {g:>3} {n:10} {'':12} {rel}", flush=True)
@@ -528,13 +545,24 @@ def main():
         prog = PROGRAMS[name](pw)
         B = Builds(prog, os.path.join(pw, "builds"), a.j)
         log(f"{name}: compiling, profiling the train input, planning")
+        # The kept profile is of this train input (B.prepare() reuses default.fdata).
+        key, stamp = workload_key(prog.run_args), B.path("default.fdata.input")
+        if not os.path.exists(stamp) or open(stamp).read().strip() != key:
+            if os.path.exists(B.path("default.fdata")):
+                os.unlink(B.path("default.fdata"))
+            os.makedirs(B.w, exist_ok=True)
+            with open(stamp, "w") as f:
+                f.write(key + "\n")
         B.prepare()
         if a.check:
             check(name, B, prog)
             continue
-        M = Measurements(B.path("cachegrind-test.tsv"), prog.test_args, B.w, prog.run_env)
+        M = Measurements(B.path(f"cachegrind-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
+                         B.w, prog.run_env)
         all_res[name] = measure(a, name, B, prog, M, names)
         log(f"{name}: done")
+        print(f"\n{name}: {prog.inputs}")
+        table(all_res, names, [name], geo=False)
     if a.check:
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
