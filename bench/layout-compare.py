@@ -19,6 +19,9 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
+  keel-rec  the recommended recipe, read from bench/recommended.json (--recommended FILE):
+            layout-order's flags, recompiled with the plan's bbsections.txt if asked,
+            its link flags ({plan} = the plan directory)
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -32,10 +35,11 @@ of the cost over code-padding grids:
 Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim)   (issue 10's model)
 
 usage: layout-compare.py PROGRAM WORKDIR [--sweep] [--pads 0:4096:64] [--inside-k 1,10]
-                         [--builds default,cdsort,...] [-j N]
+                         [--builds default,cdsort,...] [-j N] [--recommended FILE]
 PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
 bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
 running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
+The shared machinery is in bench/keelbench.py (also used by bench/corpus.py).
 Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
 result is kept in WORKDIR/builds/cachegrind-v2.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
@@ -132,9 +136,12 @@ def main():
                     help="FROM:TO:STEP (TO exclusive): the __keel_code_pad values keel-tuned chooses from")
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
+    ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
+                    help="keel-rec's recipe (default: bench/recommended.json)")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
     keelbench.KEEP = a.keep
+    keelbench.RECOMMENDED = os.path.abspath(a.recommended)
     work = os.path.abspath(a.workdir)
     prog = {"interp": Interp, "lua": Lua, "zstd": Zstd}[a.program](work)
     B = Builds(prog, os.path.join(work, "builds"), a.j)
