@@ -4,7 +4,7 @@
 # string map, upvar, catch/error, coroutines. MODE (argv 0) = train or test:
 # the same program with other data sizes and another mix.
 set mode [lindex $argv 0]
-if {$mode eq "train"} { set S 1 ; set T 3 } else { set S 2 ; set T 1 }
+if {$mode eq "train"} { set S 1 ; set T 2 } else { set S 2 ; set T 1 }
 expr {srand(42)}
 
 proc fib {n} { if {$n < 2} { return $n } ; expr {[fib [expr {$n - 1}]] + [fib [expr {$n - 2}]]} }
@@ -80,11 +80,11 @@ proc misc {n} {
 
 set total 0
 for {set r 0} {$r < $T} {incr r} {
-    incr total [fib [expr {14 + $S}]]
-    incr total [strings [expr {800 * $S}]]
-    incr total [lists [expr {1500 * $S}]]
-    incr total [dicts [expr {3000 / $S}]]
-    incr total [shapes [expr {300 * $S}]]
-    incr total [misc [expr {2000 * $S}]]
+    incr total [fib [expr {12 + $S}]]
+    incr total [strings [expr {300 * $S}]]
+    incr total [lists [expr {600 * $S}]]
+    incr total [dicts [expr {1200 / $S}]]
+    incr total [shapes [expr {120 * $S}]]
+    incr total [misc [expr {800 * $S}]]
 }
 puts $total
