@@ -268,13 +268,14 @@ def xz(work):
     d = inputs_dir(work)
     train = concat(os.path.join(d, "xz-train"), [os.path.join(p.src, "src", "liblzma", "lzma", f)
                                                  for f in ("lzma_encoder.c", "lzma_decoder.c",
-                                                           "lzma_encoder_optimum_normal.c", "lzma_encoder_presets.c")])
+                                                           "lzma_encoder_optimum_normal.c", "lzma_encoder_presets.c",
+                                                           "lzma_encoder_optimum_fast.c")])
     test = concat(os.path.join(d, "xz-test"), [os.path.join(p.src, "src", "xz", f)
                                                for f in ("coder.c", "file_io.c", "message.c")])
     p.run_args, p.test_args = ["-3", "-c", "-T1", train], ["-3", "-c", "-T1", test]
     p.run_env = pinned_env()
     p.inputs = ("xz -3 -c -T1 FILE; train: src/liblzma/lzma/lzma_encoder.c + lzma_decoder.c + "
-                "lzma_encoder_optimum_normal.c + lzma_encoder_presets.c, test: src/xz/coder.c + file_io.c + message.c")
+                "lzma_encoder_optimum_normal.c + lzma_encoder_presets.c + lzma_encoder_optimum_fast.c, test: src/xz/coder.c + file_io.c + message.c")
     return p
 
 
