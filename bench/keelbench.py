@@ -1,0 +1,478 @@
+"""Shared machinery of bench/layout-compare.py and bench/corpus.py: the programs built
+from source, the builds (default, cdsort, bolt, keel-*) made from one profile, the
+perturbations (1) outside and (2) inside, and the cachegrind runner whose results are
+kept in a TSV keyed by the binary's hash (see layout-compare.py's docstring).
+
+KEEL_BUILD=dir selects the Keel tools (dir/bin/layout-record, layout-order, ...);
+default: this checkout's build/.
+"""
+import hashlib
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
+BIN = os.path.join(BUILD, "bin")
+CC = "clang-22"
+LLD = "/usr/lib/llvm-22/bin/ld.lld"
+GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
+D1, LL = "32768,8,64", "262144,8,64"
+WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
+KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
+# The recommended build's recipe (docs: /work/wt/RECOMMENDED.md's schema).
+RECOMMENDED = os.path.join(TOP, "bench", "recommended.json")
+# More recipes of the same schema, by build name (layout-compare.py --recipe FILE).
+RECIPES = {}
+CFLAGS = ["-O2", "-gdwarf-4", "-ffunction-sections", "-fdata-sections", "-fbasic-block-address-map"]
+
+
+def run(argv, **kw):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", **kw)
+    if r.returncode != 0:
+        sys.exit(f"keelbench: command failed ({r.returncode}): {' '.join(argv)}\n{r.stderr[-2000:]}")
+    return r.stdout
+
+
+# ---------------------------------------------------------------- programs
+class Program:
+    """Sources, objects, link inputs and the workload of one program."""
+
+    def __init__(self, name, work):
+        self.name, self.work = name, work
+        self.src = os.path.join(work, "src")
+        self.libs, self.run_args = [], []
+        # corpus.py: the workload measured ("test"; run_args is the one profiled,
+        # "train") and the environment both run with (None: this process's).
+        self.test_args, self.run_env = None, None
+
+    def split_at(self, objs):
+        """Where perturbation (1)'s pad object goes in the link's object list."""
+        return len(objs) // 2
+
+    def compile(self, outdir, extra):
+        os.makedirs(outdir, exist_ok=True)
+        jobs = []
+        for c in self.sources():
+            o = os.path.join(outdir, os.path.basename(c)[:-2] + ".o")
+            if KEEP and os.path.exists(o):
+                continue
+            jobs.append([CC, "-c", *self.defines(outdir), *CFLAGS, *extra, c, "-o", o])
+        with cf.ThreadPoolExecutor(2) as ex:
+            list(ex.map(run, jobs))
+        return [os.path.join(outdir, os.path.basename(c)[:-2] + ".o") for c in self.sources()]
+
+
+class Interp(Program):
+    def __init__(self, work):
+        super().__init__("interp", work)
+        self.src = os.path.join(TOP, "examples", "interp")
+
+    def sources(self):
+        return [os.path.join(self.src, f + ".c") for f in ("interp", "handlers_a", "handlers_b", "handlers_c")]
+
+    def defines(self, outdir):
+        return ["-fno-plt", "-fno-asynchronous-unwind-tables"]
+
+
+class Lua(Program):
+    def __init__(self, work):
+        super().__init__("lua", work)
+        self.src = debian_source(work, "lua5.4")
+        self.libs = ["-lm", "-ldl"]
+        self.run_args = [os.path.join(TOP, "bench", "workloads", "lua-bench.lua")]
+
+    def sources(self):
+        s = os.path.join(self.src, "src")
+        return sorted(os.path.join(s, f) for f in os.listdir(s)
+                      if f.endswith(".c") and f not in ("luac.c", "onelua.c"))
+
+    def defines(self, outdir):
+        with open(os.path.join(outdir, "lua5.4-deb-multiarch.h"), "w") as f:
+            f.write('#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n')
+        return ["-DLUA_USE_LINUX", "-Dluai_makeseed(L)=0x5eed", "-Dl_randomizePivot()=0", f"-I{outdir}"]
+
+
+def debian_source(work, pkg):
+    """apt-get source PKG into WORK/debsrc once (bench/lib-real-programs.sh)."""
+    sh = f". {TOP}/bench/lib-real-programs.sh; keel_get_source {pkg} {os.path.join(work, 'debsrc')}"
+    out = subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return out.strip().splitlines()[-1].rstrip("/")
+
+
+class Zstd(Program):
+    """The zstd CLI from Debian's libzstd source package (lib/ + programs/)."""
+
+    def __init__(self, work):
+        super().__init__("zstd", work)
+        self.src = debian_source(work, "libzstd")
+        # A fixed sample from the same source package: 307772 bytes of C.
+        sample = os.path.join(work, "zstd-sample")
+        shutil.copyfile(os.path.join(self.src, "lib", "compress", "zstd_compress.c"), sample)
+        sh = f". {TOP}/bench/lib-real-programs.sh; keel_zstd_args {sample}"
+        self.run_args = subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE,
+                                       text=True).stdout.split()
+        self.libs = []
+
+    def sources(self):
+        sh = f". {TOP}/bench/lib-real-programs.sh; keel_zstd_sources {self.src}"
+        return subprocess.run(["sh", "-c", sh], check=True, stdout=subprocess.PIPE,
+                              text=True).stdout.split()
+
+    def defines(self, outdir):
+        return ["-DZSTD_LEGACY_SUPPORT=0", "-DZSTD_DISABLE_ASM",
+                f"-I{self.src}/lib", f"-I{self.src}/lib/common"]
+
+
+# ---------------------------------------------------------------- building
+def pad_object(path, nbytes, section=".text.keelpad", symbol=None):
+    asm = path + ".s"
+    with open(asm, "w") as f:
+        f.write(f'\t.section {section},"ax",@progbits\n')
+        if symbol:
+            f.write(f"\t.globl {symbol}\n\t.type {symbol},@function\n{symbol}:\n")
+        f.write(f"\t.skip {max(nbytes, 1 if symbol else 0)}, 0x90\n")
+    run(["llvm-mc-22", "-filetype=obj", "-triple=x86_64-pc-linux-gnu", asm, "-o", path])
+    return path
+
+
+def link(objs, out, extra=(), libs=()):
+    run([CC, "-fuse-ld=lld", f"--ld-path={LLD}", "-Wl,--emit-relocs", *objs, *extra, *libs, "-o", out])
+    return out
+
+
+def function_order(binary):
+    """The binary's own text symbols in address order (for the 'inside' pad)."""
+    out = run(["llvm-nm-22", "-n", "--defined-only", binary])
+    return [l.split()[2] for l in out.splitlines() if len(l.split()) == 3 and l.split()[1] in "tT"]
+
+
+class Builds:
+    def __init__(self, prog, work, jobs):
+        self.p, self.w, self.jobs = prog, work, jobs
+        os.makedirs(work, exist_ok=True)
+
+    def path(self, *a):
+        return os.path.join(self.w, *a)
+
+    def prepare(self):
+        p = self.p
+        self.objs = p.compile(self.path("obj"), [])
+        self.split_at = p.split_at(self.objs)
+        self.default = link(self.objs, self.path("default"), libs=p.libs)
+        # One exact profile of the default build drives every other build.
+        self.fdata = self.path("default.fdata")
+        if not (KEEP and os.path.exists(self.fdata)):
+            run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
+                 self.default, *p.run_args], cwd=self.w, env=p.run_env)
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             "-o", self.path("plan")])
+        self.hot = hottest_functions(self.path("plan", "plan.yaml"))
+        self.spacers_plan = None
+        self.plugin_objs = None
+        self.tuned_pad = None
+        self.bb_objs = None
+        self.recipe_builds = {}
+        self.ref_orders = {}
+
+    def prepare_spacers(self):
+        """plan-sp: the same plan with --spacers=4096 (keel-sp)."""
+        if self.spacers_plan is None:
+            run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+                 "--spacers=4096", "-o", self.path("plan-sp")])
+            self.spacers_plan = self.path("plan-sp")
+
+    def prepare_plugin(self):
+        """keel-plugin: the objects compiled with the LayoutOpt pass plugin applying the plan
+        (section prefixes, hot-function alignment, hot data), as a user builds with Keel."""
+        if self.plugin_objs is None:
+            self.plugin_objs = self.p.compile(self.path("obj-plugin"), [
+                f"-fpass-plugin={os.path.join(BUILD, 'lib', 'LayoutOpt.so')}",
+                "-mllvm", f"-layout-plan={self.path('plan', 'plan.yaml')}"])
+
+    def prepare_blocks(self):
+        if self.bb_objs is not None:
+            return
+        run([os.path.join(BIN, "layout-blocks"), "--binary", self.default, "--profile", self.fdata,
+             "--function-order", self.path("plan", "order.txt"), "-o", self.path("blocks")])
+        # plan-bb-sp: the one-command route (layout-order --blocks --spacers=4096):
+        # the same block layout, spacers packed by the hot parts' estimated sizes.
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             "--blocks", "--spacers=4096", "-o", self.path("plan-bb-sp")])
+        for f in ("bbsections.txt", "order.txt"):
+            if open(self.path("blocks", f)).read() != open(self.path("plan-bb-sp", f)).read():
+                sys.exit(f"keelbench: layout-order --blocks wrote another {f} than layout-blocks")
+        self.bb_objs = self.bb_compile(self.path("blocks", "bbsections.txt"))
+
+    def bb_compile(self, bbsections):
+        """The objects compiled with -fbasic-block-sections=list=BBSECTIONS, in a
+        directory named by the list's hash (a changed plan or KEEL_BUILD never reuses
+        objects compiled for another list; equal lists share them)."""
+        out = self.path("obj-bb-" + sha1_of(bbsections)[:12])
+        return self.p.compile(out, [f"-fbasic-block-sections=list={bbsections}"])
+
+    def recipe_file(self, name):
+        """The JSON recipe behind a recipe build: keel-rec is RECOMMENDED, the others
+        were added with --recipe (RECIPES)."""
+        return RECOMMENDED if name == "keel-rec" else RECIPES.get(name)
+
+    def prepare_recipe(self, name):
+        """A recipe build (bench/recommended.json's schema): layout-order with its
+        flags into plan-rec (keel-rec) or plan-NAME, objects recompiled with the plan's
+        bbsections.txt when it asks for that and the plan has one, its link flags
+        ({plan} = the plan)."""
+        if name in self.recipe_builds:
+            return
+        r = json.load(open(self.recipe_file(name)))
+        plan = self.path("plan-rec" if name == "keel-rec" else "plan-" + name)
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             *r.get("layout_order_flags", []), "-o", plan])
+        bbs = os.path.join(plan, "bbsections.txt")
+        objs = self.bb_compile(bbs) if r.get("bbsections") and os.path.exists(bbs) else self.objs
+        self.recipe_builds[name] = (objs, [f.replace("{plan}", plan) for f in r.get("link_flags", [])], None)
+
+    # Each build: (objects, extra link flags, post-link step)
+    def configs(self):
+        plan = self.path("plan")
+        return {
+            "default": (self.objs, [], None),
+            "cdsort": (self.objs, [f"-Wl,--call-graph-ordering-file={plan}/callgraph.txt",
+                                   "-Wl,--call-graph-profile-sort=cdsort"], None),
+            "bolt": (self.objs, [], "bolt"),
+            # The Keel builds link the way layout-order says: order.txt, layout.ld and
+            # -z separate-code (the writable data keeps its page offset when code grows).
+            "keel-fn": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                    "-Wl,-z,separate-code"], None),
+            # keel-fn linked with -z separate-loadable-segments instead: every PT_LOAD
+            # starts on a page boundary in the file and in memory.
+            "keel-sls": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                     "-Wl,-z,separate-loadable-segments"], None),
+            "keel-tuned": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt", f"-Wl,-T,{plan}/layout.ld",
+                                       "-Wl,-z,separate-code", f"-Wl,--defsym=__keel_code_pad={self.tuned_pad or 0}"], None),
+            "keel-bb": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('blocks', 'order.txt')}",
+                                       f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
+                                       "-Wl,-z,separate-code"], None),
+            # Compiled with the pass plugin and the plan (README's step 3).
+            "keel-plugin": (self.plugin_objs or [], [f"-Wl,--symbol-ordering-file={plan}/order.txt",
+                                                     f"-Wl,-T,{plan}/layout.ld", "-Wl,-z,keep-text-section-prefix",
+                                                     "-Wl,-z,separate-code"], None),
+            # With growth-absorbing spacers (layout-order --spacers=4096; docs/planner.md).
+            "keel-sp": (self.objs, [f"-Wl,--symbol-ordering-file={plan}/order.txt",
+                                    f"-Wl,-T,{self.path('plan-sp')}/layout.ld", "-Wl,-z,separate-code"], None),
+            "keel-bb-sp": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('plan-bb-sp', 'order.txt')}",
+                                          f"-Wl,-T,{self.path('plan-bb-sp')}/layout.ld",
+                                          "-Wl,-z,keep-text-section-prefix", "-Wl,-z,separate-code"], None),
+            # The recommended recipe (bench/recommended.json, or --recommended FILE).
+            "keel-rec": ([], [], None),
+            **self.recipe_builds,
+        }
+
+    def tune(self, M, pads):
+        """keel-tuned: measure keel-fn relinked with each __keel_code_pad in pads under
+        both I1 geometries and keep the pad with the lowest summed cost (ties: the
+        smallest pad)."""
+        objs, extra, _ = self.configs()["keel-fn"]
+        def make(p):
+            out = self.path(f"keel-fn.pad{p}.bin")
+            if not (KEEP and os.path.exists(out)):
+                link(objs, out, extra + [f"-Wl,--defsym=__keel_code_pad={p}"], self.p.libs)
+            return out
+        with cf.ThreadPoolExecutor(self.jobs) as ex:
+            bins = list(ex.map(make, pads))
+        res = M.all([(b, g) for b in bins for g in GEOMETRIES], self.jobs)
+        total = {p: sum(res[i * len(GEOMETRIES) + j][0] for j in range(len(GEOMETRIES)))
+                 for i, p in enumerate(pads)}
+        with open(self.path("tune.tsv"), "w") as f:
+            for i, p in enumerate(pads):
+                f.write("\t".join(map(str, [p, total[p], *(res[i * len(GEOMETRIES) + j][1]["I1mr"]
+                                                          for j in range(len(GEOMETRIES)))])) + "\n")
+        self.tuned_pad = min(pads, key=lambda p: (total[p], p))
+        print(f"layout-compare: keel-tuned: __keel_code_pad={self.tuned_pad} (summed cost "
+              f"{total[self.tuned_pad]}; pad 0: {total.get(0, float('nan'))}; {len(pads)} pads, "
+              f"per-pad costs in {self.path('tune.tsv')})", file=sys.stderr, flush=True)
+        if not KEEP:
+            for b in bins:
+                os.unlink(b)
+        return self.tuned_pad
+
+    def anchor(self, k):
+        """Perturbation (2)'s function: the k-th hottest of the profile (issue 10)."""
+        return self.hot[min(k, len(self.hot)) - 1]
+
+    def ref_order(self, name):
+        """The build's own function order (llvm-nm -n of its unpadded link), computed once;
+        call it before building in parallel."""
+        if name not in self.ref_orders:
+            self.ref_orders[name] = function_order(self.build(name, self.path(name + ".ref.bin")))
+        return list(self.ref_orders[name])
+
+    def build(self, name, out, outside_pad=0, inside=None):
+        """inside = (k, pad): pad bytes right after the k-th hottest function (anchor())."""
+        if name in ("keel-bb", "keel-bb-sp"):
+            self.prepare_blocks()
+        if name == "keel-sp":
+            self.prepare_spacers()
+        if name == "keel-plugin":
+            self.prepare_plugin()
+        if self.recipe_file(name):
+            self.prepare_recipe(name)
+        objs, extra, post = self.configs()[name]
+        objs = list(objs)
+        if outside_pad:
+            objs.insert(self.split_at, pad_object(out + ".pad.o", outside_pad))
+        pre = out + ".pre" if post else out
+        if inside and post != "bolt":
+            # Fix the build's own order, then add the pad symbol after the k-th hot function.
+            order = self.ref_order(name)
+            k, pad = inside
+            anchor = self.anchor(k)
+            if anchor in order:
+                order.insert(order.index(anchor) + 1, "__keel_inside_pad")
+            with open(out + ".order", "w") as f:
+                f.write("\n".join(order) + "\n")
+            objs.append(pad_object(out + ".ipad.o", pad, ".text.__keel_inside_pad", "__keel_inside_pad"))
+            extra = [e for e in extra if "ordering-file" not in e and "profile-sort" not in e]
+            extra.append(f"-Wl,--symbol-ordering-file={out}.order")
+            extra.append("-Wl,--no-warn-symbol-ordering")
+            # A plan's script places the hot functions by section pattern (the order
+            # file cannot move the pad into that region): add the pad's pattern after
+            # the anchor's in a copy of the script.
+            for i, e in enumerate(extra):
+                if e.startswith("-Wl,-T,"):
+                    lines = open(e[len("-Wl,-T,"):]).readlines()
+                    at = [j for j, l in enumerate(lines) if f"*(.text.{anchor} " in l]
+                    if not at:
+                        sys.exit(f"keelbench: no pattern for {anchor} in {e}")
+                    lines.insert(at[0] + 1, "    *(.text.__keel_inside_pad)\n")
+                    with open(out + ".ld", "w") as f:
+                        f.writelines(lines)
+                    extra[i] = f"-Wl,-T,{out}.ld"
+        link(objs, pre, extra, self.p.libs)
+        if post == "bolt":
+            args = ["llvm-bolt-22", pre, "-o", out, f"-data={self.fdata}", "-reorder-functions=cdsort",
+                    "-reorder-blocks=ext-tsp", "-split-functions", "-dyno-stats=0"]
+            if inside:
+                k, pad = inside
+                args.append(f"-pad-funcs={bolt_name(pre, self.anchor(k))}:{pad}")
+            run(args)
+        return out
+
+
+def hottest_functions(plan_yaml):
+    """The plan's functions, hottest first: executed instructions (`weight` in
+    plan.yaml) from the one profile every build is made from; ties by name."""
+    rows = []
+    for line in open(plan_yaml):
+        m = re.search(r"name: ([^,}]+),.*weight: (\d+)", line)
+        if m:
+            rows.append((-int(m.group(2)), m.group(1).strip()))
+    return [n for _, n in sorted(rows)]
+
+
+def bolt_name(binary, name):
+    # BOLT names locals "name/1"; globals keep their name.
+    out = run(["llvm-nm-22", binary])
+    for l in out.splitlines():
+        parts = l.split()
+        if len(parts) == 3 and parts[2] == name:
+            return name + "/1" if parts[1] == "t" else name
+    return name
+
+
+# ---------------------------------------------------------------- measuring
+class Measurements:
+    """cachegrind results keyed by (sha1 of the binary, geometry), kept in a TSV so a
+    killed run resumes without measuring anything twice."""
+
+    FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
+
+    def __init__(self, path, args, cwd, env=None):
+        self.path, self.args, self.cwd, self.env = path, args, cwd, env
+        self.known = {}
+        if os.path.exists(path):
+            for line in open(path):
+                f = line.split("\t")
+                if len(f) == 2 + len(self.FIELDS):
+                    self.known[(f[0], f[1])] = dict(zip(self.FIELDS, map(int, f[2:])))
+        self.lock = threading.Lock()
+
+    def get(self, binary, i1):
+        key = (sha1_of(binary), i1)
+        if key not in self.known:
+            c = cachegrind(binary, self.args, i1, self.cwd, self.env)
+            with self.lock:
+                self.known[key] = c
+                with open(self.path, "a") as f:
+                    f.write("\t".join([*key, *(str(c.get(k, 0)) for k in self.FIELDS)]) + "\n")
+                    f.flush()
+        c = self.known[key]
+        return cost_of(c), c
+
+    def all(self, jobs, n):
+        with cf.ThreadPoolExecutor(n) as ex:
+            return list(ex.map(lambda j: self.get(*j), jobs))
+
+
+def cost_of(c):
+    return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS)
+
+
+# Every binary runs as /dev/fd/100, so argv[0] (and AT_EXECFN) is the same string
+# for every build and pad. The program sees its own path: Lua interns it in the `arg`
+# table and its length moves the initial stack, which changed Ir, D1mr and Bcm by
+# ~0.02% of the cost between two copies of one binary under different names.
+EXEC_FD = 100
+
+
+EXEC_LOCK = threading.Lock()
+
+
+def cachegrind(binary, args, i1, cwd, env=None):
+    out = binary + f".{i1}.cg"
+    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+            f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
+            f"/dev/fd/{EXEC_FD}", *args]
+    # Put the binary on EXEC_FD only while this child is started (no preexec_fn,
+    # which is unsafe with threads, and no other descriptor leaks into the child).
+    fd = os.open(binary, os.O_RDONLY)
+    try:
+        with EXEC_LOCK:
+            os.dup2(fd, EXEC_FD)
+            try:
+                p = subprocess.Popen(argv, cwd=cwd, pass_fds=(EXEC_FD,), text=True, errors="replace", env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            finally:
+                os.close(EXEC_FD)
+    finally:
+        os.close(fd)
+    _, err = p.communicate()
+    if p.returncode != 0:
+        sys.exit(f"keelbench: command failed ({p.returncode}): {' '.join(argv)} "
+                 f"(/dev/fd/{EXEC_FD} = {binary})\n{err[-2000:]}")
+    ev = summary = None
+    for line in open(out):
+        if line.startswith("events:"):
+            ev = line.split()[1:]
+        elif line.startswith("summary:"):
+            summary = [int(x) for x in line.split()[1:]]
+    os.unlink(out)
+    return dict(zip(ev, summary))
+
+
+def spread(values):
+    return 100 * (max(values) / min(values) - 1)
+
+
+def sha1_of(path):
+    h = hashlib.sha1()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
