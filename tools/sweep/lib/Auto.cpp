@@ -157,22 +157,32 @@ Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
                 "={pad}");
     return W;
   }
-  for (size_t I = 1; I < W.size(); ++I) {
-    if (takesValue(W[I - 1]))
-      continue;
-    if (looksLikeInput(W[I])) {
-      W.insert(W.begin() + I, "{padobj}");
-      return W;
-    }
-  }
-  return makeError("the recorded link command names no input file (.o, .a, "
-                   ".c ...) to put a pad object before");
+  // The pad goes between the inputs (before the middle one), so the code or
+  // data of the two halves moves against each other -- a shift of the whole
+  // program by whole cache lines would keep every relative conflict as it
+  // is (seed 002's pad also goes between object files).
+  std::vector<size_t> Inputs;
+  for (size_t I = 1; I < W.size(); ++I)
+    if (!takesValue(W[I - 1]) && looksLikeInput(W[I]))
+      Inputs.push_back(I);
+  if (Inputs.empty())
+    return makeError("the recorded link command names no input file (.o, .a, "
+                     ".c ...) to put a pad object before");
+  W.insert(W.begin() + Inputs[Inputs.size() / 2], "{padobj}");
+  return W;
+}
+
+std::string padObjectPlace(ArrayRef<std::string> Argv) {
+  for (size_t I = 0; I + 1 < Argv.size(); ++I)
+    if (Argv[I] == "{padobj}")
+      return sys::path::filename(Argv[I + 1]).str();
+  return "";
 }
 
 static std::string relinkExample(StringRef Axis) {
   return formatv("link through `layout-link -- <your link command>` (CMake: "
                  "keel_layout()), or pass --axis={0} --relink='<your link "
-                 "command with {{padobj} before the first object and -o {{out}>'",
+                 "command with {{padobj} between the objects and -o {{out}>'",
                  Axis)
       .str();
 }
@@ -255,9 +265,10 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
         A.How = formatv("relinked from {0} with {1}", RecPath,
                         Defsym ? (Axis == "code" ? "--defsym=__keel_code_pad=N"
                                                  : "--defsym=__keel_data_pad=N")
-                               : (Axis == "code"
-                                      ? "N bytes of nops before the first object"
-                                      : "N bytes of data before the first object"))
+                               : formatv("N bytes of {0} before {1}",
+                                         Axis == "code" ? "nops" : "data",
+                                         padObjectPlace(A.RelinkArgv))
+                                     .str())
                     .str();
         Axes.push_back(A);
         continue;

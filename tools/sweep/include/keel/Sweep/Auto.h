@@ -11,7 +11,8 @@
 //          layout-link or keel_layout()) matches the binary: variants are
 //          relinked from the recorded command, with
 //          --defsym=__keel_code_pad/__keel_data_pad=N when it links with a
-//          Keel layout.ld, else with a pad object before the first input;
+//          Keel layout.ld, else with a pad object between the inputs
+//          (before the middle one);
 //          code also through llvm-bolt --pad-funcs-before=main:N when the
 //          binary keeps its relocations (-Wl,--emit-relocs).
 // Every axis that cannot be swept gets one line saying why and what enables
@@ -66,10 +67,14 @@ struct BinaryFacts {
 llvm::Expected<BinaryFacts> inspectBinary(llvm::StringRef Binary);
 
 /// The recorded link command with the pad and output placed in it for
-/// \p Axis ("code" or "data"); an error (one line) when the command has no
-/// input file to put a pad object before. \p Cwd resolves relative paths.
+/// \p Axis ("code" or "data"): --defsym=__keel_{code,data}_pad={pad} when
+/// it links with a script that defines it, else {padobj} before the middle
+/// input file; an error (one line) when the command names no input file.
 llvm::Expected<std::vector<std::string>>
 relinkFromRecord(const LinkRecord &R, llvm::StringRef Axis);
+
+/// The input the pad object is linked before ("" when none).
+std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);
 
 /// Decide every axis for \p Binary. \p HeapShim: libkeelheapshift.so.
 /// \p HaveBolt: llvm-bolt is installed.
