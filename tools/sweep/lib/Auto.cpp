@@ -312,8 +312,8 @@ void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
   for (const AutoAxis &A : Axes) {
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
     if (O) {
-      OS << formatv("  {0,-6} swept ({1} variants): {2}; gate {3}\n", A.Axis,
-                    O->R.Ms.size(), O->G.Verdict,
+      OS << formatv("  {0,-6} swept ({1} variant{2}): {3}; gate {4}\n", A.Axis,
+                    O->R.Ms.size(), O->R.Ms.size() == 1 ? "" : "s", O->G.Verdict,
                     O->G.Failed ? "failed: " + (O->G.Reasons.empty()
                                                     ? std::string("")
                                                     : O->G.Reasons.front())
