@@ -8,6 +8,10 @@
 #  - when <PLAN>/plan.yaml exists: -mllvm -layout-plan=<PLAN>/plan.yaml at
 #    compile time, and ld.lld with <PLAN>/order.txt and <PLAN>/layout.ld at
 #    link time (the sources recompile and the target relinks when they change);
+#  - always: the link runs through layout-link (the target's C/CXX
+#    LINKER_LAUNCHER, CMake >= 3.21), which saves the link command beside
+#    the binary (<target>.keel-link.json) so a bare `layout-sweep ./<target>`
+#    also sweeps the code and data axes by relinking it with a pad;
 #  - a target <target>-keel-profile that runs the program with WORKLOAD as its
 #    arguments under `layout-record --source=valgrind` and re-plans into PLAN
 #    with `layout-order`. The next build reconfigures (a stamp file tells
@@ -51,6 +55,16 @@ function(keel_layout)
   target_compile_options(${t} PRIVATE
     -ffunction-sections -fdata-sections -fbasic-block-address-map
     -fdebug-default-version=4 "-fpass-plugin=${KEEL_LAYOUTOPT_PLUGIN}")
+
+  # Record the link for layout-sweep's code and data axes (docs/sweep.md).
+  # The launcher word list is prepended to the link command.
+  if(CMAKE_VERSION VERSION_LESS 3.21)
+    message(STATUS "Keel: CMake ${CMAKE_VERSION} has no LINKER_LAUNCHER (3.21); "
+      "${t} is linked without layout-link, so a bare layout-sweep cannot relink it")
+  else()
+    set_property(TARGET ${t} PROPERTY C_LINKER_LAUNCHER "${KEEL_LAYOUT_LINK}" --)
+    set_property(TARGET ${t} PROPERTY CXX_LINKER_LAUNCHER "${KEEL_LAYOUT_LINK}" --)
+  endif()
 
   # The profile target touches this stamp after re-planning; CMake re-runs
   # configure when it changes, and configure picks up the (new) plan.

@@ -6,10 +6,16 @@
 // -> evaluate the gate (keel/Sweep/Gate.h) -> write reports (Report.h) ->
 // exit 0, or 1 with a one-line reason when the gate fails.
 //
+// With no --axis, --relink, --bolt-pad or --false-sharing the sweep is
+// automatic (keel/Sweep/Auto.h): every axis this binary can move, one after
+// the other on a 16-offset grid, and one combined report (runAuto below).
+//
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Tool.h"
+#include "keel/Support/Process.h"
+#include "keel/Sweep/Auto.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
@@ -23,7 +29,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 using namespace llvm;
 using namespace keel;
@@ -40,7 +48,10 @@ cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..
 
 cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
-cl::opt<std::string> Axis("axis", cl::desc("what moves: code, data, stack, heap, fs-spacing"),
+cl::opt<std::string> Axis("axis",
+                          cl::desc("what moves: code, data, stack, heap, fs-spacing "
+                                   "(none given: every axis this binary can move; "
+                                   "code with --relink or --bolt-pad)"),
                           cl::init("code"), cl::cat(Cat));
 cl::opt<bool> FalseSharing(
     "false-sharing",
@@ -52,7 +63,8 @@ cl::opt<bool> FalseSharing(
     cl::cat(Cat));
 cl::opt<std::string> GridPreset(
     "grid", cl::desc("grid preset: default (0..4096 by 64), seed002-power3 "
-                     "(0..16 KB by 64), seed002-power4 (0..256 KB by 1 KB)"),
+                     "(0..16 KB by 64), seed002-power4 (0..256 KB by 1 KB); "
+                     "the automatic sweep's grid is 0..960 by 64 per axis"),
     cl::cat(Cat));
 cl::opt<int64_t> From("from", cl::desc("first offset in bytes"), cl::cat(Cat));
 cl::opt<int64_t> To("to", cl::desc("last offset in bytes"), cl::cat(Cat));
@@ -371,6 +383,238 @@ static Error writeBestPad(const SweepResult &R) {
   return Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// The automatic sweep: `layout-sweep ./bin` with no axis options.
+//===----------------------------------------------------------------------===//
+
+static bool isAutomatic() {
+  return !Axis.getNumOccurrences() && Relink.empty() && BoltPad.empty() &&
+         CompareRelink.empty() && !FalseSharing;
+}
+
+/// Options that report or gate one axis only.
+static Error checkAutoOptions() {
+  struct {
+    bool Given;
+    const char *Name;
+  } OneAxis[] = {{Baseline.getNumOccurrences() > 0, "--baseline"},
+                 {CSV.getNumOccurrences() > 0, "--csv"},
+                 {SVG.getNumOccurrences() > 0, "--svg"},
+                 {HTML.getNumOccurrences() > 0, "--html"},
+                 {BestPadOut.getNumOccurrences() > 0, "--best-pad-out"}};
+  for (auto &O : OneAxis)
+    if (O.Given)
+      return inputError("<command line>", 0,
+                        "{0} reports one axis, and with no --axis the sweep "
+                        "covers several; add --axis=stack, heap, code or data",
+                        O.Name);
+  return Error::success();
+}
+
+/// Progress of the automatic sweep on stderr: the estimate after the first
+/// measured variant, then a terminal line (or, when stderr is not a
+/// terminal, one line per finished axis).
+struct AutoProgress {
+  size_t Total = 0, Before = 0; ///< all variants; those of finished axes
+  unsigned Parallel = 1;
+  std::string Axis;
+  bool Estimated = false;
+  bool Terminal = sys::Process::StandardErrIsDisplayed();
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now(),
+                                        AxisStart = Start;
+
+  double seconds(std::chrono::steady_clock::time_point From) const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - From)
+        .count();
+  }
+  void startAxis(StringRef A) {
+    Axis = A.str();
+    AxisStart = std::chrono::steady_clock::now();
+  }
+  void update(size_t Done, size_t AxisTotal) {
+    if (!Estimated && Done > 0) {
+      Estimated = true;
+      double First = seconds(Start);
+      // Parallel variants finish together: one variant's time per round.
+      double Rounds = double(Total) / std::max(1u, Parallel);
+      errs() << formatv("{0}: first variant measured in {1:F1} s; estimate "
+                        "about {2:F0} s for all {3} (code and data relink "
+                        "each variant, so they take longer)\n",
+                        Tool, First, First * Rounds, Total);
+    }
+    if (Terminal) {
+      errs() << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
+                        AxisTotal, Before + Done, Total);
+      if (Done == AxisTotal)
+        errs() << "\n";
+    } else if (Done == AxisTotal) {
+      errs() << formatv("{0}: {1}: {2} variants measured in {3:F0} s\n", Tool,
+                        Axis, AxisTotal, seconds(AxisStart));
+    }
+    errs().flush();
+  }
+};
+
+static int runAuto(const char *Argv0) {
+  if (Error E = checkAutoOptions())
+    return reportError(Tool, std::move(E));
+  bool ImplicitJournal = false;
+  Expected<EngineOptions> Base = buildOptions(Argv0, ImplicitJournal);
+  if (!Base)
+    return reportError(Tool, Base.takeError());
+  bool GridGiven = GridPreset.getNumOccurrences() || From.getNumOccurrences() ||
+                   To.getNumOccurrences() || Step.getNumOccurrences();
+  if (!GridGiven)
+    Base->G = autoGrid();
+  GateOptions GO;
+  if (!MaxSpread.empty()) {
+    Expected<double> MS = parsePercent("max-spread", MaxSpread);
+    if (!MS)
+      return reportError(Tool, MS.takeError());
+    GO.MaxSpread = *MS;
+  }
+  if (JSON.getNumOccurrences())
+    if (Error E = checkOutputPath(JSON.empty() ? "-" : JSON.getValue()))
+      return reportError(Tool, std::move(E));
+  if (!sys::fs::exists(Base->Binary))
+    return reportError(Tool, inputError(Base->Binary, 0, "no such file"));
+
+  bool HaveBolt = false;
+  if (Expected<std::string> B = findProgram("llvm-bolt"))
+    HaveBolt = true;
+  else
+    consumeError(B.takeError());
+  Expected<std::vector<AutoAxis>> Axes =
+      planAutoAxes(Base->Binary, Base->Perturb.HeapShim, HaveBolt);
+  if (!Axes)
+    return reportError(Tool, Axes.takeError());
+  // --compare: code and data need a way to relink the compared binary too.
+  if (Base->CompareBinary) {
+    Expected<std::vector<AutoAxis>> CAxes =
+        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim, HaveBolt);
+    if (!CAxes)
+      return reportError(Tool, CAxes.takeError());
+    for (AutoAxis &A : *Axes) {
+      auto C = find_if(*CAxes, [&](const AutoAxis &X) { return X.Axis == A.Axis; });
+      if (!A.Swept || C == CAxes->end())
+        continue;
+      if (!C->Swept || (A.BoltFunction.empty() != C->BoltFunction.empty())) {
+        A.Swept = false;
+        A.Why = formatv("the --compare binary {0} cannot be moved the same way: "
+                        "{1}",
+                        *Base->CompareBinary, C->Swept ? C->How : C->Why)
+                    .str();
+        A.Enable = C->Enable;
+        continue;
+      }
+      A.CompareRelinkArgv = C->RelinkArgv;
+      A.CompareRelinkDir = C->RelinkDir;
+    }
+  }
+
+  std::vector<const AutoAxis *> ToSweep;
+  for (const AutoAxis &A : *Axes)
+    if (A.Swept)
+      ToSweep.push_back(&A);
+  size_t PerAxis = Base->G.offsets().size() * (Base->CompareBinary ? 2 : 1);
+  AutoProgress Progress;
+  Progress.Total = PerAxis * ToSweep.size();
+  Progress.Parallel = Base->Jobs ? Base->Jobs
+                                 : std::max(1u, std::thread::hardware_concurrency());
+  if (Base->Backend != "sim")
+    Progress.Parallel = 1;
+  {
+    std::string Names, Skipped;
+    for (const AutoAxis &A : *Axes) {
+      std::string &L = A.Swept ? Names : Skipped;
+      L += (L.empty() ? "" : ", ") + A.Axis;
+    }
+    errs() << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per axis, "
+                      "offsets {5}..{6} by {7}), backend {8}, {9} at a time",
+                      Tool, Names, Base->Binary, Progress.Total, PerAxis,
+                      Base->G.From, Base->G.To, Base->G.Step, Base->Backend,
+                      Progress.Parallel);
+    if (!Skipped.empty())
+      errs() << "; not swept: " << Skipped << " (see the summary)";
+    errs() << "\n";
+  }
+
+  std::vector<AutoOutcome> Outcomes;
+  std::vector<std::string> Journals;
+  for (const AutoAxis *AP : ToSweep) {
+    AutoAxis &A = const_cast<AutoAxis &>(*AP);
+    EngineOptions O = *Base;
+    O.Perturb.Axis = A.Axis;
+    O.Perturb.RelinkArgv = A.RelinkArgv;
+    O.Perturb.RelinkDir = A.RelinkDir;
+    O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
+    O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
+    O.Perturb.BoltFunction = A.BoltFunction;
+    if (!KeepDir.empty())
+      O.WorkDir = KeepDir + "/" + A.Axis;
+    if (!O.JournalPath.empty()) {
+      O.JournalPath += "." + A.Axis;
+      if (Error E = checkOutputPath(O.JournalPath))
+        return reportError(Tool, std::move(E));
+      Journals.push_back(O.JournalPath);
+    }
+    Progress.startAxis(A.Axis);
+    std::mutex ProgressLock;
+    O.Progress = [&](size_t Done, size_t Total) {
+      std::lock_guard<std::mutex> G(ProgressLock);
+      Progress.update(Done, Total);
+    };
+    Expected<SweepResult> R = runSweep(O);
+    Progress.Before += PerAxis;
+    if (!R) {
+      Error E = R.takeError();
+      // The machine lacks the backend, or the program itself fails as it
+      // is: nothing else can be swept either.
+      if (Outcomes.empty() || E.isA<UnavailableError>() ||
+          (A.RelinkArgv.empty() && A.BoltFunction.empty()))
+        return reportError(Tool, std::move(E));
+      A.Swept = false;
+      A.Why = toString(std::move(E));
+      A.Enable = "see the message; --axis=" + A.Axis + " --keep-dir=DIR keeps "
+                 "each variant's relink.log";
+      WithColor::warning(errs(), Tool) << A.Axis << ": not swept: " << A.Why << "\n";
+      continue;
+    }
+    Expected<GateResult> G = evaluateGate(*R, GO, nullptr);
+    if (!G)
+      return reportError(Tool, G.takeError());
+    Outcomes.push_back({&A, std::move(*R), std::move(*G)});
+  }
+
+  bool JSONToStdout = JSON.getNumOccurrences() && (JSON.empty() || JSON == "-");
+  if (JSON.getNumOccurrences())
+    if (Error E = writeOutput(JSONToStdout ? "-" : JSON.getValue(),
+                              [&](raw_ostream &OS) {
+                                OS << formatv("{0:2}", autoReportJSON(Base->Binary,
+                                                                      *Axes, Outcomes))
+                                   << "\n";
+                                return Error::success();
+                              }))
+      return reportError(Tool, std::move(E));
+  if (!JSONToStdout)
+    writeAutoTextReport(outs(), Base->Binary, *Axes, Outcomes);
+  outs().flush();
+  if (ImplicitJournal)
+    for (const std::string &J : Journals)
+      sys::fs::remove(J);
+  for (const AutoOutcome &O : Outcomes)
+    for (const std::string &N : O.R.Notes)
+      WithColor::note(errs(), Tool) << O.A->Axis << ": " << N << "\n";
+  for (const AutoOutcome &O : Outcomes)
+    if (O.G.Failed) {
+      WithColor::error(errs(), Tool)
+          << "gate failed: " << O.A->Axis << ": "
+          << (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front()) << "\n";
+      return ExitCheckFailed;
+    }
+  return ExitOK;
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(Cat);
@@ -378,9 +622,18 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
-      "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n"
-      "  layout-sweep --axis=stack --backend=sim ./app args\n\n"
+      "  layout-sweep ./app args\n"
+      "      every axis this binary can move, one combined report: stack\n"
+      "      (environment size), heap (dynamically linked programs), code and\n"
+      "      data (programs linked through layout-link or keel_layout(), or\n"
+      "      code through llvm-bolt with -Wl,--emit-relocs); one line for each\n"
+      "      axis it cannot move, saying what enables it\n"
+      "  layout-sweep --axis=stack --backend=sim ./app args\n"
+      "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
       "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");
+
+  if (isAutomatic())
+    return runAuto(argv[0]);
 
   bool ImplicitJournal = false;
   Expected<EngineOptions> O = buildOptions(argv[0], ImplicitJournal);

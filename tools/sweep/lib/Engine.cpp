@@ -89,6 +89,12 @@ std::string sweepFingerprint(const EngineOptions &O) {
                  {"env", json::Array(O.Perturb.ExtraEnv)},
                  {"geometry", O.Backend == "sim" ? geometryText(O.Geometry) : ""},
                  {"exec_as", execAsMode(O)}};
+  // A recorded link (the automatic sweep) only when there is one, so the
+  // fingerprints of journals written before it existed do not change.
+  if (!O.Perturb.RelinkArgv.empty())
+    F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
+  if (!O.Perturb.CompareRelinkArgv.empty())
+    F["compare_relink_argv"] = json::Array(O.Perturb.CompareRelinkArgv);
   std::string S;
   raw_string_ostream(S) << json::Value(std::move(F));
   return S;

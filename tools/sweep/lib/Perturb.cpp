@@ -195,11 +195,14 @@ Error Perturber::check(const PerturbOptions &O,
   // fs-spacing (layout-sweep --false-sharing): the relink template rebuilds
   // the program with {pad} bytes between data written by different threads.
   bool Layout = O.Axis == "code" || O.Axis == "data" || O.Axis == "fs-spacing";
-  if (Layout && O.RelinkTemplate.empty() && O.BoltFunction.empty())
+  bool HasRelink = !O.RelinkTemplate.empty() || !O.RelinkArgv.empty();
+  bool HasCompareRelink =
+      !O.CompareRelinkTemplate.empty() || !O.CompareRelinkArgv.empty();
+  if (Layout && !HasRelink && O.BoltFunction.empty())
     return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
                      "--bolt-pad=FUNC for a binary linked with --emit-relocs)",
                      O.Axis);
-  if (!Layout && (!O.RelinkTemplate.empty() || !O.BoltFunction.empty()))
+  if (!Layout && (HasRelink || !O.BoltFunction.empty()))
     return makeError("--relink/--bolt-pad perturb code or data; --axis={0} "
                      "runs the binary as it is",
                      O.Axis);
@@ -221,8 +224,8 @@ Error Perturber::check(const PerturbOptions &O,
     if (!StringRef(E).contains('=') || StringRef(E).starts_with("="))
       return makeError("--env '{0}': expected NAME=VALUE", E);
   for (const auto &[Series, Bin] : Binaries) {
-    bool Relinked = Layout && !O.RelinkTemplate.empty() &&
-                    (Series == "base" || !O.CompareRelinkTemplate.empty());
+    bool Relinked = Layout && HasRelink &&
+                    (Series == "base" || HasCompareRelink);
     if (Relinked)
       continue; // the template writes the binary
     if (Error E = checkSweptBinary(Bin, O))
@@ -231,8 +234,7 @@ Error Perturber::check(const PerturbOptions &O,
       if (Error E = checkEmitRelocs(Bin))
         return E;
   }
-  if (Binaries.size() > 1 && Layout && !O.RelinkTemplate.empty() &&
-      O.CompareRelinkTemplate.empty())
+  if (Binaries.size() > 1 && Layout && HasRelink && !HasCompareRelink)
     return makeError("--compare with --relink needs --compare-relink (how to "
                      "relink the compared binary with {{pad})");
   return Error::success();
@@ -256,9 +258,10 @@ Perturber::create(PerturbOptions O, std::string WorkDir,
 }
 
 bool Perturber::relinks(StringRef Series) const {
-  if (Opts.RelinkTemplate.empty())
+  if (!hasRelink())
     return false;
-  return Series == "base" || !Opts.CompareRelinkTemplate.empty();
+  return Series == "base" || !Opts.CompareRelinkTemplate.empty() ||
+         !Opts.CompareRelinkArgv.empty();
 }
 
 std::vector<std::string> Perturber::environment(const Variant &V) const {
@@ -338,21 +341,39 @@ Expected<std::string> Perturber::makePadObject(const Variant &V,
 
 Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
                         std::string &Failure) {
-  StringRef T = V.Series == "base" ? StringRef(Opts.RelinkTemplate)
-                                   : StringRef(Opts.CompareRelinkTemplate);
-  Expected<std::vector<std::string>> Words = splitCommandTemplate(T);
-  if (!Words)
-    return Words.takeError();
+  bool Base = V.Series == "base";
+  const std::vector<std::string> &Recorded =
+      Base ? Opts.RelinkArgv : Opts.CompareRelinkArgv;
+  std::vector<std::string> Words;
+  std::string RunIn;
+  if (!Recorded.empty()) { // a recorded link (Auto.h): words as they are
+    Words = Recorded;
+    RunIn = Base ? Opts.RelinkDir : Opts.CompareRelinkDir;
+  } else {
+    Expected<std::vector<std::string>> W = splitCommandTemplate(
+        Base ? Opts.RelinkTemplate : Opts.CompareRelinkTemplate);
+    if (!W)
+      return W.takeError();
+    Words = std::move(*W);
+  }
   std::vector<std::pair<StringRef, std::string>> Values = {
       {"pad", std::to_string(V.Offset)}, {"out", Out.str()}, {"dir", Dir.str()}};
-  if (StringRef(T).contains("{padobj}")) {
+  if (any_of(Words, [](const std::string &W) {
+        return StringRef(W).contains("{padobj}");
+      })) {
     Expected<std::string> Obj = makePadObject(V, Dir);
     if (!Obj)
       return Obj.takeError();
     Values.push_back({"padobj", *Obj});
   }
   std::vector<std::string> Argv;
-  for (const std::string &W : *Words)
+  if (!RunIn.empty()) { // the link's own directory: env -C DIR -- CMD...
+    Expected<std::string> Env = findProgram("env");
+    if (!Env)
+      return Env.takeError();
+    Argv = {*Env, "-C", RunIn, "--"};
+  }
+  for (const std::string &W : Words)
     Argv.push_back(substitutePlaceholders(W, Values));
   SmallString<256> Log(Dir);
   sys::path::append(Log, "relink.log");

@@ -45,6 +45,12 @@ struct PerturbOptions {
   std::string Axis = "code";
   std::string RelinkTemplate;        ///< --relink
   std::string CompareRelinkTemplate; ///< --compare-relink ("" = none)
+  /// The automatic sweep's relink (Auto.h): the words of a recorded link
+  /// command with {pad}/{padobj}/{out} placed in them, run in RelinkDir
+  /// (through `env -C`, the link's own working directory). Used instead of
+  /// RelinkTemplate when not empty; never split or quoted again.
+  std::vector<std::string> RelinkArgv, CompareRelinkArgv;
+  std::string RelinkDir, CompareRelinkDir;
   std::string BoltFunction;          ///< --bolt-pad=FUNC ("" = not BOLT)
   std::string HeapShim;              ///< path of libkeelheapshift.so
   std::vector<std::string> ExtraEnv; ///< --env K=V, in order
@@ -108,6 +114,9 @@ public:
 private:
   Perturber() = default;
   bool relinks(llvm::StringRef Series) const;
+  bool hasRelink() const {
+    return !Opts.RelinkTemplate.empty() || !Opts.RelinkArgv.empty();
+  }
   llvm::Expected<std::string> copyBinary(llvm::StringRef Series);
   llvm::Expected<std::string> makePadObject(const Variant &V,
                                             llvm::StringRef Dir);

@@ -1,0 +1,108 @@
+//===- keel/Sweep/Auto.h - the automatic sweep of `layout-sweep ./bin` -*- C++ -*-===//
+//
+// `layout-sweep ./bin` with no --axis, --relink or --bolt-pad sweeps every
+// axis it can move for that binary, one after the other, and prints one
+// combined report (docs/sweep.md, "The automatic sweep"):
+//  stack - always: the environment grows by N bytes (the environment-size
+//          effect: the kernel puts the environment above the initial stack,
+//          so every stack frame moves by N);
+//  heap  - when the binary is dynamically linked (the LD_PRELOAD shim);
+//  code, data - when <bin>.keel-link.json (LinkRecord.h, written by
+//          layout-link or keel_layout()) matches the binary: variants are
+//          relinked from the recorded command, with
+//          --defsym=__keel_code_pad/__keel_data_pad=N when it links with a
+//          Keel layout.ld, else with a pad object between the inputs
+//          (before the middle one);
+//          code also through llvm-bolt --pad-funcs-before=main:N when the
+//          binary keeps its relocations (-Wl,--emit-relocs).
+// Every axis that cannot be swept gets one line saying why and what enables
+// it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_AUTO_H
+#define KEEL_SWEEP_AUTO_H
+
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Grid.h"
+#include "keel/Sweep/LinkRecord.h"
+#include "keel/Sweep/Result.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+/// The automatic sweep's grid on every axis: 16 offsets, 0..960 by 64
+/// (docs/sweep.md says how it was sized).
+inline Grid autoGrid() { return Grid{0, 960, 64}; }
+
+/// One axis of the automatic sweep: how it is moved, or why it is not.
+struct AutoAxis {
+  std::string Axis; ///< stack, heap, code, data
+  bool Swept = false;
+  std::string How;    ///< swept: the mechanism, one phrase
+  std::string Why;    ///< not swept: the reason
+  std::string Enable; ///< not swept: the flag or build change that enables it
+  /// code/data from a link record: the command with {pad}/{padobj}/{out}.
+  std::vector<std::string> RelinkArgv, CompareRelinkArgv;
+  std::string RelinkDir, CompareRelinkDir;
+  std::string BoltFunction; ///< code through llvm-bolt
+};
+
+/// What the automatic sweep knows about a binary.
+struct BinaryFacts {
+  bool Dynamic = false;     ///< has a PT_INTERP (.interp): LD_PRELOAD works
+  bool EmitRelocs = false;  ///< keeps .rela.text (-Wl,--emit-relocs)
+  bool HasMain = false;     ///< a symbol "main" (for llvm-bolt's pad)
+};
+
+/// Read the facts; InputError when \p Binary is not an ELF file.
+llvm::Expected<BinaryFacts> inspectBinary(llvm::StringRef Binary);
+
+/// The recorded link command with the pad and output placed in it for
+/// \p Axis ("code" or "data"): --defsym=__keel_{code,data}_pad={pad} when
+/// it links with a script that defines it, else {padobj} before the middle
+/// input file; an error (one line) when the command names no input file.
+llvm::Expected<std::vector<std::string>>
+relinkFromRecord(const LinkRecord &R, llvm::StringRef Axis);
+
+/// The input the pad object is linked before ("" when none).
+std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);
+
+/// Decide every axis for \p Binary. \p HeapShim: libkeelheapshift.so.
+/// \p HaveBolt: llvm-bolt is installed.
+llvm::Expected<std::vector<AutoAxis>>
+planAutoAxes(llvm::StringRef Binary, llvm::StringRef HeapShim, bool HaveBolt);
+
+/// One swept axis' outcome.
+struct AutoOutcome {
+  const AutoAxis *A = nullptr;
+  SweepResult R;
+  GateResult G;
+};
+
+/// The combined text report: each swept axis' table (writeTextReport), then
+/// a summary with one line per axis (swept: spread and verdict; not swept:
+/// why and how to enable it).
+void writeAutoTextReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
+                         llvm::ArrayRef<AutoAxis> Axes,
+                         llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// The combined JSON: {"version", "mode": "auto", "binary", "axes": {axis:
+/// the one-axis --json report}, "not_swept": [{"axis","reason","enable"}],
+/// "gate": {"failed", "failed_axes"}}.
+llvm::json::Value autoReportJSON(llvm::StringRef Binary,
+                                 llvm::ArrayRef<AutoAxis> Axes,
+                                 llvm::ArrayRef<AutoOutcome> Outcomes);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

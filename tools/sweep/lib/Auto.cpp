@@ -1,0 +1,358 @@
+//===- Auto.cpp - the automatic sweep of `layout-sweep ./bin` -------------===//
+#include "keel/Sweep/Auto.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Sweep/Report.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+Expected<BinaryFacts> inspectBinary(StringRef Binary) {
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Binary);
+  if (!O) {
+    consumeError(O.takeError());
+    return inputError(Binary, 0,
+                      "not an ELF executable (layout-sweep sweeps ELF programs)");
+  }
+  const object::ObjectFile &Obj = *O->getBinary();
+  if (!Obj.isELF())
+    return inputError(Binary, 0,
+                      "not an ELF executable (layout-sweep sweeps ELF programs)");
+  BinaryFacts F;
+  for (const object::SectionRef &S : Obj.sections()) {
+    Expected<StringRef> Name = S.getName();
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*Name == ".interp")
+      F.Dynamic = true;
+    if (Name->starts_with(".rela.text"))
+      F.EmitRelocs = true;
+  }
+  for (const object::SymbolRef &Sym : Obj.symbols()) {
+    Expected<StringRef> Name = Sym.getName();
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*Name == "main")
+      F.HasMain = true;
+  }
+  return F;
+}
+
+/// ld.lld, ld, ld.bfd, ld.gold, lld ... (takes linker options bare) rather
+/// than a compiler driver (takes them as -Wl,...).
+static bool isLinker(StringRef Argv0) {
+  StringRef Base = sys::path::filename(Argv0);
+  return Base == "ld" || Base.starts_with("ld.") || Base.starts_with("ld-") ||
+         Base == "lld" || Base.starts_with("lld-") || Base.ends_with("-ld") ||
+         Base.contains("-ld.");
+}
+
+/// The linker scripts a link command names (-T FILE, -TFILE, --script=FILE,
+/// also inside -Wl, and after -Xlinker).
+static std::vector<std::string> linkerScripts(ArrayRef<std::string> Argv) {
+  std::vector<std::string> Args;
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    StringRef W = Argv[I];
+    if (W.consume_front("-Wl,")) {
+      SmallVector<StringRef, 4> Parts;
+      W.split(Parts, ',');
+      for (StringRef P : Parts)
+        Args.push_back(P.str());
+    } else if (W == "-Xlinker" && I + 1 < Argv.size()) {
+      Args.push_back(Argv[++I]);
+    } else {
+      Args.push_back(W.str());
+    }
+  }
+  std::vector<std::string> Scripts;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    if ((A == "-T" || A == "--script" || A == "-script") && I + 1 < Args.size())
+      Scripts.push_back(Args[++I]);
+    else if (A.consume_front("--script="))
+      Scripts.push_back(A.str());
+    else if (A.starts_with("-T") && A.size() > 2 && !A.starts_with("-Ttext") &&
+             !A.starts_with("-Tdata") && !A.starts_with("-Tbss"))
+      Scripts.push_back(A.drop_front(2).str());
+  }
+  return Scripts;
+}
+
+static bool scriptDefines(const LinkRecord &R, StringRef Sym) {
+  for (const std::string &S : linkerScripts(R.Argv)) {
+    SmallString<256> P(S);
+    if (!sys::path::is_absolute(P)) {
+      P = R.Cwd;
+      sys::path::append(P, S);
+    }
+    Expected<std::string> Text = readWholeFile(P);
+    if (!Text) {
+      consumeError(Text.takeError());
+      continue;
+    }
+    if (StringRef(*Text).contains(Sym))
+      return true;
+  }
+  return false;
+}
+
+/// Options whose value is the next word (so that word is no input file).
+static bool takesValue(StringRef W) {
+  static const StringSet<> Opts = {
+      "-o",      "-T",        "-Xlinker", "-L",     "-l",      "-MF",
+      "-MT",     "-MQ",       "-include", "-isystem", "-I",    "-D",
+      "-U",      "-x",        "-target",  "-z",     "-e",      "-soname",
+      "-rpath",  "-m",        "--script", "-Map",   "--sysroot", "-isysroot",
+      "-u",      "-y",        "-Y",       "-arch",  "-h",      "-R"};
+  return Opts.contains(W);
+}
+
+static bool looksLikeInput(StringRef W) {
+  if (W.starts_with("-") || W.starts_with("{"))
+    return false;
+  StringRef Ext = sys::path::extension(W);
+  static const StringSet<> Exts = {".o",   ".obj", ".a",  ".so", ".c",
+                                   ".cc",  ".cpp", ".cxx", ".C", ".s",
+                                   ".S",   ".lo",  ".bc", ".ll"};
+  return Exts.contains(Ext) || W.contains(".so.");
+}
+
+Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
+                                                    StringRef Axis) {
+  std::vector<std::string> W = R.Argv;
+  bool Out = false;
+  for (size_t I = 1; I < W.size(); ++I) {
+    StringRef S = W[I];
+    if (S == "-o" && I + 1 < W.size()) {
+      W[++I] = "{out}";
+      Out = true;
+    } else if (S.starts_with("-o") && S.size() > 2 && !S.starts_with("-o=")) {
+      W[I] = "-o{out}";
+      Out = true;
+    }
+  }
+  if (!Out) {
+    W.push_back("-o");
+    W.push_back("{out}");
+  }
+  std::string Sym = Axis == "code" ? "__keel_code_pad" : "__keel_data_pad";
+  if (scriptDefines(R, Sym)) {
+    W.push_back((isLinker(W.front()) ? "--defsym=" : "-Wl,--defsym=") + Sym +
+                "={pad}");
+    return W;
+  }
+  // The pad goes between the inputs (before the middle one), so the code or
+  // data of the two halves moves against each other -- a shift of the whole
+  // program by whole cache lines would keep every relative conflict as it
+  // is (seed 002's pad also goes between object files).
+  std::vector<size_t> Inputs;
+  for (size_t I = 1; I < W.size(); ++I)
+    if (!takesValue(W[I - 1]) && looksLikeInput(W[I]))
+      Inputs.push_back(I);
+  if (Inputs.empty())
+    return makeError("the recorded link command names no input file (.o, .a, "
+                     ".c ...) to put a pad object before");
+  W.insert(W.begin() + Inputs[Inputs.size() / 2], "{padobj}");
+  return W;
+}
+
+std::string padObjectPlace(ArrayRef<std::string> Argv) {
+  for (size_t I = 0; I + 1 < Argv.size(); ++I)
+    if (Argv[I] == "{padobj}")
+      return sys::path::filename(Argv[I + 1]).str();
+  return "";
+}
+
+static std::string relinkExample(StringRef Axis) {
+  return formatv("link through `layout-link -- <your link command>` (CMake: "
+                 "keel_layout()), or pass --axis={0} --relink='<your link "
+                 "command with {{padobj} between the objects and -o {{out}>'",
+                 Axis)
+      .str();
+}
+
+Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShim,
+                                             bool HaveBolt) {
+  Expected<BinaryFacts> F = inspectBinary(Binary);
+  if (!F)
+    return F.takeError();
+  std::vector<AutoAxis> Axes;
+
+  AutoAxis Stack;
+  Stack.Axis = "stack";
+  Stack.Swept = true;
+  Stack.How = "environment size: the environment grows by N bytes, which moves "
+              "the initial stack and every stack frame by N";
+  Axes.push_back(Stack);
+
+  AutoAxis Heap;
+  Heap.Axis = "heap";
+  if (!F->Dynamic) {
+    Heap.Why = formatv("{0} is statically linked, so the heap shim "
+                       "(LD_PRELOAD) cannot replace its malloc",
+                       Binary)
+                   .str();
+    Heap.Enable = "link it dynamically (without -static) to sweep the heap";
+  } else if (!sys::fs::exists(HeapShim)) {
+    Heap.Why = formatv("the heap shim '{0}' is missing", HeapShim).str();
+    Heap.Enable = "build libkeelheapshift.so or pass --heap-shim=FILE";
+  } else {
+    Heap.Swept = true;
+    Heap.How = "every malloc result moves by N bytes (LD_PRELOAD "
+               "libkeelheapshift.so)";
+  }
+  Axes.push_back(Heap);
+
+  std::string RecPath = linkRecordPath(Binary);
+  std::optional<LinkRecord> Rec;
+  std::string RecWhy, RecEnable;
+  if (!sys::fs::exists(RecPath)) {
+    RecWhy = formatv("no link record ({0})", RecPath).str();
+  } else if (Expected<LinkRecord> R = readLinkRecord(RecPath); !R) {
+    RecWhy = toString(R.takeError());
+    RecEnable = "relink through `layout-link -- <your link command>` to write "
+                "it again";
+  } else {
+    Expected<std::string> Sha = fileSHA1(Binary);
+    if (!Sha)
+      return Sha.takeError();
+    if (*Sha != R->SHA1) {
+      RecWhy = formatv("the link record {0} is stale: {1} changed since "
+                       "layout-link linked it (rebuilt without layout-link?)",
+                       RecPath, Binary)
+                   .str();
+      RecEnable = "relink through `layout-link -- <your link command>` (or "
+                  "keel_layout()) again";
+    } else if (!sys::fs::is_directory(R->Cwd)) {
+      RecWhy = formatv("the link record {0} names a directory that is gone: "
+                       "{1}",
+                       RecPath, R->Cwd)
+                   .str();
+      RecEnable = "relink through `layout-link -- <your link command>` again";
+    } else {
+      Rec = std::move(*R);
+    }
+  }
+
+  for (StringRef Axis : {"code", "data"}) {
+    AutoAxis A;
+    A.Axis = Axis.str();
+    if (Rec) {
+      Expected<std::vector<std::string>> Argv = relinkFromRecord(*Rec, Axis);
+      if (Argv) {
+        A.Swept = true;
+        A.RelinkArgv = std::move(*Argv);
+        A.RelinkDir = Rec->Cwd;
+        bool Defsym = any_of(A.RelinkArgv, [](const std::string &W) {
+          return StringRef(W).contains("--defsym=__keel_");
+        });
+        A.How = formatv("relinked from {0} with {1}", RecPath,
+                        Defsym ? (Axis == "code" ? "--defsym=__keel_code_pad=N"
+                                                 : "--defsym=__keel_data_pad=N")
+                               : formatv("N bytes of {0} before {1}",
+                                         Axis == "code" ? "nops" : "data",
+                                         padObjectPlace(A.RelinkArgv))
+                                     .str())
+                    .str();
+        Axes.push_back(A);
+        continue;
+      }
+      A.Why = toString(Argv.takeError());
+      A.Enable = formatv("pass --axis={0} --relink='...'", Axis).str();
+    } else {
+      A.Why = RecWhy;
+      A.Enable = RecEnable.empty() ? relinkExample(Axis) : RecEnable;
+    }
+    if (Axis == "code" && F->EmitRelocs && F->HasMain && HaveBolt) {
+      A.Swept = true;
+      A.BoltFunction = "main";
+      A.How = "llvm-bolt --pad-funcs-before=main:N (the binary keeps its "
+              "relocations)";
+      A.Why.clear();
+      A.Enable.clear();
+    } else if (Axis == "code" && !Rec && RecEnable.empty()) {
+      A.Enable += ", or link with -Wl,--emit-relocs (llvm-bolt moves it)";
+    }
+    Axes.push_back(A);
+  }
+  return Axes;
+}
+
+static const AutoOutcome *outcomeOf(ArrayRef<AutoOutcome> Os, StringRef Axis) {
+  for (const AutoOutcome &O : Os)
+    if (O.A->Axis == Axis)
+      return &O;
+  return nullptr;
+}
+
+void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
+                         ArrayRef<AutoAxis> Axes, ArrayRef<AutoOutcome> Outcomes) {
+  for (const AutoOutcome &O : Outcomes) {
+    OS << "== " << O.A->Axis << ": " << O.A->How << "\n";
+    writeTextReport(OS, O.R, O.G);
+    OS << "\n";
+  }
+  OS << "summary of " << Binary << ":\n";
+  for (const AutoAxis &A : Axes) {
+    const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
+    if (O) {
+      OS << formatv("  {0,-6} swept ({1} variant{2}): {3}; gate {4}\n", A.Axis,
+                    O->R.Ms.size(), O->R.Ms.size() == 1 ? "" : "s", O->G.Verdict,
+                    O->G.Failed ? "failed: " + (O->G.Reasons.empty()
+                                                    ? std::string("")
+                                                    : O->G.Reasons.front())
+                                : std::string("passed"));
+      continue;
+    }
+    OS << formatv("  {0,-6} not swept: {1}\n", A.Axis, A.Why);
+    if (!A.Enable.empty())
+      OS << formatv("  {0,-6} to sweep it: {1}\n", "", A.Enable);
+  }
+}
+
+json::Value autoReportJSON(StringRef Binary, ArrayRef<AutoAxis> Axes,
+                           ArrayRef<AutoOutcome> Outcomes) {
+  json::Object AxesJ;
+  json::Array NotSwept, FailedAxes;
+  for (const AutoAxis &A : Axes) {
+    const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
+    if (O) {
+      json::Value V = reportJSON(O->R, O->G);
+      if (json::Object *Obj = V.getAsObject())
+        (*Obj)["how"] = A.How;
+      AxesJ[A.Axis] = std::move(V);
+      if (O->G.Failed)
+        FailedAxes.push_back(A.Axis);
+    } else {
+      NotSwept.push_back(
+          json::Object{{"axis", A.Axis}, {"reason", A.Why}, {"enable", A.Enable}});
+    }
+  }
+  return json::Object{{"version", ReportVersion},
+                      {"mode", "auto"},
+                      {"binary", Binary},
+                      {"axes", std::move(AxesJ)},
+                      {"not_swept", std::move(NotSwept)},
+                      {"gate",
+                       json::Object{{"failed", !FailedAxes.empty()},
+                                    {"failed_axes", std::move(FailedAxes)}}}};
+}
+
+} // namespace sweep
+} // namespace keel
