@@ -312,12 +312,14 @@ void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
   for (const AutoAxis &A : Axes) {
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
     if (O) {
-      OS << formatv("  {0,-6} swept ({1} variant{2}): {3}; gate {4}\n", A.Axis,
-                    O->R.Ms.size(), O->R.Ms.size() == 1 ? "" : "s", O->G.Verdict,
-                    O->G.Failed ? "failed: " + (O->G.Reasons.empty()
-                                                    ? std::string("")
-                                                    : O->G.Reasons.front())
-                                : std::string("passed"));
+      // Without --max-spread there is no gate to pass: say so (issue 21).
+      std::string Gate =
+          O->G.Failed ? "gate failed: " + (O->G.Reasons.empty() ? std::string("")
+                                                                : O->G.Reasons.front())
+          : O->G.GateSet ? std::string("gate passed")
+                         : std::string("no gate set");
+      OS << formatv("  {0,-6} swept ({1} variant{2}): {3}; {4}\n", A.Axis,
+                    O->R.Ms.size(), O->R.Ms.size() == 1 ? "" : "s", O->G.Verdict, Gate);
       continue;
     }
     OS << formatv("  {0,-6} not swept: {1}\n", A.Axis, A.Why);
