@@ -182,6 +182,19 @@ static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
   return V / 100;
 }
 
+/// The gate the options ask for (--max-spread, --baseline-tolerance).
+static Expected<GateOptions> gateOptions() {
+  GateOptions GO;
+  if (!MaxSpread.empty()) {
+    Expected<double> MS = parsePercent("max-spread", MaxSpread);
+    if (!MS)
+      return MS.takeError();
+    GO.MaxSpread = *MS;
+  }
+  GO.BaselineTolerance = BaselineTolerance / 100;
+  return GO;
+}
+
 static std::string defaultHeapShim(const char *Argv0) {
   return findKeelLibFile(Argv0, (void *)&defaultHeapShim, "libkeelheapshift.so");
 }
@@ -466,18 +479,25 @@ static int runAuto(const char *Argv0) {
                    To.getNumOccurrences() || Step.getNumOccurrences();
   if (!GridGiven)
     Base->G = autoGrid();
-  GateOptions GO;
-  if (!MaxSpread.empty()) {
-    Expected<double> MS = parsePercent("max-spread", MaxSpread);
-    if (!MS)
-      return reportError(Tool, MS.takeError());
-    GO.MaxSpread = *MS;
-  }
+  Expected<GateOptions> GO = gateOptions();
+  if (!GO)
+    return reportError(Tool, GO.takeError());
   if (JSON.getNumOccurrences())
     if (Error E = checkOutputPath(JSON.empty() ? "-" : JSON.getValue()))
       return reportError(Tool, std::move(E));
   if (!sys::fs::exists(Base->Binary))
     return reportError(Tool, inputError(Base->Binary, 0, "no such file"));
+  {
+    // Refuse what cannot be swept at all (an object file, a non-executable)
+    // before announcing a sweep; runSweep checks each axis again.
+    std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base->Binary}};
+    if (Base->CompareBinary)
+      Binaries.push_back({"compare", *Base->CompareBinary});
+    PerturbOptions Stack = Base->Perturb;
+    Stack.Axis = "stack";
+    if (Error E = Perturber::check(Stack, Binaries))
+      return reportError(Tool, std::move(E));
+  }
 
   bool HaveBolt = false;
   if (Expected<std::string> B = findProgram("llvm-bolt"))
@@ -512,8 +532,8 @@ static int runAuto(const char *Argv0) {
     }
   }
 
-  std::vector<const AutoAxis *> ToSweep;
-  for (const AutoAxis &A : *Axes)
+  std::vector<AutoAxis *> ToSweep;
+  for (AutoAxis &A : *Axes)
     if (A.Swept)
       ToSweep.push_back(&A);
   size_t PerAxis = Base->G.offsets().size() * (Base->CompareBinary ? 2 : 1);
@@ -541,8 +561,8 @@ static int runAuto(const char *Argv0) {
 
   std::vector<AutoOutcome> Outcomes;
   std::vector<std::string> Journals;
-  for (const AutoAxis *AP : ToSweep) {
-    AutoAxis &A = const_cast<AutoAxis &>(*AP);
+  for (AutoAxis *AP : ToSweep) {
+    AutoAxis &A = *AP;
     EngineOptions O = *Base;
     O.Perturb.Axis = A.Axis;
     O.Perturb.RelinkArgv = A.RelinkArgv;
@@ -580,7 +600,7 @@ static int runAuto(const char *Argv0) {
       WithColor::warning(errs(), Tool) << A.Axis << ": not swept: " << A.Why << "\n";
       continue;
     }
-    Expected<GateResult> G = evaluateGate(*R, GO, nullptr);
+    Expected<GateResult> G = evaluateGate(*R, *GO, nullptr);
     if (!G)
       return reportError(Tool, G.takeError());
     Outcomes.push_back({&A, std::move(*R), std::move(*G)});
@@ -639,14 +659,9 @@ int main(int argc, char **argv) {
   Expected<EngineOptions> O = buildOptions(argv[0], ImplicitJournal);
   if (!O)
     return reportError(Tool, O.takeError());
-  GateOptions GO;
-  if (!MaxSpread.empty()) {
-    Expected<double> MS = parsePercent("max-spread", MaxSpread);
-    if (!MS)
-      return reportError(Tool, MS.takeError());
-    GO.MaxSpread = *MS;
-  }
-  GO.BaselineTolerance = BaselineTolerance / 100;
+  Expected<GateOptions> GO = gateOptions();
+  if (!GO)
+    return reportError(Tool, GO.takeError());
   std::optional<SweepResult> BaselineResult;
   if (!Baseline.empty()) { // read it first: a bad file must not cost a sweep
     Expected<SweepResult> B = readResultFile(Baseline);
@@ -672,7 +687,7 @@ int main(int argc, char **argv) {
   if (!R)
     return reportError(Tool, R.takeError());
   Expected<GateResult> G =
-      evaluateGate(*R, GO, BaselineResult ? &*BaselineResult : nullptr);
+      evaluateGate(*R, *GO, BaselineResult ? &*BaselineResult : nullptr);
   if (!G)
     return reportError(Tool, G.takeError());
   if (Error E = writeReports(*R, *G))
