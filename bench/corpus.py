@@ -8,7 +8,7 @@ layout-compare.py's cachegrind cost model (bench/keelbench.py):
 
 usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...] [-j N]
                  [--sweep] [--pads 0:4096:256] [--inside-k 1] [--recommended FILE]
-                 [--check]
+                 [--recipe FILE ...] [--check]
 
 Per program: apt-get source into WORKDIR/debsrc (bench/lib-real-programs.sh), build
 (lua, zstd: the .c files compiled directly, as layout-compare.py does; the others: the
@@ -120,6 +120,7 @@ class Recorded(Program):
                 sys.exit(f"corpus: {self.name}: no recorded link of {self.target}")
             cwd, argv = links[-1]
             inputs, flags, skip = [], [], False
+            libdirs = [os.path.normpath(os.path.join(cwd, a[2:])) for a in argv if a.startswith("-L") and a != "-L"]
             for i, a in enumerate(argv):
                 if skip:
                     skip = False
@@ -129,6 +130,12 @@ class Recorded(Program):
                     inputs.append(os.path.normpath(os.path.join(cwd, a)))
                 elif a.startswith("-L") and a != "-L":
                     flags.append("-L" + os.path.normpath(os.path.join(cwd, a[2:])))
+                elif a.startswith("-l") and any(os.path.join(d, f"lib{a[2:]}.a") in archives for d in libdirs):
+                    # -lNAME naming an archive the recorded make built (tclsh's
+                    # -ltcl8.6): link the replayed members, not the recorder's own
+                    # -O0 archive left in the source tree.
+                    inputs.append(next(os.path.join(d, f"lib{a[2:]}.a") for d in libdirs
+                                       if os.path.join(d, f"lib{a[2:]}.a") in archives))
                 elif a.startswith(("-l", "-Wl,", "-pthread", "-rdynamic")):
                     flags.append(a)
         self.libs = flags + self.extra_libs
@@ -536,6 +543,9 @@ def main():
     ap.add_argument("--inside-k", default="1", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
                     help="the keel-rec recipe (default: bench/recommended.json)")
+    ap.add_argument("--recipe", action="append", default=[],
+                    help="a recipe JSON (bench/recommended.json's schema): a build named by its "
+                         "\"name\", to be listed in --builds (repeatable)")
     ap.add_argument("--check", action="store_true",
                     help="print instruction counts of two runs of each input and the distinct text")
     ap.add_argument("-j", type=int, default=2)
@@ -543,6 +553,8 @@ def main():
     JOBS = a.j
     keelbench.KEEP = True   # objects and profiles are reused; binaries are measured by hash
     keelbench.RECOMMENDED = os.path.abspath(a.recommended)
+    for path in a.recipe:
+        keelbench.RECIPES[json.load(open(path))["name"]] = os.path.abspath(path)
     work = os.path.abspath(a.workdir)
     names = a.builds.split(",")
     progs = a.programs.split(",")
