@@ -20,7 +20,9 @@ measure each on the test input. Without --sweep the table has one link per build
 with --sweep the "mean cost" is the mean over the pads of perturbation (1) (code added
 outside the hot region: a pad object between the object files), and the spreads
 (max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
-are printed beside it. keel-rec is the recipe of bench/recommended.json (--recommended).
+are printed beside it, and "B spr%", the spread of Bcm+Bim over the pads of (1) (how
+much cachegrind's branch predictor, indexed by 7 address bits, moves with the code
+alone). keel-rec is the recipe of bench/recommended.json (--recommended).
 
 Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
 cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
@@ -472,7 +474,7 @@ def measure(a, name, B, prog, M, names):
         jobs = [(bins[n], g) for n in names for g in GEOMETRIES]
         for (b, g), n, (cost, c) in zip(jobs, [n for n in names for _ in GEOMETRIES], M.all(jobs, a.j)):
             res[(n, g)] = dict(cost=cost, I1mr=c["I1mr"], Bcm=c["Bcm"], Bim=c["Bim"], s1=float("nan"),
-                               s2=float("nan"))
+                               s2=float("nan"), sB=float("nan"))
         return res
     lo, hi, step = (int(x) for x in a.pads.split(":"))
     pads = list(range(lo, hi, step))
@@ -506,6 +508,7 @@ def measure(a, name, B, prog, M, names):
             mean = lambda f: sum(x[1][f] for x in s) / len(s)
             res[(n, g)] = dict(cost=sum(x[0] for x in s) / len(s), I1mr=mean("I1mr"), Bcm=mean("Bcm"),
                                Bim=mean("Bim"), s1=spread([x[0] for x in s]),
+                               sB=spread([x[1]["Bcm"] + x[1]["Bim"] for x in s]),
                                s2=max((spread([x[0] for x in series[(f"k{k}", g)]]) for k in ks),
                                       default=float("nan")))
     return res
@@ -515,7 +518,7 @@ def table(all_res, names, progs, geo=True):
     refs = [r for r in ("default", "cdsort", "bolt") if r in names]
     head = (f"{'program':8} {'I1':>3} {'build':10} {'mean cost':>12} " +
             " ".join(f"{'/' + r:>8}" for r in refs) +
-            f" {'(1) spr%':>8} {'(2) spr%':>8} {'I1mr':>10} {'Bcm':>9} {'Bim':>8}")
+            f" {'(1) spr%':>8} {'(2) spr%':>8} {'I1mr':>10} {'Bcm':>9} {'Bim':>8} {'B spr%':>7}")
     print(head)
     for g in GEOMETRIES:
         for prog in progs:
@@ -524,12 +527,54 @@ def table(all_res, names, progs, geo=True):
                 r = res[(n, g)]
                 rel = " ".join(f"{r['cost'] / res[(x, g)]['cost']:8.4f}" for x in refs)
                 spr = " ".join(f"{x:8.3f}" if x == x else f"{'-':>8}" for x in (r["s1"], r["s2"]))
+                sb = f"{r['sB']:7.2f}" if r["sB"] == r["sB"] else f"{'-':>7}"
                 print(f"{prog:8} {g:>3} {n:10} {r['cost']:12.0f} {rel} {spr} "
-                      f"{r['I1mr']:10.0f} {r['Bcm']:9.0f} {r['Bim']:8.0f}", flush=True)
+                      f"{r['I1mr']:10.0f} {r['Bcm']:9.0f} {r['Bim']:8.0f} {sb}", flush=True)
         for n in names if geo else ():
             rel = " ".join(f"{geomean([all_res[p][(n, g)]['cost'] / all_res[p][(x, g)]['cost'] for p in progs]):8.4f}"
                            for x in refs)
             print(f"{'geomean':8} {g:>3} {n:10} {'':12} {rel}", flush=True)
+
+
+def acceptance(all_res, names, progs, build="keel-rec"):
+    """Issue 20's acceptance rules, checked on the table's own numbers: BUILD's mean
+    cost <= the default link's in every cell, its Bcm+Bim <= the default's + 2%, its
+    geometric mean <= BOLT's + 1% (I1 32 KB) and + 2% (8 KB), and (with --sweep) its
+    spreads of (1) and (2) <= the smaller of cdsort's and BOLT's in >= 80% of the cells."""
+    if not {"default", "bolt", build} <= set(names):
+        return
+    print(f"\nacceptance ({build}):")
+    geos = list(GEOMETRIES)
+    slower = [f"{p} {g} {all_res[p][(build, g)]['cost'] / all_res[p][('default', g)]['cost']:.4f}"
+              for g in GEOMETRIES for p in progs
+              if all_res[p][(build, g)]["cost"] > all_res[p][("default", g)]["cost"]]
+    cells = len(GEOMETRIES) * len(progs)
+    print(f"  mean cost <= default: {cells - len(slower)} of {cells} cells"
+          + (f"; not in: {', '.join(slower)}" if slower else ""))
+    br = lambda r: r["Bcm"] + r["Bim"]
+    worse = [f"{p} {br(all_res[p][(build, geos[0])]) / br(all_res[p][('default', geos[0])]) - 1:+.1%}"
+             for p in progs
+             if br(all_res[p][(build, geos[0])]) > 1.02 * br(all_res[p][("default", geos[0])])]
+    print(f"  Bcm+Bim <= default + 2%: {len(progs) - len(worse)} of {len(progs)} programs"
+          + (f"; not in: {', '.join(worse)}" if worse else ""))
+    for g, limit in zip(geos, (1.01, 1.02)):
+        gm = geomean([all_res[p][(build, g)]["cost"] / all_res[p][("bolt", g)]["cost"] for p in progs])
+        print(f"  geomean vs BOLT at {g}: {gm:.4f} (limit {limit}): {'met' if gm <= limit else 'NOT met'}")
+    refs = [r for r in ("cdsort", "bolt") if r in names]
+    if all_res[progs[0]][(build, geos[0])]["s1"] != all_res[progs[0]][(build, geos[0])]["s1"]:
+        return
+    ok, miss = 0, []
+    for g in GEOMETRIES:
+        for p in progs:
+            for k, label in (("s1", "(1)"), ("s2", "(2)")):
+                mine, best = all_res[p][(build, g)][k], min(all_res[p][(r, g)][k] for r in refs)
+                if mine <= best:
+                    ok += 1
+                else:
+                    miss.append(f"{p} {g} {label} {mine:.3f}% > {best:.3f}%")
+    n = ok + len(miss)
+    print(f"  spreads <= min({', '.join(refs)}): {ok} of {n} cells ({ok / n:.0%}; the issue asks 80%)"
+          + ("".join(f"\n    not in: {m}" for m in miss)))
 
 
 def main():
@@ -599,6 +644,7 @@ def main():
     print(f"\ncorpus: cost on the test input (cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*(Bcm+Bim)); "
           f"{what}; /x = cost relative to build x")
     table(all_res, names, progs)
+    acceptance(all_res, names, progs)
 
 
 if __name__ == "__main__":

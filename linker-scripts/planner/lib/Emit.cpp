@@ -101,13 +101,22 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   }
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
-  OS << "  }\n}\nINSERT BEFORE .text;\n";
+  OS << "  }\n";
 }
 
+/// The cold section follows the hot one inside the same SECTIONS, so both go
+/// before .text: code the plan does not name (new functions, objects built
+/// without function sections, a pad object) lands in .text behind every
+/// planned byte and moves none of it. The cold parts are the profiled
+/// functions' never-executed blocks and the never-executed functions, the
+/// code another input is likeliest to run; kept at a fixed distance from the
+/// hot region, their I-cache sets, pages and branch addresses relative to it
+/// no longer change with unrelated code.
 static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
-  OS << "\n/* Cold text: " << P.Cold.size()
-     << " never-executed functions, apart from the rest. */\n";
-  OS << "SECTIONS\n{\n  .text.unlikely :\n  {\n";
+  OS << "  /* Cold text: " << P.Cold.size()
+     << " never-executed functions and the never-executed parts split off "
+        "executed ones, after the hot text and before the unplanned rest. */\n";
+  OS << "  .text.unlikely :\n  {\n";
   // .text.split.* are the never-executed parts that block layout
   // (-fbasic-block-sections, layout-blocks) split off hot functions: cold
   // code too, kept apart from the hot region with the cold functions.
@@ -116,7 +125,7 @@ static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
     OS << "    /* " << P.Cold.size() << " cold functions exceed the limit of "
        << P.ColdPatternLimit
        << " patterns (--cold-pattern-limit): not listed */\n";
-    OS << "  }\n}\nINSERT AFTER .text;\n";
+    OS << "  }\n}\nINSERT BEFORE .text;\n";
     return;
   }
   bool Any = false;
@@ -129,7 +138,7 @@ static void writeColdText(const LayoutPlan &P, raw_ostream &OS) {
   }
   if (Any)
     OS << "    )\n";
-  OS << "  }\n}\nINSERT AFTER .text;\n";
+  OS << "  }\n}\nINSERT BEFORE .text;\n";
 }
 
 static void writeDataPatterns(ArrayRef<const HotDatum *> Data,
