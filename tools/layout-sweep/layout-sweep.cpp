@@ -49,7 +49,8 @@ cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..
 cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
 cl::opt<std::string> Axis("axis",
-                          cl::desc("what moves: code, data, stack, heap, fs-spacing "
+                          cl::desc("what moves: code, data, stack, env, heap, "
+                                   "fs-spacing "
                                    "(none given: every axis this binary can move; "
                                    "code with --relink or --bolt-pad)"),
                           cl::init("code"), cl::cat(Cat));
@@ -87,6 +88,8 @@ cl::opt<std::string> BoltPad(
     cl::desc("code axis through llvm-bolt --pad-funcs-before=FUNC:N (binary "
              "linked with -Wl,--emit-relocs)"),
     cl::value_desc("FUNC"), cl::cat(Cat));
+cl::opt<std::string> StackShim("stack-shim", cl::desc("path of libkeelstackshift.so"),
+                               cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> HeapShim("heap-shim", cl::desc("path of libkeelheapshift.so"),
                               cl::value_desc("file"), cl::cat(Cat));
 cl::list<std::string> ExtraEnv("env", cl::desc("NAME=VALUE added to every variant's environment"),
@@ -199,6 +202,10 @@ static std::string defaultHeapShim(const char *Argv0) {
   return findKeelLibFile(Argv0, (void *)&defaultHeapShim, "libkeelheapshift.so");
 }
 
+static std::string defaultStackShim(const char *Argv0) {
+  return findKeelLibFile(Argv0, (void *)&defaultStackShim, "libkeelstackshift.so");
+}
+
 static Error buildGrid(Grid &G) {
   if (!GridPreset.empty()) {
     Expected<Grid> P = gridPreset(GridPreset);
@@ -268,6 +275,7 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Perturb.CompareRelinkTemplate = CompareRelink;
   O.Perturb.BoltFunction = BoltPad;
   O.Perturb.HeapShim = HeapShim.empty() ? defaultHeapShim(Argv0) : HeapShim;
+  O.Perturb.StackShim = StackShim.empty() ? defaultStackShim(Argv0) : StackShim;
   O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
   if (Error E = buildGeometry(O))
     return std::move(E);
@@ -419,7 +427,7 @@ static Error checkAutoOptions() {
     if (O.Given)
       return inputError("<command line>", 0,
                         "{0} reports one axis, and with no --axis the sweep "
-                        "covers several; add --axis=stack, heap, code or data",
+                        "covers several; add --axis=stack, env, heap, code or data",
                         O.Name);
   return Error::success();
 }
@@ -493,9 +501,10 @@ static int runAuto(const char *Argv0) {
     std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base->Binary}};
     if (Base->CompareBinary)
       Binaries.push_back({"compare", *Base->CompareBinary});
-    PerturbOptions Stack = Base->Perturb;
-    Stack.Axis = "stack";
-    if (Error E = Perturber::check(Stack, Binaries))
+    // The env axis runs any executable as it is.
+    PerturbOptions Env = Base->Perturb;
+    Env.Axis = "env";
+    if (Error E = Perturber::check(Env, Binaries))
       return reportError(Tool, std::move(E));
   }
 
@@ -505,13 +514,15 @@ static int runAuto(const char *Argv0) {
   else
     consumeError(B.takeError());
   Expected<std::vector<AutoAxis>> Axes =
-      planAutoAxes(Base->Binary, Base->Perturb.HeapShim, HaveBolt);
+      planAutoAxes(Base->Binary, Base->Perturb.HeapShim,
+                   Base->Perturb.StackShim, HaveBolt);
   if (!Axes)
     return reportError(Tool, Axes.takeError());
   // --compare: code and data need a way to relink the compared binary too.
   if (Base->CompareBinary) {
     Expected<std::vector<AutoAxis>> CAxes =
-        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim, HaveBolt);
+        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim,
+                     Base->Perturb.StackShim, HaveBolt);
     if (!CAxes)
       return reportError(Tool, CAxes.takeError());
     for (AutoAxis &A : *Axes) {
@@ -643,11 +654,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
       "  layout-sweep ./app args\n"
-      "      every axis this binary can move, one combined report: stack\n"
-      "      (environment size), heap (dynamically linked programs), code and\n"
-      "      data (programs linked through layout-link or keel_layout(), or\n"
-      "      code through llvm-bolt with -Wl,--emit-relocs); one line for each\n"
-      "      axis it cannot move, saying what enables it\n"
+      "      every axis this binary can move, one combined report: stack and\n"
+      "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
+      "      environment's size, which also moves the stack), code and data\n"
+      "      (programs linked through layout-link or keel_layout(), or code\n"
+      "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
+      "      it cannot move, saying what enables it\n"
       "  layout-sweep --axis=stack --backend=sim ./app args\n"
       "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
       "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");

@@ -3,6 +3,7 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -31,6 +32,8 @@ Expected<BinaryFacts> inspectBinary(StringRef Binary) {
     return inputError(Binary, 0,
                       "not an ELF executable (layout-sweep sweeps ELF programs)");
   BinaryFacts F;
+  if (const auto *Elf = dyn_cast<object::ELFObjectFileBase>(&Obj))
+    F.LibcStart = importsLibcStartMain(*Elf);
   for (const object::SectionRef &S : Obj.sections()) {
     Expected<StringRef> Name = S.getName();
     if (!Name) {
@@ -188,7 +191,7 @@ static std::string relinkExample(StringRef Axis) {
 }
 
 Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShim,
-                                             bool HaveBolt) {
+                                             StringRef StackShim, bool HaveBolt) {
   Expected<BinaryFacts> F = inspectBinary(Binary);
   if (!F)
     return F.takeError();
@@ -196,10 +199,36 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
 
   AutoAxis Stack;
   Stack.Axis = "stack";
-  Stack.Swept = true;
-  Stack.How = "environment size: the environment grows by N bytes, which moves "
-              "the initial stack and every stack frame by N";
+  if (!F->Dynamic) {
+    Stack.Why = formatv("{0} is statically linked, so the stack shim "
+                        "(LD_PRELOAD) cannot start its main lower",
+                        Binary)
+                    .str();
+    Stack.Enable = "link it dynamically (without -static) to sweep the stack "
+                   "alone; the env axis moves it with the environment";
+  } else if (!F->LibcStart) {
+    Stack.Why = formatv("{0} does not start through glibc's "
+                        "__libc_start_main, which the stack shim wraps",
+                        Binary)
+                    .str();
+    Stack.Enable = "link it against glibc with its usual start files; the "
+                   "env axis moves the stack with the environment";
+  } else if (!sys::fs::exists(StackShim)) {
+    Stack.Why = formatv("the stack shim '{0}' is missing", StackShim).str();
+    Stack.Enable = "build libkeelstackshift.so or pass --stack-shim=FILE";
+  } else {
+    Stack.Swept = true;
+    Stack.How = "main starts N bytes lower on the stack (LD_PRELOAD "
+                "libkeelstackshift.so); the environment keeps its size";
+  }
   Axes.push_back(Stack);
+
+  AutoAxis Env;
+  Env.Axis = "env";
+  Env.Swept = true;
+  Env.How = "environment size: the environment grows by N bytes, which moves "
+            "the initial stack and every stack frame by N";
+  Axes.push_back(Env);
 
   AutoAxis Heap;
   Heap.Axis = "heap";
