@@ -30,6 +30,8 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -433,10 +435,13 @@ static Error checkAutoOptions() {
 }
 
 /// Progress of the automatic sweep on stderr: the estimate after the first
-/// measured variant, then a terminal line (or, when stderr is not a
+/// round of variants (and a trial relink when code or data are swept), then a terminal line (or, when stderr is not a
 /// terminal, one line per finished axis).
 struct AutoProgress {
   size_t Total = 0, Before = 0; ///< all variants; those of finished axes
+  size_t Rebuilt = 0;           ///< variants relinked (or BOLTed) first
+  std::optional<double> BuildSeconds; ///< one trial relink, when Rebuilt
+  std::string BuildWhat;        ///< "relink", "llvm-bolt run"
   unsigned Parallel = 1;
   std::string Axis;
   bool Estimated = false;
@@ -453,15 +458,27 @@ struct AutoProgress {
     AxisStart = std::chrono::steady_clock::now();
   }
   void update(size_t Done, size_t AxisTotal) {
-    if (!Estimated && Done > 0) {
+    // The first round (as many variants as run at a time) gives one round's
+    // time; a single variant would miss the others' contention for the cores.
+    size_t Round = std::min<size_t>(std::max(1u, Parallel), AxisTotal);
+    if (!Estimated && Done >= Round) {
       Estimated = true;
       double First = seconds(Start);
-      // Parallel variants finish together: one variant's time per round.
-      double Rounds = double(Total) / std::max(1u, Parallel);
-      errs() << formatv("{0}: first variant measured in {1:F1} s; estimate "
-                        "about {2:F0} s for all {3} (code and data relink "
-                        "each variant, so they take longer)\n",
-                        Tool, First, First * Rounds, Total);
+      // Parallel variants finish together: one round's time per round, plus
+      // a build for each variant of code and data.
+      double Build = BuildSeconds ? *BuildSeconds : 0;
+      double P = std::max(1u, Parallel);
+      double Estimate = First * std::ceil(Total / P) + Build * Rebuilt / P;
+      errs() << formatv("{0}: first {1} measured in {2:F1} s", Tool,
+                        Round == 1 ? std::string("variant")
+                                   : std::to_string(Round) + " variants",
+                        First);
+      if (BuildSeconds)
+        errs() << formatv("; a trial {0} took {1:F1} s ({2} variants are "
+                          "built that way)",
+                          BuildWhat, Build, Rebuilt);
+      errs() << formatv("; estimate about {0:F0} s for all {1}\n", Estimate,
+                        Total);
     }
     if (Terminal) {
       errs() << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
@@ -570,10 +587,7 @@ static int runAuto(const char *Argv0) {
     errs() << "\n";
   }
 
-  std::vector<AutoOutcome> Outcomes;
-  std::vector<std::string> Journals;
-  for (AutoAxis *AP : ToSweep) {
-    AutoAxis &A = *AP;
+  auto AxisOptions = [&](const AutoAxis &A) {
     EngineOptions O = *Base;
     O.Perturb.Axis = A.Axis;
     O.Perturb.RelinkArgv = A.RelinkArgv;
@@ -581,6 +595,33 @@ static int runAuto(const char *Argv0) {
     O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
     O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
     O.Perturb.BoltFunction = A.BoltFunction;
+    return O;
+  };
+  // Code and data build every variant (relink or llvm-bolt) before it is
+  // measured: time one such build now, so the estimate includes them.
+  bool Tried = false;
+  for (AutoAxis *AP : ToSweep) {
+    if (AP->RelinkArgv.empty() && AP->BoltFunction.empty())
+      continue;
+    Progress.Rebuilt += PerAxis;
+    if (Tried)
+      continue;
+    Tried = true;
+    Expected<double> T = timeOneVariantBuild(AxisOptions(*AP));
+    if (!T) { // the sweep of that axis will say what is wrong
+      consumeError(T.takeError());
+      continue;
+    }
+    Progress.BuildSeconds = *T;
+    Progress.BuildWhat = AP->RelinkArgv.empty() ? "llvm-bolt run" : "relink";
+  }
+  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
+
+  std::vector<AutoOutcome> Outcomes;
+  std::vector<std::string> Journals;
+  for (AutoAxis *AP : ToSweep) {
+    AutoAxis &A = *AP;
+    EngineOptions O = AxisOptions(A);
     if (!KeepDir.empty())
       O.WorkDir = KeepDir + "/" + A.Axis;
     if (!O.JournalPath.empty()) {

@@ -23,6 +23,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <linux/perf_event.h>
@@ -610,6 +611,31 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
 }
 
 } // namespace
+
+Expected<double> timeOneVariantBuild(const EngineOptions &O) {
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
+  if (O.CompareBinary)
+    Binaries.push_back({"compare", *O.CompareBinary});
+  if (Error E = Perturber::check(O.Perturb, Binaries))
+    return std::move(E);
+  WorkDirGuard WD;
+  Expected<std::string> D = makePrivateTempDir("layout-sweep-trial");
+  if (!D)
+    return D.takeError();
+  WD.Dir = *D;
+  WD.Remove = true;
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
+  if (!P)
+    return P.takeError();
+  auto Start = std::chrono::steady_clock::now();
+  Expected<PreparedVariant> V =
+      (*P)->prepare(Variant{"base", O.Perturb.Axis, O.G.From}, 0);
+  if (!V)
+    return V.takeError();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
 
 Expected<SweepResult> runSweep(const EngineOptions &O) {
   // Check everything the user gave before any variant is built.
