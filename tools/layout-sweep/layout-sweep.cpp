@@ -415,22 +415,15 @@ static bool isAutomatic() {
          CompareRelink.empty() && !FalseSharing;
 }
 
-/// Options that report or gate one axis only.
+/// Options that report one axis only.
 static Error checkAutoOptions() {
-  struct {
-    bool Given;
-    const char *Name;
-  } OneAxis[] = {{Baseline.getNumOccurrences() > 0, "--baseline"},
-                 {CSV.getNumOccurrences() > 0, "--csv"},
-                 {SVG.getNumOccurrences() > 0, "--svg"},
-                 {HTML.getNumOccurrences() > 0, "--html"},
-                 {BestPadOut.getNumOccurrences() > 0, "--best-pad-out"}};
-  for (auto &O : OneAxis)
-    if (O.Given)
-      return inputError("<command line>", 0,
-                        "{0} reports one axis, and with no --axis the sweep "
-                        "covers several; add --axis=stack, env, heap, code or data",
-                        O.Name);
+  if (BestPadOut.getNumOccurrences())
+    return inputError("<command line>", 0,
+                      "--best-pad-out writes the best offset of one axis "
+                      "(layout-order --code-pad=@FILE reads the code axis'), "
+                      "and with no --axis the sweep covers several; add "
+                      "--axis=code (with --relink or --bolt-pad) or another "
+                      "--axis");
   return Error::success();
 }
 
@@ -507,9 +500,19 @@ static int runAuto(const char *Argv0) {
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return reportError(Tool, GO.takeError());
-  if (JSON.getNumOccurrences())
-    if (Error E = checkOutputPath(JSON.empty() ? "-" : JSON.getValue()))
-      return reportError(Tool, std::move(E));
+  // Every output must be writable before the sweep, and a bad baseline
+  // must not cost one.
+  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
+    if (Opt->getNumOccurrences())
+      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
+        return reportError(Tool, std::move(E));
+  std::map<std::string, SweepResult> Baselines;
+  if (!Baseline.empty()) {
+    Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+    if (!B)
+      return reportError(Tool, B.takeError());
+    Baselines = std::move(*B);
+  }
   if (!sys::fs::exists(Base->Binary))
     return reportError(Tool, inputError(Base->Binary, 0, "no such file"));
   {
@@ -652,23 +655,45 @@ static int runAuto(const char *Argv0) {
       WithColor::warning(errs(), Tool) << A.Axis << ": not swept: " << A.Why << "\n";
       continue;
     }
-    Expected<GateResult> G = evaluateGate(*R, *GO, nullptr);
+    auto BIt = Baselines.find(A.Axis);
+    Expected<GateResult> G =
+        evaluateGate(*R, *GO, BIt == Baselines.end() ? nullptr : &BIt->second);
     if (!G)
       return reportError(Tool, G.takeError());
+    if (!Baseline.empty() && BIt == Baselines.end())
+      G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
+                                "not compared with it",
+                                Baseline.getValue(), A.Axis)
+                            .str());
     Outcomes.push_back({&A, std::move(*R), std::move(*G)});
   }
 
-  bool JSONToStdout = JSON.getNumOccurrences() && (JSON.empty() || JSON == "-");
-  if (JSON.getNumOccurrences())
-    if (Error E = writeOutput(JSONToStdout ? "-" : JSON.getValue(),
-                              [&](raw_ostream &OS) {
-                                OS << formatv("{0:2}", autoReportJSON(Base->Binary,
-                                                                      *Axes, Outcomes))
-                                   << "\n";
-                                return Error::success();
-                              }))
-      return reportError(Tool, std::move(E));
-  if (!JSONToStdout)
+  auto Write = [&](cl::opt<std::string> &Opt,
+                   function_ref<void(raw_ostream &)> Fn) -> Error {
+    if (!Opt.getNumOccurrences())
+      return Error::success();
+    return writeOutput(Opt.empty() ? "-" : Opt.getValue(), [&](raw_ostream &OS) {
+      Fn(OS);
+      return Error::success();
+    });
+  };
+  if (Error E = Write(JSON, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", autoReportJSON(Base->Binary, *Axes, Outcomes))
+           << "\n";
+      }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(HTML, [&](raw_ostream &OS) {
+        writeAutoHTMLReport(OS, Base->Binary, *Axes, Outcomes);
+      }))
+    return reportError(Tool, std::move(E));
+  // The table goes to stdout unless a machine-readable report does.
+  bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
+                     (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
+  if (!StdoutTaken)
     writeAutoTextReport(outs(), Base->Binary, *Axes, Outcomes);
   outs().flush();
   if (ImplicitJournal)

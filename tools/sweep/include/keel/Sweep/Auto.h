@@ -35,6 +35,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +108,27 @@ void writeAutoTextReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
 llvm::json::Value autoReportJSON(llvm::StringRef Binary,
                                  llvm::ArrayRef<AutoAxis> Axes,
                                  llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --csv: one table of every swept axis (the one-axis CSV's columns; its
+/// axis column tells them apart).
+void writeAutoCSVReport(llvm::raw_ostream &OS,
+                        llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --svg: every swept axis' plot, one below the other, in one SVG.
+void writeAutoSVGPlot(llvm::raw_ostream &OS,
+                      llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --html: one page: a table of every axis (how it moved, or why it was not
+/// swept and what enables it), then each swept axis' section (the one-axis
+/// report's headline, verdict, plot and tables).
+void writeAutoHTMLReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
+                         llvm::ArrayRef<AutoAxis> Axes,
+                         llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --baseline for the automatic sweep: an earlier automatic --json (each
+/// axis' result by name) or a one-axis --json (that axis only).
+llvm::Expected<std::map<std::string, SweepResult>>
+readBaselineAxes(llvm::StringRef Path);
 
 } // namespace sweep
 } // namespace keel
