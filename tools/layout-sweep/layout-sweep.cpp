@@ -30,6 +30,8 @@
 #include "llvm/Support/WithColor.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -49,7 +51,8 @@ cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..
 cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
 cl::opt<std::string> Axis("axis",
-                          cl::desc("what moves: code, data, stack, heap, fs-spacing "
+                          cl::desc("what moves: code, data, stack, env, heap, "
+                                   "fs-spacing "
                                    "(none given: every axis this binary can move; "
                                    "code with --relink or --bolt-pad)"),
                           cl::init("code"), cl::cat(Cat));
@@ -87,6 +90,8 @@ cl::opt<std::string> BoltPad(
     cl::desc("code axis through llvm-bolt --pad-funcs-before=FUNC:N (binary "
              "linked with -Wl,--emit-relocs)"),
     cl::value_desc("FUNC"), cl::cat(Cat));
+cl::opt<std::string> StackShim("stack-shim", cl::desc("path of libkeelstackshift.so"),
+                               cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> HeapShim("heap-shim", cl::desc("path of libkeelheapshift.so"),
                               cl::value_desc("file"), cl::cat(Cat));
 cl::list<std::string> ExtraEnv("env", cl::desc("NAME=VALUE added to every variant's environment"),
@@ -199,6 +204,10 @@ static std::string defaultHeapShim(const char *Argv0) {
   return findKeelLibFile(Argv0, (void *)&defaultHeapShim, "libkeelheapshift.so");
 }
 
+static std::string defaultStackShim(const char *Argv0) {
+  return findKeelLibFile(Argv0, (void *)&defaultStackShim, "libkeelstackshift.so");
+}
+
 static Error buildGrid(Grid &G) {
   if (!GridPreset.empty()) {
     Expected<Grid> P = gridPreset(GridPreset);
@@ -268,6 +277,7 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Perturb.CompareRelinkTemplate = CompareRelink;
   O.Perturb.BoltFunction = BoltPad;
   O.Perturb.HeapShim = HeapShim.empty() ? defaultHeapShim(Argv0) : HeapShim;
+  O.Perturb.StackShim = StackShim.empty() ? defaultStackShim(Argv0) : StackShim;
   O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
   if (Error E = buildGeometry(O))
     return std::move(E);
@@ -405,30 +415,26 @@ static bool isAutomatic() {
          CompareRelink.empty() && !FalseSharing;
 }
 
-/// Options that report or gate one axis only.
+/// Options that report one axis only.
 static Error checkAutoOptions() {
-  struct {
-    bool Given;
-    const char *Name;
-  } OneAxis[] = {{Baseline.getNumOccurrences() > 0, "--baseline"},
-                 {CSV.getNumOccurrences() > 0, "--csv"},
-                 {SVG.getNumOccurrences() > 0, "--svg"},
-                 {HTML.getNumOccurrences() > 0, "--html"},
-                 {BestPadOut.getNumOccurrences() > 0, "--best-pad-out"}};
-  for (auto &O : OneAxis)
-    if (O.Given)
-      return inputError("<command line>", 0,
-                        "{0} reports one axis, and with no --axis the sweep "
-                        "covers several; add --axis=stack, heap, code or data",
-                        O.Name);
+  if (BestPadOut.getNumOccurrences())
+    return inputError("<command line>", 0,
+                      "--best-pad-out writes the best offset of one axis "
+                      "(layout-order --code-pad=@FILE reads the code axis'), "
+                      "and with no --axis the sweep covers several; add "
+                      "--axis=code (with --relink or --bolt-pad) or another "
+                      "--axis");
   return Error::success();
 }
 
 /// Progress of the automatic sweep on stderr: the estimate after the first
-/// measured variant, then a terminal line (or, when stderr is not a
+/// round of variants (and a trial relink when code or data are swept), then a terminal line (or, when stderr is not a
 /// terminal, one line per finished axis).
 struct AutoProgress {
   size_t Total = 0, Before = 0; ///< all variants; those of finished axes
+  size_t Rebuilt = 0;           ///< variants relinked (or BOLTed) first
+  std::optional<double> BuildSeconds; ///< one trial relink, when Rebuilt
+  std::string BuildWhat;        ///< "relink", "llvm-bolt run"
   unsigned Parallel = 1;
   std::string Axis;
   bool Estimated = false;
@@ -445,15 +451,27 @@ struct AutoProgress {
     AxisStart = std::chrono::steady_clock::now();
   }
   void update(size_t Done, size_t AxisTotal) {
-    if (!Estimated && Done > 0) {
+    // The first round (as many variants as run at a time) gives one round's
+    // time; a single variant would miss the others' contention for the cores.
+    size_t Round = std::min<size_t>(std::max(1u, Parallel), AxisTotal);
+    if (!Estimated && Done >= Round) {
       Estimated = true;
       double First = seconds(Start);
-      // Parallel variants finish together: one variant's time per round.
-      double Rounds = double(Total) / std::max(1u, Parallel);
-      errs() << formatv("{0}: first variant measured in {1:F1} s; estimate "
-                        "about {2:F0} s for all {3} (code and data relink "
-                        "each variant, so they take longer)\n",
-                        Tool, First, First * Rounds, Total);
+      // Parallel variants finish together: one round's time per round, plus
+      // a build for each variant of code and data.
+      double Build = BuildSeconds ? *BuildSeconds : 0;
+      double P = std::max(1u, Parallel);
+      double Estimate = First * std::ceil(Total / P) + Build * Rebuilt / P;
+      errs() << formatv("{0}: first {1} measured in {2:F1} s", Tool,
+                        Round == 1 ? std::string("variant")
+                                   : std::to_string(Round) + " variants",
+                        First);
+      if (BuildSeconds)
+        errs() << formatv("; a trial {0} took {1:F1} s ({2} variants are "
+                          "built that way)",
+                          BuildWhat, Build, Rebuilt);
+      errs() << formatv("; estimate about {0:F0} s for all {1}\n", Estimate,
+                        Total);
     }
     if (Terminal) {
       errs() << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
@@ -482,9 +500,19 @@ static int runAuto(const char *Argv0) {
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return reportError(Tool, GO.takeError());
-  if (JSON.getNumOccurrences())
-    if (Error E = checkOutputPath(JSON.empty() ? "-" : JSON.getValue()))
-      return reportError(Tool, std::move(E));
+  // Every output must be writable before the sweep, and a bad baseline
+  // must not cost one.
+  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
+    if (Opt->getNumOccurrences())
+      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
+        return reportError(Tool, std::move(E));
+  std::map<std::string, SweepResult> Baselines;
+  if (!Baseline.empty()) {
+    Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+    if (!B)
+      return reportError(Tool, B.takeError());
+    Baselines = std::move(*B);
+  }
   if (!sys::fs::exists(Base->Binary))
     return reportError(Tool, inputError(Base->Binary, 0, "no such file"));
   {
@@ -493,9 +521,10 @@ static int runAuto(const char *Argv0) {
     std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base->Binary}};
     if (Base->CompareBinary)
       Binaries.push_back({"compare", *Base->CompareBinary});
-    PerturbOptions Stack = Base->Perturb;
-    Stack.Axis = "stack";
-    if (Error E = Perturber::check(Stack, Binaries))
+    // The env axis runs any executable as it is.
+    PerturbOptions Env = Base->Perturb;
+    Env.Axis = "env";
+    if (Error E = Perturber::check(Env, Binaries))
       return reportError(Tool, std::move(E));
   }
 
@@ -505,13 +534,15 @@ static int runAuto(const char *Argv0) {
   else
     consumeError(B.takeError());
   Expected<std::vector<AutoAxis>> Axes =
-      planAutoAxes(Base->Binary, Base->Perturb.HeapShim, HaveBolt);
+      planAutoAxes(Base->Binary, Base->Perturb.HeapShim,
+                   Base->Perturb.StackShim, HaveBolt);
   if (!Axes)
     return reportError(Tool, Axes.takeError());
   // --compare: code and data need a way to relink the compared binary too.
   if (Base->CompareBinary) {
     Expected<std::vector<AutoAxis>> CAxes =
-        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim, HaveBolt);
+        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim,
+                     Base->Perturb.StackShim, HaveBolt);
     if (!CAxes)
       return reportError(Tool, CAxes.takeError());
     for (AutoAxis &A : *Axes) {
@@ -559,10 +590,7 @@ static int runAuto(const char *Argv0) {
     errs() << "\n";
   }
 
-  std::vector<AutoOutcome> Outcomes;
-  std::vector<std::string> Journals;
-  for (AutoAxis *AP : ToSweep) {
-    AutoAxis &A = *AP;
+  auto AxisOptions = [&](const AutoAxis &A) {
     EngineOptions O = *Base;
     O.Perturb.Axis = A.Axis;
     O.Perturb.RelinkArgv = A.RelinkArgv;
@@ -570,6 +598,33 @@ static int runAuto(const char *Argv0) {
     O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
     O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
     O.Perturb.BoltFunction = A.BoltFunction;
+    return O;
+  };
+  // Code and data build every variant (relink or llvm-bolt) before it is
+  // measured: time one such build now, so the estimate includes them.
+  bool Tried = false;
+  for (AutoAxis *AP : ToSweep) {
+    if (AP->RelinkArgv.empty() && AP->BoltFunction.empty())
+      continue;
+    Progress.Rebuilt += PerAxis;
+    if (Tried)
+      continue;
+    Tried = true;
+    Expected<double> T = timeOneVariantBuild(AxisOptions(*AP));
+    if (!T) { // the sweep of that axis will say what is wrong
+      consumeError(T.takeError());
+      continue;
+    }
+    Progress.BuildSeconds = *T;
+    Progress.BuildWhat = AP->RelinkArgv.empty() ? "llvm-bolt run" : "relink";
+  }
+  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
+
+  std::vector<AutoOutcome> Outcomes;
+  std::vector<std::string> Journals;
+  for (AutoAxis *AP : ToSweep) {
+    AutoAxis &A = *AP;
+    EngineOptions O = AxisOptions(A);
     if (!KeepDir.empty())
       O.WorkDir = KeepDir + "/" + A.Axis;
     if (!O.JournalPath.empty()) {
@@ -600,23 +655,45 @@ static int runAuto(const char *Argv0) {
       WithColor::warning(errs(), Tool) << A.Axis << ": not swept: " << A.Why << "\n";
       continue;
     }
-    Expected<GateResult> G = evaluateGate(*R, *GO, nullptr);
+    auto BIt = Baselines.find(A.Axis);
+    Expected<GateResult> G =
+        evaluateGate(*R, *GO, BIt == Baselines.end() ? nullptr : &BIt->second);
     if (!G)
       return reportError(Tool, G.takeError());
+    if (!Baseline.empty() && BIt == Baselines.end())
+      G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
+                                "not compared with it",
+                                Baseline.getValue(), A.Axis)
+                            .str());
     Outcomes.push_back({&A, std::move(*R), std::move(*G)});
   }
 
-  bool JSONToStdout = JSON.getNumOccurrences() && (JSON.empty() || JSON == "-");
-  if (JSON.getNumOccurrences())
-    if (Error E = writeOutput(JSONToStdout ? "-" : JSON.getValue(),
-                              [&](raw_ostream &OS) {
-                                OS << formatv("{0:2}", autoReportJSON(Base->Binary,
-                                                                      *Axes, Outcomes))
-                                   << "\n";
-                                return Error::success();
-                              }))
-      return reportError(Tool, std::move(E));
-  if (!JSONToStdout)
+  auto Write = [&](cl::opt<std::string> &Opt,
+                   function_ref<void(raw_ostream &)> Fn) -> Error {
+    if (!Opt.getNumOccurrences())
+      return Error::success();
+    return writeOutput(Opt.empty() ? "-" : Opt.getValue(), [&](raw_ostream &OS) {
+      Fn(OS);
+      return Error::success();
+    });
+  };
+  if (Error E = Write(JSON, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", autoReportJSON(Base->Binary, *Axes, Outcomes))
+           << "\n";
+      }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
+    return reportError(Tool, std::move(E));
+  if (Error E = Write(HTML, [&](raw_ostream &OS) {
+        writeAutoHTMLReport(OS, Base->Binary, *Axes, Outcomes);
+      }))
+    return reportError(Tool, std::move(E));
+  // The table goes to stdout unless a machine-readable report does.
+  bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
+                     (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
+  if (!StdoutTaken)
     writeAutoTextReport(outs(), Base->Binary, *Axes, Outcomes);
   outs().flush();
   if (ImplicitJournal)
@@ -643,11 +720,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
       "  layout-sweep ./app args\n"
-      "      every axis this binary can move, one combined report: stack\n"
-      "      (environment size), heap (dynamically linked programs), code and\n"
-      "      data (programs linked through layout-link or keel_layout(), or\n"
-      "      code through llvm-bolt with -Wl,--emit-relocs); one line for each\n"
-      "      axis it cannot move, saying what enables it\n"
+      "      every axis this binary can move, one combined report: stack and\n"
+      "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
+      "      environment's size, which also moves the stack), code and data\n"
+      "      (programs linked through layout-link or keel_layout(), or code\n"
+      "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
+      "      it cannot move, saying what enables it\n"
       "  layout-sweep --axis=stack --backend=sim ./app args\n"
       "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
       "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");

@@ -3,6 +3,7 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -12,6 +13,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -31,6 +33,8 @@ Expected<BinaryFacts> inspectBinary(StringRef Binary) {
     return inputError(Binary, 0,
                       "not an ELF executable (layout-sweep sweeps ELF programs)");
   BinaryFacts F;
+  if (const auto *Elf = dyn_cast<object::ELFObjectFileBase>(&Obj))
+    F.LibcStart = importsLibcStartMain(*Elf);
   for (const object::SectionRef &S : Obj.sections()) {
     Expected<StringRef> Name = S.getName();
     if (!Name) {
@@ -188,7 +192,7 @@ static std::string relinkExample(StringRef Axis) {
 }
 
 Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShim,
-                                             bool HaveBolt) {
+                                             StringRef StackShim, bool HaveBolt) {
   Expected<BinaryFacts> F = inspectBinary(Binary);
   if (!F)
     return F.takeError();
@@ -196,10 +200,36 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
 
   AutoAxis Stack;
   Stack.Axis = "stack";
-  Stack.Swept = true;
-  Stack.How = "environment size: the environment grows by N bytes, which moves "
-              "the initial stack and every stack frame by N";
+  if (!F->Dynamic) {
+    Stack.Why = formatv("{0} is statically linked, so the stack shim "
+                        "(LD_PRELOAD) cannot start its main lower",
+                        Binary)
+                    .str();
+    Stack.Enable = "link it dynamically (without -static) to sweep the stack "
+                   "alone; the env axis moves it with the environment";
+  } else if (!F->LibcStart) {
+    Stack.Why = formatv("{0} does not start through glibc's "
+                        "__libc_start_main, which the stack shim wraps",
+                        Binary)
+                    .str();
+    Stack.Enable = "link it against glibc with its usual start files; the "
+                   "env axis moves the stack with the environment";
+  } else if (!sys::fs::exists(StackShim)) {
+    Stack.Why = formatv("the stack shim '{0}' is missing", StackShim).str();
+    Stack.Enable = "build libkeelstackshift.so or pass --stack-shim=FILE";
+  } else {
+    Stack.Swept = true;
+    Stack.How = "main starts N bytes lower on the stack (LD_PRELOAD "
+                "libkeelstackshift.so); the environment keeps its size";
+  }
   Axes.push_back(Stack);
+
+  AutoAxis Env;
+  Env.Axis = "env";
+  Env.Swept = true;
+  Env.How = "environment size: the environment grows by N bytes, which moves "
+            "the initial stack and every stack frame by N";
+  Axes.push_back(Env);
 
   AutoAxis Heap;
   Heap.Axis = "heap";
@@ -301,6 +331,19 @@ static const AutoOutcome *outcomeOf(ArrayRef<AutoOutcome> Os, StringRef Axis) {
   return nullptr;
 }
 
+/// "swept (N variants): VERDICT; GATE" for the summary of one swept axis.
+static std::string sweptText(const AutoOutcome &O) {
+  // Without --max-spread there is no gate to pass: say so (issue 21).
+  std::string Gate =
+      O.G.Failed ? "gate failed: " + (O.G.Reasons.empty() ? std::string("")
+                                                          : O.G.Reasons.front())
+      : O.G.GateSet ? std::string("gate passed")
+                    : std::string("no gate set");
+  return formatv("swept ({0} variant{1}): {2}; {3}", O.R.Ms.size(),
+                 O.R.Ms.size() == 1 ? "" : "s", O.G.Verdict, Gate)
+      .str();
+}
+
 void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
                          ArrayRef<AutoAxis> Axes, ArrayRef<AutoOutcome> Outcomes) {
   for (const AutoOutcome &O : Outcomes) {
@@ -312,14 +355,7 @@ void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
   for (const AutoAxis &A : Axes) {
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
     if (O) {
-      // Without --max-spread there is no gate to pass: say so (issue 21).
-      std::string Gate =
-          O->G.Failed ? "gate failed: " + (O->G.Reasons.empty() ? std::string("")
-                                                                : O->G.Reasons.front())
-          : O->G.GateSet ? std::string("gate passed")
-                         : std::string("no gate set");
-      OS << formatv("  {0,-6} swept ({1} variant{2}): {3}; {4}\n", A.Axis,
-                    O->R.Ms.size(), O->R.Ms.size() == 1 ? "" : "s", O->G.Verdict, Gate);
+      OS << formatv("  {0,-6} {1}\n", A.Axis, sweptText(*O));
       continue;
     }
     OS << formatv("  {0,-6} not swept: {1}\n", A.Axis, A.Why);
@@ -354,6 +390,134 @@ json::Value autoReportJSON(StringRef Binary, ArrayRef<AutoAxis> Axes,
                       {"gate",
                        json::Object{{"failed", !FailedAxes.empty()},
                                     {"failed_axes", std::move(FailedAxes)}}}};
+}
+
+void writeAutoCSVReport(raw_ostream &OS, ArrayRef<AutoOutcome> Outcomes) {
+  // One table: the CSV has series and axis columns, and its relative costs
+  // are to each (series, axis) mean.
+  SweepResult All;
+  for (const AutoOutcome &O : Outcomes) {
+    All.Ms.insert(All.Ms.end(), O.R.Ms.begin(), O.R.Ms.end());
+    if (O.R.Compare) {
+      if (!All.Compare)
+        All.Compare = Series{"compare", O.R.Compare->Binary, {}, ""};
+      All.Compare->Ms.insert(All.Compare->Ms.end(), O.R.Compare->Ms.begin(),
+                             O.R.Compare->Ms.end());
+    }
+    All.NoiseFloor.insert(All.NoiseFloor.end(), O.R.NoiseFloor.begin(),
+                          O.R.NoiseFloor.end());
+  }
+  writeCSVReport(OS, All);
+}
+
+/// An attribute's value in the first tag of \p SVG ("" when absent).
+static StringRef svgAttribute(StringRef SVG, StringRef Name) {
+  StringRef Tag = SVG.take_until([](char C) { return C == '>'; });
+  size_t At = Tag.find((" " + Name + "=\"").str());
+  if (At == StringRef::npos)
+    return "";
+  return Tag.drop_front(At + Name.size() + 3).take_until([](char C) {
+    return C == '"';
+  });
+}
+
+void writeAutoSVGPlot(raw_ostream &OS, ArrayRef<AutoOutcome> Outcomes) {
+  // Each axis' plot as it is on its own, one below the other (nested <svg>
+  // elements placed with y).
+  std::vector<std::string> Plots;
+  int W = 0, H = 0;
+  for (const AutoOutcome &O : Outcomes) {
+    std::string P;
+    raw_string_ostream PS(P);
+    writeSVGPlot(PS, O.R, O.G);
+    int PW = 0, PH = 0;
+    svgAttribute(P, "width").getAsInteger(10, PW);
+    svgAttribute(P, "height").getAsInteger(10, PH);
+    W = std::max(W, PW);
+    H += PH;
+    Plots.push_back(std::move(P));
+  }
+  OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+     << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H << "\">\n";
+  int Y = 0;
+  for (const std::string &P : Plots) {
+    StringRef Rest = StringRef(P);
+    Rest.consume_front("<svg");
+    OS << "<svg x=\"0\" y=\"" << Y << "\"" << Rest;
+    int PH = 0;
+    svgAttribute(P, "height").getAsInteger(10, PH);
+    Y += PH;
+  }
+  OS << "</svg>\n";
+}
+
+void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
+                         ArrayRef<AutoAxis> Axes,
+                         ArrayRef<AutoOutcome> Outcomes) {
+  writeHTMLHead(OS, ("layout sweep: " + Binary + ", every axis").str());
+  OS << "<h1>layout sweep: " << escapeXML(sys::path::filename(Binary))
+     << ", every axis</h1>\n";
+  OS << "<table class=\"axes\">\n<tr><th>axis</th><th>how</th><th>result"
+        "</th></tr>\n";
+  for (const AutoAxis &A : Axes) {
+    const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
+    OS << "<tr><th>";
+    if (O)
+      OS << "<a href=\"#axis-" << escapeXML(A.Axis) << "\">" << escapeXML(A.Axis)
+         << "</a>";
+    else
+      OS << escapeXML(A.Axis);
+    OS << "</th><td>" << escapeXML(O ? A.How : "not swept: " + A.Why)
+       << "</td><td" << (O && O->G.Failed ? " class=\"fail\"" : "") << ">"
+       << escapeXML(O ? sweptText(*O) : "to sweep it: " + A.Enable)
+       << "</td></tr>\n";
+  }
+  OS << "</table>\n";
+  for (const AutoOutcome &O : Outcomes) {
+    OS << "<h2 id=\"axis-" << escapeXML(O.A->Axis) << "\">" << escapeXML(O.A->Axis)
+       << ": " << escapeXML(O.A->How) << "</h2>\n";
+    writeHTMLSection(OS, O.R, O.G, "h3");
+  }
+  OS << "</body>\n</html>\n";
+}
+
+Expected<std::map<std::string, SweepResult>>
+readBaselineAxes(StringRef Path) {
+  Expected<std::string> Text = readWholeFile(Path);
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> V = json::parse(*Text);
+  if (!V)
+    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return inputError(Path, 0, "not a sweep report (no JSON object)");
+  if (std::optional<int64_t> Ver = O->getInteger("version");
+      Ver && *Ver > ReportVersion)
+    return inputError(Path, 0,
+                      "report version {0} is newer than this tool's ({1})",
+                      *Ver, ReportVersion);
+  std::map<std::string, SweepResult> Out;
+  std::optional<StringRef> Mode = O->getString("mode");
+  if (!Mode || *Mode != "auto") { // one axis' report
+    Expected<SweepResult> R = readResultFile(Path);
+    if (!R)
+      return R.takeError();
+    Out[R->Axis] = std::move(*R);
+    return Out;
+  }
+  const json::Object *AxesJ = O->getObject("axes");
+  if (!AxesJ)
+    return inputError(Path, 0, "an automatic sweep's report without \"axes\"");
+  for (const auto &[Name, Value] : *AxesJ) {
+    SweepResult R;
+    json::Path::Root Root("axes");
+    if (!fromJSON(Value, R, Root))
+      return inputError(Path, 0, "axis '{0}' is not a sweep result: {1}",
+                        Name.str(), toString(Root.getError()));
+    Out[Name.str()] = std::move(R);
+  }
+  return Out;
 }
 
 } // namespace sweep

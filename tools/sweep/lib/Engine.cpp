@@ -23,6 +23,7 @@
 #include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <linux/perf_event.h>
@@ -91,6 +92,10 @@ std::string sweepFingerprint(const EngineOptions &O) {
                  {"exec_as", execAsMode(O)}};
   // A recorded link (the automatic sweep) only when there is one, so the
   // fingerprints of journals written before it existed do not change.
+  // The stack axis moved the environment before it had its own shim (that
+  // is the env axis now): a journal of that older stack sweep is not this.
+  if (O.Perturb.Axis == "stack")
+    F["stack_shift"] = "libkeelstackshift";
   if (!O.Perturb.RelinkArgv.empty())
     F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
   if (!O.Perturb.CompareRelinkArgv.empty())
@@ -260,10 +265,14 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
       return makeError("--axis=heap offsets must be multiples of 16 up to {0} "
                        "(malloc results stay 16-byte aligned); got {1}",
                        MaxHeapShift, Off);
-    if (Axis == "stack" && Off > MaxHeapShift)
-      return makeError("--axis=stack offsets are environment bytes, at most "
+    if (Axis == "stack" && (Off % 16 || Off > MaxStackShift))
+      return makeError("--axis=stack offsets must be multiples of 16 up to "
+                       "{0} (the stack stays 16-byte aligned); got {1}",
+                       MaxStackShift, Off);
+    if (Axis == "env" && Off > MaxEnvPad)
+      return makeError("--axis=env offsets are environment bytes, at most "
                        "{0}; got {1}",
-                       MaxHeapShift, Off);
+                       MaxEnvPad, Off);
   }
   if (!O.Executor.empty()) {
     if (O.Backend != "sim")
@@ -602,6 +611,31 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
 }
 
 } // namespace
+
+Expected<double> timeOneVariantBuild(const EngineOptions &O) {
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
+  if (O.CompareBinary)
+    Binaries.push_back({"compare", *O.CompareBinary});
+  if (Error E = Perturber::check(O.Perturb, Binaries))
+    return std::move(E);
+  WorkDirGuard WD;
+  Expected<std::string> D = makePrivateTempDir("layout-sweep-trial");
+  if (!D)
+    return D.takeError();
+  WD.Dir = *D;
+  WD.Remove = true;
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
+  if (!P)
+    return P.takeError();
+  auto Start = std::chrono::steady_clock::now();
+  Expected<PreparedVariant> V =
+      (*P)->prepare(Variant{"base", O.Perturb.Axis, O.G.From}, 0);
+  if (!V)
+    return V.takeError();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
 
 Expected<SweepResult> runSweep(const EngineOptions &O) {
   // Check everything the user gave before any variant is built.

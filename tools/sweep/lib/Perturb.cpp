@@ -94,9 +94,23 @@ static Error checkEmitRelocs(StringRef Bin) {
                     "(llvm-bolt cannot move functions without its relocations)");
 }
 
+bool importsLibcStartMain(const object::ELFObjectFileBase &Elf) {
+  for (const object::ELFSymbolRef &Sym : Elf.getDynamicSymbolIterators()) {
+    Expected<StringRef> Name = Sym.getName();
+    if (!Name) {
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*Name == "__libc_start_main")
+      return true;
+  }
+  return false;
+}
+
 /// Is \p Bin something a sweep can run and perturb? An ELF executable
 /// (not a script, not an object file, not data); dynamically linked for
-/// --axis=heap (the shim is LD_PRELOADed, which a static binary ignores);
+/// --axis=heap and --axis=stack (their shims are LD_PRELOADed, which a
+/// static binary ignores);
 /// with symbols, one of them the function, for --bolt-pad. Errors quote the
 /// file's first bytes escaped.
 static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
@@ -140,8 +154,8 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
                                           : "file of another type");
   if (!sys::fs::can_execute(Bin))
     return inputError(Bin, 0, "not an executable file (chmod +x?)");
-  if (O.Axis == "heap") {
-    bool Interp = false;
+  if (O.Axis == "heap" || O.Axis == "stack") {
+    bool Interp = false, LibcStart = importsLibcStartMain(*Elf);
     if (auto Phdrs = File.program_headers()) {
       for (const auto &P : *Phdrs)
         Interp |= P.p_type == ELF::PT_INTERP;
@@ -149,11 +163,21 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
       consumeError(Phdrs.takeError());
     }
     if (!Interp)
+      return inputError(
+          Bin, 0,
+          O.Axis == "heap"
+              ? "is statically linked: --axis=heap shifts malloc through an "
+                "LD_PRELOAD shim, which a static binary never loads; use "
+                "--axis=env, or link it dynamically"
+              : "is statically linked: --axis=stack starts main lower "
+                "through an LD_PRELOAD shim, which a static binary never "
+                "loads; use --axis=env (the environment size moves its "
+                "stack), or link it dynamically");
+    if (O.Axis == "stack" && !LibcStart)
       return inputError(Bin, 0,
-                        "is statically linked: --axis=heap shifts malloc "
-                        "through an LD_PRELOAD shim, which a static binary "
-                        "never loads; use --axis=stack, or link it "
-                        "dynamically");
+                        "does not start through glibc's __libc_start_main "
+                        "(no such dynamic symbol), so --axis=stack's shim "
+                        "would never run; use --axis=env");
   }
   if (!O.BoltFunction.empty()) {
     std::set<std::string> Functions;
@@ -182,14 +206,14 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
 }
 
 static bool isKnownAxis(StringRef A) {
-  return A == "code" || A == "data" || A == "stack" || A == "heap" ||
-         A == "fs-spacing";
+  return A == "code" || A == "data" || A == "stack" || A == "env" ||
+         A == "heap" || A == "fs-spacing";
 }
 
 Error Perturber::check(const PerturbOptions &O,
                        ArrayRef<std::pair<std::string, std::string>> Binaries) {
   if (!isKnownAxis(O.Axis))
-    return makeError("unknown --axis '{0}' (code, data, stack, heap, "
+    return makeError("unknown --axis '{0}' (code, data, stack, env, heap, "
                      "fs-spacing)",
                      O.Axis);
   // fs-spacing (layout-sweep --false-sharing): the relink template rebuilds
@@ -219,6 +243,12 @@ Error Perturber::check(const PerturbOptions &O,
         formatv("the heap shim '{0}' is missing (build libkeelheapshift.so or "
                 "pass --heap-shim)",
                 O.HeapShim)
+            .str());
+  if (O.Axis == "stack" && !sys::fs::exists(O.StackShim))
+    return make_error<UnavailableError>(
+        formatv("the stack shim '{0}' is missing (build libkeelstackshift.so "
+                "or pass --stack-shim)",
+                O.StackShim)
             .str());
   for (const std::string &E : O.ExtraEnv)
     if (!StringRef(E).contains('=') || StringRef(E).starts_with("="))
@@ -268,9 +298,18 @@ std::vector<std::string> Perturber::environment(const Variant &V) const {
   std::vector<std::string> Env = {"PATH=/usr/local/bin:/usr/bin:/bin",
                                   "LC_ALL=C"};
   Env.insert(Env.end(), Opts.ExtraEnv.begin(), Opts.ExtraEnv.end());
-  // Present in every variant, so only its length differs along the stack axis.
-  Env.push_back("KEEL_STACK_PAD=" +
-                std::string(V.Axis == "stack" ? V.Offset : 0, 'x'));
+  // Present in every variant, so only its length differs along the env axis.
+  Env.push_back("KEEL_ENV_PAD=" +
+                std::string(V.Axis == "env" ? V.Offset : 0, 'x'));
+  if (V.Axis == "stack") {
+    // Fixed width: every stack variant's environment has the same size, so
+    // only the shim's alloca moves the stack (test: stack-shift.test).
+    Env.push_back("LD_PRELOAD=" + Opts.StackShim);
+    std::string N = std::to_string(V.Offset);
+    if (N.size() < StackShiftDigits)
+      N.insert(0, StackShiftDigits - N.size(), '0');
+    Env.push_back("KEEL_STACK_SHIFT=" + N);
+  }
   if (V.Axis == "heap") {
     Env.push_back("LD_PRELOAD=" + Opts.HeapShim);
     Env.push_back("KEEL_HEAP_SHIFT=" + std::to_string(V.Offset));

@@ -3,7 +3,7 @@
 // Every number goes through one of a few fixed printf formats, so the same
 // result always renders to the same bytes. The plot follows seed 002's
 // figure: each variant's cost relative to the mean over all variants (%),
-// against the offset that moved the code (or data, stack, heap).
+// against the offset that moved the code (or data, stack, env, heap).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Report.h"
@@ -738,10 +738,9 @@ void htmlVariantTable(raw_ostream &OS, const SweepResult &R) {
 
 } // namespace
 
-void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
-                     const GateResult &G) {
+void writeHTMLHead(raw_ostream &OS, StringRef Title) {
   OS << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>layout sweep: " << escapeXML(R.Binary) << "</title>\n"
+     << "<title>" << escapeXML(Title) << "</title>\n"
      << "<style>\n"
         "body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 24px; "
         "color: #222; }\n"
@@ -749,6 +748,7 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
         "th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; "
         "}\n"
         "table.summary th { text-align: left; }\n"
+        "table.axes td, table.axes th { text-align: left; }\n"
         ".failed { color: #b03a2e; }\n"
         ".headline { font-size: 26px; font-weight: bold; margin: 8px 0; }\n"
         ".headline .cmp { font-size: 16px; font-weight: normal; }\n"
@@ -757,8 +757,11 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
         ".none { color: #555; }\n"
         "svg { max-width: 100%; height: auto; }\n"
         "</style>\n</head>\n<body>\n";
+}
+
+void writeHTMLSection(raw_ostream &OS, const SweepResult &R,
+                      const GateResult &G, StringRef H) {
   SeriesLabels Names = seriesLabels(R);
-  OS << "<h1>layout sweep: " << escapeXML(Names.Base) << "</h1>\n";
   OS << "<p>" << escapeXML(titleLine(R)) << "</p>\n";
   // The headline is the spread (the number a person came for); the verdict
   // says what it means, the gate whether anything was asked of it.
@@ -781,14 +784,22 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
   for (const std::string &N : G.Notes)
     OS << "<p class=\"note\">note: " << escapeXML(N) << "</p>\n";
   writeSVGPlot(OS, R, G);
-  OS << "<h2>Summary</h2>\n";
+  OS << "<" << H << ">Summary</" << H << ">\n";
   htmlSummaryTable(OS, G);
   if (G.Noise.Kind == NoiseFloor::Measured)
     OS << "<p>noise floor " << percent(G.Noise.Spread) << " from "
        << G.Noise.Copies << " A/A copies (their spread "
        << percent(G.Noise.AASpread) << ")</p>\n";
-  OS << "<h2>Variants</h2>\n";
+  OS << "<" << H << ">Variants</" << H << ">\n";
   htmlVariantTable(OS, R);
+}
+
+void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
+                     const GateResult &G) {
+  writeHTMLHead(OS, "layout sweep: " + R.Binary);
+  SeriesLabels Names = seriesLabels(R);
+  OS << "<h1>layout sweep: " << escapeXML(Names.Base) << "</h1>\n";
+  writeHTMLSection(OS, R, G, "h2");
   OS << "</body>\n</html>\n";
 }
 

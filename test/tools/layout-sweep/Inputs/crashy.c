@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
-  const char *Pad = getenv("KEEL_STACK_PAD");
+  const char *Pad = getenv("KEEL_ENV_PAD");
   if (argc > 1 && !strcmp(argv[1], "fail")) {
     fprintf(stderr, "crashy: asked to fail\n");
     return 1;

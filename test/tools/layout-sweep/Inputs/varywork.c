@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 int main(void) {
-  const char *Pad = getenv("KEEL_STACK_PAD");
+  const char *Pad = getenv("KEEL_ENV_PAD");
   unsigned long N = 20000 + (Pad ? strlen(Pad) : 0) * 500;
   unsigned long S = 1;
   for (unsigned long I = 0; I < N; ++I)

@@ -3,9 +3,12 @@
 // `layout-sweep ./bin` with no --axis, --relink or --bolt-pad sweeps every
 // axis it can move for that binary, one after the other, and prints one
 // combined report (docs/sweep.md, "The automatic sweep"):
-//  stack - always: the environment grows by N bytes (the environment-size
+//  stack - when the binary is dynamically linked and starts through glibc's
+//          __libc_start_main: main starts N bytes lower (libkeelstackshift.so,
+//          LD_PRELOAD), the environment unchanged;
+//  env   - always: the environment grows by N bytes (the environment-size
 //          effect: the kernel puts the environment above the initial stack,
-//          so every stack frame moves by N);
+//          so the environment strings and every stack frame move by N);
 //  heap  - when the binary is dynamically linked (the LD_PRELOAD shim);
 //  code, data - when <bin>.keel-link.json (LinkRecord.h, written by
 //          layout-link or keel_layout()) matches the binary: variants are
@@ -32,6 +35,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,7 +49,7 @@ inline Grid autoGrid() { return Grid{0, 960, 64}; }
 
 /// One axis of the automatic sweep: how it is moved, or why it is not.
 struct AutoAxis {
-  std::string Axis; ///< stack, heap, code, data
+  std::string Axis; ///< stack, env, heap, code, data
   bool Swept = false;
   std::string How;    ///< swept: the mechanism, one phrase
   std::string Why;    ///< not swept: the reason
@@ -61,6 +65,7 @@ struct BinaryFacts {
   bool Dynamic = false;     ///< has a PT_INTERP (.interp): LD_PRELOAD works
   bool EmitRelocs = false;  ///< keeps .rela.text (-Wl,--emit-relocs)
   bool HasMain = false;     ///< a symbol "main" (for llvm-bolt's pad)
+  bool LibcStart = false;   ///< imports __libc_start_main (the stack shim)
 };
 
 /// Read the facts; InputError when \p Binary is not an ELF file.
@@ -76,10 +81,12 @@ relinkFromRecord(const LinkRecord &R, llvm::StringRef Axis);
 /// The input the pad object is linked before ("" when none).
 std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);
 
-/// Decide every axis for \p Binary. \p HeapShim: libkeelheapshift.so.
-/// \p HaveBolt: llvm-bolt is installed.
+/// Decide every axis for \p Binary, in the order stack, env, heap, code,
+/// data. \p HeapShim: libkeelheapshift.so; \p StackShim:
+/// libkeelstackshift.so. \p HaveBolt: llvm-bolt is installed.
 llvm::Expected<std::vector<AutoAxis>>
-planAutoAxes(llvm::StringRef Binary, llvm::StringRef HeapShim, bool HaveBolt);
+planAutoAxes(llvm::StringRef Binary, llvm::StringRef HeapShim,
+             llvm::StringRef StackShim, bool HaveBolt);
 
 /// One swept axis' outcome.
 struct AutoOutcome {
@@ -101,6 +108,27 @@ void writeAutoTextReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
 llvm::json::Value autoReportJSON(llvm::StringRef Binary,
                                  llvm::ArrayRef<AutoAxis> Axes,
                                  llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --csv: one table of every swept axis (the one-axis CSV's columns; its
+/// axis column tells them apart).
+void writeAutoCSVReport(llvm::raw_ostream &OS,
+                        llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --svg: every swept axis' plot, one below the other, in one SVG.
+void writeAutoSVGPlot(llvm::raw_ostream &OS,
+                      llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --html: one page: a table of every axis (how it moved, or why it was not
+/// swept and what enables it), then each swept axis' section (the one-axis
+/// report's headline, verdict, plot and tables).
+void writeAutoHTMLReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
+                         llvm::ArrayRef<AutoAxis> Axes,
+                         llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// --baseline for the automatic sweep: an earlier automatic --json (each
+/// axis' result by name) or a one-axis --json (that axis only).
+llvm::Expected<std::map<std::string, SweepResult>>
+readBaselineAxes(llvm::StringRef Path);
 
 } // namespace sweep
 } // namespace keel

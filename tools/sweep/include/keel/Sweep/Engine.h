@@ -95,6 +95,13 @@ llvm::Error checkPerfCounters();
 /// failure).
 llvm::Expected<SweepResult> runSweep(const EngineOptions &O);
 
+/// Build (relink, or run llvm-bolt for) the first variant of \p O's base
+/// series in a private directory that is removed afterwards, and return the
+/// seconds it took: what each variant of a relinking axis costs on top of
+/// its measurement (the automatic sweep's estimate). A relink that fails is
+/// timed all the same (the sweep reports it); errors are for the machine.
+llvm::Expected<double> timeOneVariantBuild(const EngineOptions &O);
+
 } // namespace sweep
 } // namespace keel
 

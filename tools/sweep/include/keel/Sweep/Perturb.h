@@ -9,9 +9,15 @@
 //          linked with --emit-relocs.
 //  data  - the same template mechanism ({padobj} then holds zero bytes in
 //          .data.keelpad; a planned link takes -Wl,--defsym=__keel_data_pad={pad}).
-//  stack - the environment grows by N bytes (KEEL_STACK_PAD=xxx...), which
-//          moves the initial stack pointer (in 16-byte steps: the kernel
-//          aligns it).
+//  stack - LD_PRELOAD=libkeelstackshift.so KEEL_STACK_SHIFT=NNNNNNN (N
+//          written with 7 digits, zero-padded, so the environment has the
+//          same size in every variant) starts main N bytes lower on the
+//          stack; argv, the environment and the auxiliary vector do not move
+//          (N a multiple of 16, at most 1 MiB; dynamically linked binaries).
+//  env   - the environment grows by N bytes (KEEL_ENV_PAD=xxx...), which
+//          moves the environment strings, the initial stack pointer and
+//          every stack frame (in 16-byte steps: the kernel aligns the stack
+//          pointer) -- the environment-size effect.
 //  heap  - LD_PRELOAD=libkeelheapshift.so KEEL_HEAP_SHIFT=N shifts every
 //          malloc result by N bytes (N a multiple of 16, at most 1 MiB).
 //
@@ -19,7 +25,8 @@
 // copied to same-length names in a private directory; the engine then runs
 // each as /dev/fd/N so argv[0] is the same string, Engine.h) and a fixed
 // environment (PATH=/usr/local/bin:/usr/bin:/bin, LC_ALL=C, --env additions,
-// KEEL_STACK_PAD), so nothing but the layout differs between variants.
+// KEEL_ENV_PAD, and for the stack axis LD_PRELOAD and KEEL_STACK_SHIFT of a
+// fixed length), so nothing but the layout differs between variants.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_PERTURB_H
@@ -30,6 +37,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+
+#include "llvm/Object/ELFObjectFile.h"
 
 #include <map>
 #include <memory>
@@ -53,11 +62,18 @@ struct PerturbOptions {
   std::string RelinkDir, CompareRelinkDir;
   std::string BoltFunction;          ///< --bolt-pad=FUNC ("" = not BOLT)
   std::string HeapShim;              ///< path of libkeelheapshift.so
+  std::string StackShim;             ///< path of libkeelstackshift.so
   std::vector<std::string> ExtraEnv; ///< --env K=V, in order
   unsigned TimeoutSeconds = 600;     ///< per relink/BOLT run
 };
 
 inline constexpr int64_t MaxHeapShift = 1 << 20;
+/// The stack axis' limit (libkeelstackshift.so checks it too) and the width
+/// KEEL_STACK_SHIFT is written with: 7 digits hold 1048576.
+inline constexpr int64_t MaxStackShift = 1 << 20;
+inline constexpr unsigned StackShiftDigits = 7;
+/// The env axis' limit: bytes added to the environment.
+inline constexpr int64_t MaxEnvPad = 1 << 20;
 
 /// --exec-as=fd: the descriptor every variant's binary is put on in the child
 /// (above anything a program opens by itself in practice), so each runs as
@@ -90,7 +106,7 @@ class Perturber {
 public:
   /// Everything create() checks, without a work directory: run it before
   /// anything is written (bad axis, template, heap shim, a binary that is
-  /// missing, not ELF, a script, static for --axis=heap, without symbols
+  /// missing, not ELF, a script, static for --axis=heap or stack, without symbols
   /// for --bolt-pad).
   static llvm::Error
   check(const PerturbOptions &O,
@@ -133,6 +149,10 @@ private:
   std::map<std::string, std::string> Copies; ///< series -> shared copy
   std::mutex CopyLock;
 };
+
+/// Does \p Elf call glibc's __libc_start_main through its dynamic symbol
+/// table (what libkeelstackshift.so interposes)?
+bool importsLibcStartMain(const llvm::object::ELFObjectFileBase &Elf);
 
 /// First line of a file (for failure reasons), at most \p Max characters.
 std::string firstLineOf(llvm::StringRef Path, size_t Max = 160);

@@ -47,6 +47,14 @@ void writeSVGPlot(llvm::raw_ostream &OS, const SweepResult &R,
 void writeHTMLReport(llvm::raw_ostream &OS, const SweepResult &R,
                      const GateResult &G);
 
+/// The pieces of writeHTMLReport, for a page with several sweeps (the
+/// automatic sweep's): <!DOCTYPE> through <body> with the report's styles;
+/// one sweep's headline, verdict, gate, plot, summary and variant tables,
+/// with \p Heading ("h2", "h3") for its subsection titles.
+void writeHTMLHead(llvm::raw_ostream &OS, llvm::StringRef Title);
+void writeHTMLSection(llvm::raw_ostream &OS, const SweepResult &R,
+                      const GateResult &G, llvm::StringRef Heading);
+
 /// Output files requested on the command line ("" = not wanted, "-" =
 /// stdout).
 struct ReportFiles {

@@ -28,7 +28,10 @@ namespace sweep {
 ///  "code"  - bytes of code added outside the hot code (relink / pad object /
 ///            BOLT --pad-funcs-before)
 ///  "data"  - bytes added before the data (__keel_data_pad)
-///  "stack" - bytes of environment (moves the initial stack)
+///  "stack" - bytes main starts below its usual stack pointer (LD_PRELOAD
+///            shim; the environment does not change)
+///  "env"   - bytes added to the environment (moves the environment strings,
+///            the initial stack and every frame)
 ///  "heap"  - bytes every malloc result is shifted by (LD_PRELOAD shim)
 ///  "fs-spacing" - bytes between data written by different threads (the
 ///            relink template rebuilds with them; layout-sweep --false-sharing)
