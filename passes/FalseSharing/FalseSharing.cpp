@@ -41,6 +41,7 @@
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -108,8 +109,15 @@ PreservedAnalyses FalseSharingPass::run(Module &M, ModuleAnalysisManager &) {
   if (!Functions.empty()) {
     Filter.emplace(Functions);
     std::string Err;
-    if (!Filter->isValid(Err))
-      report_fatal_error(Twine("-keel-fs-functions: bad regex: ") + Err);
+    if (!Filter->isValid(Err)) {
+      // A diagnostic, not report_fatal_error: the compiler reports it and
+      // exits 1 like any other error, with no crash dump and no object file.
+      M.getContext().diagnose(DiagnosticInfoGeneric(
+          Twine("keel-fs: -keel-fs-functions: bad regex '") + Functions +
+              "': " + Err,
+          DS_Error));
+      return PreservedAnalyses::all();
+    }
   }
   LLVMContext &C = M.getContext();
   const DataLayout &DL = M.getDataLayout();
