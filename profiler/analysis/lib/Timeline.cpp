@@ -3,6 +3,7 @@
 
 #include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -371,22 +372,7 @@ void writeTimelineCSV(const Timeline &T, raw_ostream &OS) {
   }
 }
 
-static std::string xmlEscape(StringRef S) {
-  std::string O;
-  for (char C : S) {
-    if (C == '<')
-      O += "&lt;";
-    else if (C == '>')
-      O += "&gt;";
-    else if (C == '&')
-      O += "&amp;";
-    else if (C == '"')
-      O += "&quot;";
-    else
-      O += C;
-  }
-  return O;
-}
+static std::string xmlEscape(StringRef S) { return escapeMarkup(S); }
 
 /// A fixed colour per row, so the same function looks the same everywhere.
 static const char *const Colours[] = {

@@ -149,4 +149,20 @@ int reportError(StringRef Tool, Error E) {
   return Code;
 }
 
+std::string escapeMarkup(StringRef S) {
+  std::string Out;
+  Out.reserve(S.size());
+  for (char C : S) {
+    switch (C) {
+    case '&': Out += "&amp;"; break;
+    case '<': Out += "&lt;"; break;
+    case '>': Out += "&gt;"; break;
+    case '"': Out += "&quot;"; break;
+    case '\'': Out += "&#39;"; break;
+    default: Out += C;
+    }
+  }
+  return Out;
+}
+
 } // namespace keel

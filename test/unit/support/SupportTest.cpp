@@ -71,6 +71,12 @@ TEST(QualityReport, Summarises) {
   EXPECT_NE(S.find("3 of 300 records (1.00%) are outside the binary"), std::string::npos);
 }
 
+TEST(EscapeMarkup, EveryReservedCharacter) {
+  EXPECT_EQ(keel::escapeMarkup("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");
+  EXPECT_EQ(keel::escapeMarkup("plain text"), "plain text");
+  EXPECT_EQ(keel::escapeMarkup(""), "");
+}
+
 TEST(PrintableText, EscapesControlBytesKeepsText) {
   EXPECT_EQ(printableMessage("bad hex 'zz'"), "bad hex 'zz'");
   EXPECT_EQ(printableMessage("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");

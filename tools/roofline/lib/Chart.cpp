@@ -1,6 +1,8 @@
 //===- Chart.cpp - a roofline chart as SVG --------------------------------===//
 #include "keel/Roofline/Chart.h"
 
+#include "keel/Support/Text.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -18,20 +20,7 @@ constexpr double W = 760, H = 500, Left = 70, Right = 170, Top = 40,
 const char *Colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                         "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
-std::string escape(StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    if (C == '<')
-      Out += "&lt;";
-    else if (C == '>')
-      Out += "&gt;";
-    else if (C == '&')
-      Out += "&amp;";
-    else
-      Out += C;
-  }
-  return Out;
-}
+std::string escape(StringRef S) { return escapeMarkup(S); }
 
 struct Axes {
   double X0, X1, Y0, Y1; // log10 ranges

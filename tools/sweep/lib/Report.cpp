@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Report.h"
 
+#include "keel/Support/Text.h"
+
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -25,20 +27,7 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-std::string escapeXML(StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&#39;"; break;
-    default: Out += C;
-    }
-  }
-  return Out;
-}
+std::string escapeXML(StringRef S) { return escapeMarkup(S); }
 
 namespace {
 

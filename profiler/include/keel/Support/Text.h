@@ -35,6 +35,11 @@ std::string quoteInput(llvm::StringRef S, size_t Max = 48);
 std::optional<size_t> firstBinaryByte(llvm::StringRef Text,
                                       size_t Limit = 65536);
 
+/// \p S for XML, HTML and SVG text or attribute values: & < > " ' as
+/// entities, everything else unchanged. The one escaper the HTML/SVG
+/// reports (sweep, roofline, timeline) use.
+std::string escapeMarkup(llvm::StringRef S);
+
 } // namespace keel
 
 #endif
