@@ -189,6 +189,9 @@ typedef struct {
    UChar counters[1 << 14];
    Addr btac[1 << 9];
    ULong Bcm, Bim;
+   /* Accesses inside the executable that no range covers: the map does not
+      describe this variant, and its counts must not be used. */
+   ULong unmapped;
 } Variant;
 
 typedef struct {
@@ -211,10 +214,13 @@ static ULong n_Ir, n_Dr, n_Dw, n_Bc, n_Bi;
    range at run addresses, to skip the lookup for other addresses. */
 static Bool maps_resolved;
 static Addr hull_lo = ~(Addr)0, hull_hi;
+/* The executable's own extent (`exe LO HI`, file addresses until resolved):
+   every access inside it must fall in one of a variant's ranges. */
+static Addr exe_lo, exe_hi;
 
-static inline Addr map_addr(const Variant *v, Addr a)
+static inline Addr map_addr(Variant *v, Addr a)
 {
-   if (v->n_ranges == 0 || a < hull_lo || a >= hull_hi)
+   if (a < hull_lo || a >= hull_hi || v->n_ranges == 0)
       return a;
    Int lo = 0, hi = v->n_ranges;
    while (lo < hi) {
@@ -227,6 +233,8 @@ static inline Addr map_addr(const Variant *v, Addr a)
       else
          return (Addr)((Long)a + r->off);
    }
+   if (a >= exe_lo && a < exe_hi)
+      v->unmapped++;
    return a;
 }
 
@@ -235,10 +243,12 @@ static inline Addr map_addr(const Variant *v, Addr a)
 /*------------------------------------------------------------*/
 
 /* Text, one directive per line, '#' comments:
+     exe LO HI               the base executable's loaded extent
      variant NAME
      range LO HI OFFSET      (LO, HI: hex with 0x or decimal; OFFSET signed)
-   Ranges are file addresses of the main executable (the base binary) and
-   belong to the last `variant`.  The base (identity) variant is always
+   Addresses are file addresses of the main executable (the base binary);
+   ranges belong to the last `variant`.  A range may lie outside the
+   executable (its heap, which starts at the page after its last byte).  The base (identity) variant is always
    simulated first, as variant 0. */
 
 static HChar *read_whole_file(const HChar *path)
@@ -334,6 +344,13 @@ static void read_map_file(void)
          if (e == n) map_error(line_no, "a variant needs a name");
          add_variant(n, (SizeT)(e - n));
          cap = 0;
+      } else if (eol - p > 4 && VG_(strncmp)(p, "exe ", 4) == 0) {
+         const HChar *q = p + 4;
+         Long lo = 0, hi = 0;
+         if (!parse_num(&q, &lo) || !parse_num(&q, &hi) || lo < 0 || hi <= lo)
+            map_error(line_no, "expected: exe LO HI, LO < HI");
+         exe_lo = (Addr)lo;
+         exe_hi = (Addr)hi;
       } else if (eol - p > 6 && VG_(strncmp)(p, "range ", 6) == 0) {
          if (n_variants < 2) map_error(line_no, "'range' before any 'variant'");
          Variant *v = &variants[n_variants - 1];
@@ -380,10 +397,19 @@ static void resolve_maps(void)
    const DebugInfo *di, *found = NULL;
    for (di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
       const HChar *f = VG_(DebugInfo_get_filename)(di);
-      if (f && exe && VG_(strcmp)(f, exe) == 0) {
+      if (!f || !exe)
+         continue;
+      if (VG_(strcmp)(f, exe) == 0) {
          found = di;
          break;
       }
+      /* A relative name: the debug info has the absolute one. */
+      const HChar *rel = exe;
+      while (rel[0] == '.' && rel[1] == '/') rel += 2;
+      SizeT nf = VG_(strlen)(f), nr = VG_(strlen)(rel);
+      if (exe[0] != '/' && nf > nr && f[nf - nr - 1] == '/' &&
+          VG_(strcmp)(f + nf - nr, rel) == 0 && !found)
+         found = di;
    }
    if (!found) {
       VG_(fmsg)("keel-sim: the address maps need the main executable's load "
@@ -392,6 +418,12 @@ static void resolve_maps(void)
       VG_(exit)(3);
    }
    PtrdiffT bias = VG_(DebugInfo_get_text_bias)(found);
+   if (exe_hi) {
+      exe_lo += bias;
+      exe_hi += bias;
+      if (exe_lo < hull_lo) hull_lo = exe_lo;
+      if (exe_hi > hull_hi) hull_hi = exe_hi;
+   }
    for (Int i = 1; i < n_variants; i++) {
       Variant *v = &variants[i];
       for (Int r = 0; r < v->n_ranges; r++) {
@@ -857,7 +889,8 @@ static void ks_fini(Int exitcode)
                    g_D1[g].assoc, g_D1[g].line, g_LL[g].size, g_LL[g].assoc,
                    g_LL[g].line);
    for (Int v = 0; v < n_variants; v++)
-      VG_(fprintf)(fp, "variant %d %s\n", v, variants[v].name);
+      VG_(fprintf)(fp, "variant %d %s unmapped %llu\n", v, variants[v].name,
+                   variants[v].unmapped);
    VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n");
    for (Int v = 0; v < n_variants; v++)
       for (Int g = 0; g < n_geoms; g++) {
