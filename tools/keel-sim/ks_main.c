@@ -217,6 +217,8 @@ static Addr hull_lo = ~(Addr)0, hull_hi;
 /* The executable's own extent (`exe LO HI`, file addresses until resolved):
    every access inside it must fall in one of a variant's ranges. */
 static Addr exe_lo, exe_hi;
+/* The hull of the ranges some variant moves (offset != 0). */
+static Addr moved_lo = ~(Addr)0, moved_hi;
 
 static inline Addr map_addr(Variant *v, Addr a)
 {
@@ -431,6 +433,10 @@ static void resolve_maps(void)
          v->ranges[r].hi += bias;
          if (v->ranges[r].lo < hull_lo) hull_lo = v->ranges[r].lo;
          if (v->ranges[r].hi > hull_hi) hull_hi = v->ranges[r].hi;
+         if (v->ranges[r].off != 0) {
+            if (v->ranges[r].lo < moved_lo) moved_lo = v->ranges[r].lo;
+            if (v->ranges[r].hi > moved_hi) moved_hi = v->ranges[r].hi;
+         }
       }
    }
 }
@@ -460,10 +466,31 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
    }
 }
 
+/* The data access just before this one touched, last, block `last_d_block`
+   (in lines of the smallest D1 line size of all geometries) at an address no
+   variant moves.  Every D1 of every variant and geometry saw that access and
+   nothing else since, so the block is the most recent of its set there: an
+   access within that one block hits everywhere and changes nothing.  Checked
+   once instead of once per simulated cache. */
+static UWord last_d_block = ~(UWord)0;
+static Int d_bits_min = 63, i_bits_min = 63;
+
+static inline Bool d_repeats(Addr addr, UWord size)
+{
+   UWord b1 = addr >> d_bits_min, b2 = (addr + size - 1) >> d_bits_min;
+   Bool moved = addr >= moved_lo && addr < moved_hi;
+   if (b1 == b2 && b1 == last_d_block && !moved && size <= min_line_all)
+      return True;
+   last_d_block = moved || size > min_line_all ? ~(UWord)0 : b2;
+   return False;
+}
+
 static VG_REGPARM(3) void ks_dr(InstrInfo *ii, Addr addr, UWord size)
 {
    (void)ii;
    n_Dr++;
+   if (d_repeats(addr, size))
+      return;
    Sim *s = sims;
    for (Int v = 0; v < n_variants; v++) {
       Addr a = map_addr(&variants[v], addr);
@@ -482,6 +509,8 @@ static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
 {
    (void)ii;
    n_Dw++;
+   if (d_repeats(addr, size))
+      return;
    Sim *s = sims;
    for (Int v = 0; v < n_variants; v++) {
       Addr a = map_addr(&variants[v], addr);
@@ -652,6 +681,23 @@ static void fill_instr(InstrInfo *ii, Addr a, UInt len)
       ii[1 + v] = map_addr(&variants[v], a);
 }
 
+/* Within a superblock, an instruction runs right after the one before it,
+   and only data accesses (which never touch I1) come between.  When, in
+   every variant, the instruction lies inside the last line the previous one
+   was fetched from (in lines of the smallest I1 line size, so inside it for
+   every geometry), that line is the most recent of its I1 set in every
+   simulated cache: the fetch hits and changes nothing, so only Ir counts. */
+static Bool fetch_repeats(const InstrInfo *prev, const InstrInfo *cur)
+{
+   for (Int v = 0; v < n_variants; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord last = (pa + prev[0] - 1) >> i_bits_min;
+      if ((ca >> i_bits_min) != last || ((ca + cur[0] - 1) >> i_bits_min) != last)
+         return False;
+   }
+   return True;
+}
+
 static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                            const VexGuestLayout *layout,
                            const VexGuestExtents *vge,
@@ -704,10 +750,25 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          if (isize == 0)
             isize = VG_MIN_INSTR_SZB;
          tl_assert(next_info < n_instrs);
+         InstrInfo *prev = cur;
          cur = infos + (UWord)next_info * stride;
          next_info++;
          fill_instr(cur, cia, isize);
-         new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
+         if (prev && fetch_repeats(prev, cur)) {
+            /* Counted, not simulated: an I1 hit everywhere (see there). */
+            IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
+            IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
+            IRExpr *where = mkIRExpr_HWord((HWord)&n_Ir);
+            addStmtToIRSB(st.out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
+                                                                where)));
+            addStmtToIRSB(st.out,
+                          IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64,
+                                                        IRExpr_RdTmp(t1),
+                                                        IRExpr_Const(IRConst_U64(1)))));
+            addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+         } else {
+            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
+         }
          break;
       case Ist_WrTmp: {
          IRExpr *data = s->Ist.WrTmp.data;
@@ -845,6 +906,10 @@ static void ks_post_clo_init(void)
       if ((UWord)g_D1[g].line < m) m = (UWord)g_D1[g].line;
       if ((UWord)g_LL[g].line < m) m = (UWord)g_LL[g].line;
       g_min_line[g] = m;
+      if (VG_(log2)((UInt)g_D1[g].line) < d_bits_min)
+         d_bits_min = VG_(log2)((UInt)g_D1[g].line);
+      if (VG_(log2)((UInt)g_I1[g].line) < i_bits_min)
+         i_bits_min = VG_(log2)((UInt)g_I1[g].line);
       if (m < min_line_all) min_line_all = m;
       if ((Int)m < largest) {
          VG_(fmsg)("keel-sim: the smallest line size (%d) is below the largest "
