@@ -936,11 +936,20 @@ static void ks_fini(Int exitcode)
 {
    (void)exitcode;
    HChar *path = VG_(expand_file_name)("--keel-sim-out-file", clo_out_file);
-   /* Written whole to PATH.tmp, then renamed: a reader never sees half. */
+   /* A regular file (or a new one) is written whole to PATH.tmp, then
+      renamed: a reader never sees half.  Anything else (/dev/null, a pipe)
+      is written in place: renaming over it would replace the device (and
+      /dev/stdout is a link to one: stat follows it). */
+   struct vg_stat sb;
+   SysRes sr = VG_(stat)(path, &sb);
+   Bool in_place = (!sr_isError(sr) && !VKI_S_ISREG(sb.mode)) ||
+                   VG_(strncmp)(path, "/dev/", 5) == 0 ||
+                   VG_(strncmp)(path, "/proc/", 6) == 0;
    SizeT n = VG_(strlen)(path);
    HChar *tmp = VG_(malloc)("ks.out", n + 5);
    VG_(strcpy)(tmp, path);
-   VG_(strcat)(tmp, ".tmp");
+   if (!in_place)
+      VG_(strcat)(tmp, ".tmp");
    VgFile *fp = VG_(fopen)(tmp, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY,
                            VKI_S_IRUSR | VKI_S_IWUSR);
    if (!fp) {
@@ -968,7 +977,7 @@ static void ks_fini(Int exitcode)
                       variants[v].Bim);
       }
    VG_(fclose)(fp);
-   if (VG_(rename)(tmp, path) != 0)
+   if (!in_place && VG_(rename)(tmp, path) != 0)
       VG_(umsg)("keel-sim: cannot rename %s to %s\n", tmp, path);
 }
 
