@@ -41,6 +41,12 @@ def _works(argv):
 
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")
+# keel-sim, Keel's Valgrind tool (tools/keel-sim), is built only where
+# valgrind's tool API is installed; its tests need it and valgrind itself.
+keel_sim_dir = os.path.join(config.keel_lib_dir, "keel-sim")
+config.substitutions.append(("%keel_sim_lib", keel_sim_dir))
+if shutil.which("valgrind") and os.path.exists(os.path.join(keel_sim_dir, "keel-sim-amd64-linux")):
+    config.available_features.add("keel-sim")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
 if shutil.which("gcc"):

@@ -1,0 +1,1001 @@
+/*===- ks_main.c - keel-sim: one execution, many layouts and geometries ---===*
+ *
+ * A Valgrind tool (started as `valgrind --tool=keel-sim`) that simulates the
+ * same I1/D1/LL caches and branch predictors as cachegrind (--cache-sim=yes
+ * --branch-sim=yes), so that for one geometry and the program's own addresses
+ * the totals equal cachegrind's, and does so for several cache geometries and
+ * several ADDRESS MAPS in the same execution.  A map describes a variant of
+ * the main executable whose instruction stream is the same but whose bytes
+ * live elsewhere (a code or data pad, a function order of the same objects):
+ * each range [lo,hi) of the base binary's file addresses is moved by an
+ * offset.  Instruction fetches, branch addresses and data addresses that fall
+ * in a range are moved before they reach that variant's simulated caches.
+ *
+ * The event model follows cachegrind's (docs/keel-sim.md says where):
+ *  - one instruction fetch per instruction, of the instruction's length
+ *    (a fetch straddling two lines is one access: a miss if either misses);
+ *  - one data access per load/store of its IR type's size; a store at the
+ *    same address and size right after a load of the same instruction is a
+ *    modify and counts once, as a read; dirty helpers and CAS are capped at
+ *    the smallest line size;
+ *  - LRU sets, the whole block number as tag, tags start at zero;
+ *  - LL is shared by instruction and data misses of level 1;
+ *  - branch predictors: a 2-bit counter table indexed by 7 history bits and
+ *    7 address bits for conditional branches, a 512-entry last-target table
+ *    for indirect ones (not returns).
+ *
+ * Output (--keel-sim-out-file, default keel-sim.out.<pid>): text, one line per
+ * (variant, geometry):  result <variant> <geometry> <13 counts> in the order
+ * of the `events:` line, which uses cachegrind's event names.
+ *===----------------------------------------------------------------------===*/
+
+#include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+
+#define KS_MAX_GEOMS 16
+#define KS_MAX_VARIANTS 1024
+
+/*------------------------------------------------------------*/
+/*--- Options                                              ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   Int size, assoc, line;
+} Level;
+
+static Level clo_I1[KS_MAX_GEOMS], clo_D1[KS_MAX_GEOMS], clo_LL[KS_MAX_GEOMS];
+static Int n_clo_I1, n_clo_D1, n_clo_LL;
+static const HChar *clo_out_file = "keel-sim.out.%p";
+static const HChar *clo_map_file = NULL;
+
+static Bool parse_level(const HChar *opt, const HChar *val, Level *L)
+{
+   HChar *end;
+   Long s = VG_(strtoll10)(val, &end);
+   if (*end != ',') goto bad;
+   Long a = VG_(strtoll10)(end + 1, &end);
+   if (*end != ',') goto bad;
+   Long l = VG_(strtoll10)(end + 1, &end);
+   if (*end != '\0') goto bad;
+   if (s <= 0 || a <= 0 || l <= 0 || s > 0x40000000 || a > 1024 || l > 4096)
+      goto bad;
+   if (VG_(log2)((UInt)l) == -1 || l < 16) {
+      VG_(fmsg_bad_option)(opt, "the line size must be a power of two >= 16\n");
+   }
+   if (s % (l * a) != 0 || VG_(log2)((UInt)(s / (l * a))) == -1 || s <= l) {
+      VG_(fmsg_bad_option)(opt, "size / (assoc * line) must be a power of two\n");
+   }
+   L->size = (Int)s; L->assoc = (Int)a; L->line = (Int)l;
+   return True;
+ bad:
+   VG_(fmsg_bad_option)(opt, "expected SIZE,ASSOC,LINE in bytes\n");
+   return False;
+}
+
+static Bool ks_process_cmd_line_option(const HChar *arg)
+{
+   const HChar *v;
+   if VG_STR_CLO(arg, "--I1", v) {
+      if (n_clo_I1 == KS_MAX_GEOMS) VG_(fmsg_bad_option)(arg, "too many --I1\n");
+      return parse_level(arg, v, &clo_I1[n_clo_I1++]);
+   } else if VG_STR_CLO(arg, "--D1", v) {
+      if (n_clo_D1 == KS_MAX_GEOMS) VG_(fmsg_bad_option)(arg, "too many --D1\n");
+      return parse_level(arg, v, &clo_D1[n_clo_D1++]);
+   } else if VG_STR_CLO(arg, "--LL", v) {
+      if (n_clo_LL == KS_MAX_GEOMS) VG_(fmsg_bad_option)(arg, "too many --LL\n");
+      return parse_level(arg, v, &clo_LL[n_clo_LL++]);
+   } else if VG_STR_CLO(arg, "--keel-sim-out-file", clo_out_file) {
+   } else if VG_STR_CLO(arg, "--keel-sim-map-file", clo_map_file) {
+   } else
+      return False;
+   return True;
+}
+
+static void ks_print_usage(void)
+{
+   VG_(printf)(
+"    --I1=<size>,<assoc>,<line_size>  I1 cache (repeat: one geometry each)\n"
+"    --D1=<size>,<assoc>,<line_size>  D1 cache (once, or once per geometry)\n"
+"    --LL=<size>,<assoc>,<line_size>  LL cache (once, or once per geometry)\n"
+"    --keel-sim-out-file=<file>       results [keel-sim.out.%%p]\n"
+"    --keel-sim-map-file=<file>       address maps of the variants to simulate\n");
+}
+
+static void ks_print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+/*------------------------------------------------------------*/
+/*--- Caches                                               ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   UWord *tags;      /* sets * assoc block numbers, most recent first */
+   UWord sets_mask;
+   Int line_bits;
+   Int assoc;
+} Cache;
+
+static void cache_init(Cache *c, Level L)
+{
+   UWord sets = (UWord)(L.size / L.line / L.assoc);
+   c->sets_mask = sets - 1;
+   c->line_bits = VG_(log2)((UInt)L.line);
+   c->assoc = L.assoc;
+   /* Block 0 counts as present at start, as in cachegrind. */
+   c->tags = VG_(calloc)("ks.tags", sets * (UWord)L.assoc, sizeof(UWord));
+}
+
+/* Look up one block in its set; move it to the front (LRU order).  Returns
+   True for a miss, after which the block is in front and the least recently
+   used one is gone. */
+static inline Bool block_misses(Cache *c, UWord block)
+{
+   UWord *set = c->tags + (block & c->sets_mask) * (UWord)c->assoc;
+   if (set[0] == block)
+      return False;
+   Int n = c->assoc, i;
+   for (i = 1; i < n; i++)
+      if (set[i] == block)
+         break;
+   Bool miss = i == n;
+   if (miss)
+      i = n - 1;
+   for (; i > 0; i--)
+      set[i] = set[i - 1];
+   set[0] = block;
+   return miss;
+}
+
+/* An access of `size` bytes at `a` (size <= line): one access even when it
+   spans two lines, a miss when either line misses; both lines are touched. */
+static inline Bool access_misses(Cache *c, Addr a, UWord size)
+{
+   UWord b1 = a >> c->line_bits;
+   UWord b2 = (a + size - 1) >> c->line_bits;
+   if (b1 == b2)
+      return block_misses(c, b1);
+   Bool m1 = block_misses(c, b1);
+   Bool m2 = block_misses(c, b2);
+   return m1 || m2;
+}
+
+/*------------------------------------------------------------*/
+/*--- Variants, geometries and counts                      ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   Addr lo, hi; /* file addresses of the base binary, then run addresses */
+   Long off;
+} Range;
+
+typedef struct {
+   HChar *name;
+   Range *ranges; /* sorted by lo, disjoint */
+   Int n_ranges;
+   /* branch predictors */
+   UWord history;
+   UChar counters[1 << 14];
+   Addr btac[1 << 9];
+   ULong Bcm, Bim;
+   /* Accesses inside the executable that no range covers: the map does not
+      describe this variant, and its counts must not be used. */
+   ULong unmapped;
+} Variant;
+
+typedef struct {
+   Cache I1, D1, LL;
+   ULong I1mr, ILmr, D1mr, DLmr, D1mw, DLmw;
+} Sim;
+
+static Int n_geoms;
+static Level g_I1[KS_MAX_GEOMS], g_D1[KS_MAX_GEOMS], g_LL[KS_MAX_GEOMS];
+static UWord g_min_line[KS_MAX_GEOMS];
+static UWord min_line_all;
+
+static Variant *variants;
+static Int n_variants;
+static Sim *sims; /* [variant * n_geoms + geometry] */
+
+static ULong n_Ir, n_Dr, n_Dw, n_Bc, n_Bi;
+
+/* Bias of the main executable once known, and the hull of every mapped
+   range at run addresses, to skip the lookup for other addresses. */
+static Bool maps_resolved;
+static Addr hull_lo = ~(Addr)0, hull_hi;
+/* The executable's own extent (`exe LO HI`, file addresses until resolved):
+   every access inside it must fall in one of a variant's ranges. */
+static Addr exe_lo, exe_hi;
+/* The hull of the ranges some variant moves (offset != 0). */
+static Addr moved_lo = ~(Addr)0, moved_hi;
+
+static inline Addr map_addr(Variant *v, Addr a)
+{
+   if (a < hull_lo || a >= hull_hi || v->n_ranges == 0)
+      return a;
+   Int lo = 0, hi = v->n_ranges;
+   while (lo < hi) {
+      Int mid = (lo + hi) / 2;
+      const Range *r = &v->ranges[mid];
+      if (a < r->lo)
+         hi = mid;
+      else if (a >= r->hi)
+         lo = mid + 1;
+      else
+         return (Addr)((Long)a + r->off);
+   }
+   if (a >= exe_lo && a < exe_hi)
+      v->unmapped++;
+   return a;
+}
+
+/*------------------------------------------------------------*/
+/*--- The map file                                         ---*/
+/*------------------------------------------------------------*/
+
+/* Text, one directive per line, '#' comments:
+     exe LO HI               the base executable's loaded extent
+     variant NAME
+     range LO HI OFFSET      (LO, HI: hex with 0x or decimal; OFFSET signed)
+   Addresses are file addresses of the main executable (the base binary);
+   ranges belong to the last `variant`.  A range may lie outside the
+   executable (its heap, which starts at the page after its last byte).  The base (identity) variant is always
+   simulated first, as variant 0. */
+
+static HChar *read_whole_file(const HChar *path)
+{
+   SysRes sr = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(sr))
+      return NULL;
+   Int fd = (Int)sr_Res(sr);
+   SizeT cap = 65536, len = 0;
+   HChar *buf = VG_(malloc)("ks.map", cap + 1);
+   for (;;) {
+      if (len == cap) {
+         cap *= 2;
+         buf = VG_(realloc)("ks.map", buf, cap + 1);
+      }
+      Int n = VG_(read)(fd, buf + len, (Int)(cap - len));
+      if (n < 0) {
+         VG_(close)(fd);
+         VG_(free)(buf);
+         return NULL;
+      }
+      if (n == 0)
+         break;
+      len += (SizeT)n;
+   }
+   VG_(close)(fd);
+   buf[len] = '\0';
+   return buf;
+}
+
+static Bool parse_num(const HChar **p, Long *out)
+{
+   while (**p == ' ' || **p == '\t') (*p)++;
+   Bool neg = False;
+   if (**p == '-') { neg = True; (*p)++; }
+   HChar *end;
+   Long v;
+   if ((*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+      v = VG_(strtoll16)(*p + 2, &end);
+   else
+      v = VG_(strtoll10)(*p, &end);
+   if (end == *p)
+      return False;
+   *p = end;
+   *out = neg ? -v : v;
+   return True;
+}
+
+static Int cmp_range(const void *a, const void *b)
+{
+   const Range *x = a, *y = b;
+   return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+__attribute__((noreturn)) static void map_error(Int line, const HChar *what)
+{
+   VG_(fmsg)("keel-sim: %s:%d: %s\n", clo_map_file, line, what);
+   VG_(exit)(2);
+}
+
+static void add_variant(const HChar *name, SizeT len)
+{
+   if (n_variants == KS_MAX_VARIANTS) {
+      VG_(fmsg)("keel-sim: more than %d variants\n", KS_MAX_VARIANTS);
+      VG_(exit)(2);
+   }
+   Variant *v = &variants[n_variants++];
+   v->name = VG_(malloc)("ks.name", len + 1);
+   VG_(memcpy)(v->name, name, len);
+   v->name[len] = '\0';
+}
+
+static void read_map_file(void)
+{
+   HChar *text = read_whole_file(clo_map_file);
+   if (!text) {
+      VG_(fmsg)("keel-sim: cannot read --keel-sim-map-file=%s\n", clo_map_file);
+      VG_(exit)(2);
+   }
+   Int cap = 0, line_no = 0;
+   const HChar *p = text;
+   while (*p) {
+      const HChar *eol = p;
+      while (*eol && *eol != '\n') eol++;
+      line_no++;
+      while (p < eol && (*p == ' ' || *p == '\t')) p++;
+      if (p == eol || *p == '#') {
+      } else if (eol - p > 8 && VG_(strncmp)(p, "variant ", 8) == 0) {
+         const HChar *n = p + 8;
+         while (n < eol && *n == ' ') n++;
+         const HChar *e = eol;
+         while (e > n && (e[-1] == ' ' || e[-1] == '\r')) e--;
+         if (e == n) map_error(line_no, "a variant needs a name");
+         add_variant(n, (SizeT)(e - n));
+         cap = 0;
+      } else if (eol - p > 4 && VG_(strncmp)(p, "exe ", 4) == 0) {
+         const HChar *q = p + 4;
+         Long lo = 0, hi = 0;
+         if (!parse_num(&q, &lo) || !parse_num(&q, &hi) || lo < 0 || hi <= lo)
+            map_error(line_no, "expected: exe LO HI, LO < HI");
+         exe_lo = (Addr)lo;
+         exe_hi = (Addr)hi;
+      } else if (eol - p > 6 && VG_(strncmp)(p, "range ", 6) == 0) {
+         if (n_variants < 2) map_error(line_no, "'range' before any 'variant'");
+         Variant *v = &variants[n_variants - 1];
+         const HChar *q = p + 6;
+         Long lo = 0, hi = 0, off = 0;
+         if (!parse_num(&q, &lo) || !parse_num(&q, &hi) || !parse_num(&q, &off)
+             || lo < 0 || hi <= lo)
+            map_error(line_no, "expected: range LO HI OFFSET, LO < HI");
+         if (v->n_ranges == cap) {
+            cap = cap ? 2 * cap : 16;
+            v->ranges = VG_(realloc)("ks.ranges", v->ranges, cap * sizeof(Range));
+         }
+         v->ranges[v->n_ranges].lo = (Addr)lo;
+         v->ranges[v->n_ranges].hi = (Addr)hi;
+         v->ranges[v->n_ranges].off = off;
+         v->n_ranges++;
+      } else {
+         map_error(line_no, "expected 'variant NAME' or 'range LO HI OFFSET'");
+      }
+      p = *eol ? eol + 1 : eol;
+   }
+   VG_(free)(text);
+   for (Int i = 1; i < n_variants; i++) {
+      Variant *v = &variants[i];
+      VG_(ssort)(v->ranges, v->n_ranges, sizeof(Range), cmp_range);
+      for (Int r = 1; r < v->n_ranges; r++)
+         if (v->ranges[r].lo < v->ranges[r - 1].hi)
+            map_error(0, "ranges of one variant overlap");
+   }
+}
+
+/* The ranges are file addresses; add the main executable's load bias (a PIE
+   runs somewhere else than its file says).  Done once, before the first
+   client instruction runs: the executable's debug info is read at start. */
+static void resolve_maps(void)
+{
+   maps_resolved = True;
+   Bool any = False;
+   for (Int i = 1; i < n_variants; i++)
+      if (variants[i].n_ranges) any = True;
+   if (!any)
+      return;
+   const HChar *exe = VG_(args_the_exename);
+   const DebugInfo *di, *found = NULL;
+   for (di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
+      const HChar *f = VG_(DebugInfo_get_filename)(di);
+      if (!f || !exe)
+         continue;
+      if (VG_(strcmp)(f, exe) == 0) {
+         found = di;
+         break;
+      }
+      /* A relative name: the debug info has the absolute one. */
+      const HChar *rel = exe;
+      while (rel[0] == '.' && rel[1] == '/') rel += 2;
+      SizeT nf = VG_(strlen)(f), nr = VG_(strlen)(rel);
+      if (exe[0] != '/' && nf > nr && f[nf - nr - 1] == '/' &&
+          VG_(strcmp)(f + nf - nr, rel) == 0 && !found)
+         found = di;
+   }
+   if (!found) {
+      VG_(fmsg)("keel-sim: the address maps need the main executable's load "
+                "address, but no debug info names '%s'\n",
+                exe ? exe : "(none)");
+      VG_(exit)(3);
+   }
+   PtrdiffT bias = VG_(DebugInfo_get_text_bias)(found);
+   if (exe_hi) {
+      exe_lo += bias;
+      exe_hi += bias;
+      if (exe_lo < hull_lo) hull_lo = exe_lo;
+      if (exe_hi > hull_hi) hull_hi = exe_hi;
+   }
+   for (Int i = 1; i < n_variants; i++) {
+      Variant *v = &variants[i];
+      for (Int r = 0; r < v->n_ranges; r++) {
+         v->ranges[r].lo += bias;
+         v->ranges[r].hi += bias;
+         if (v->ranges[r].lo < hull_lo) hull_lo = v->ranges[r].lo;
+         if (v->ranges[r].hi > hull_hi) hull_hi = v->ranges[r].hi;
+         if (v->ranges[r].off != 0) {
+            if (v->ranges[r].lo < moved_lo) moved_lo = v->ranges[r].lo;
+            if (v->ranges[r].hi > moved_hi) moved_hi = v->ranges[r].hi;
+         }
+      }
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Run-time helpers                                     ---*/
+/*------------------------------------------------------------*/
+
+/* Per instruction, built at translation: [0] = length, [1 + v] = the
+   instruction's address in variant v. */
+typedef UWord InstrInfo;
+
+static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
+{
+   UWord len = ii[0];
+   n_Ir++;
+   Sim *s = sims;
+   for (Int v = 0; v < n_variants; v++) {
+      Addr a = ii[1 + v];
+      for (Int g = 0; g < n_geoms; g++, s++) {
+         if (access_misses(&s->I1, a, len)) {
+            s->I1mr++;
+            if (access_misses(&s->LL, a, len))
+               s->ILmr++;
+         }
+      }
+   }
+}
+
+/* The data access just before this one touched, last, block `last_d_block`
+   (in lines of the smallest D1 line size of all geometries) at an address no
+   variant moves.  Every D1 of every variant and geometry saw that access and
+   nothing else since, so the block is the most recent of its set there: an
+   access within that one block hits everywhere and changes nothing.  Checked
+   once instead of once per simulated cache. */
+static UWord last_d_block = ~(UWord)0;
+static Int d_bits_min = 63, i_bits_min = 63;
+
+static inline Bool d_repeats(Addr addr, UWord size)
+{
+   UWord b1 = addr >> d_bits_min, b2 = (addr + size - 1) >> d_bits_min;
+   Bool moved = addr >= moved_lo && addr < moved_hi;
+   if (b1 == b2 && b1 == last_d_block && !moved && size <= min_line_all)
+      return True;
+   last_d_block = moved || size > min_line_all ? ~(UWord)0 : b2;
+   return False;
+}
+
+static VG_REGPARM(3) void ks_dr(InstrInfo *ii, Addr addr, UWord size)
+{
+   (void)ii;
+   n_Dr++;
+   if (d_repeats(addr, size))
+      return;
+   Sim *s = sims;
+   for (Int v = 0; v < n_variants; v++) {
+      Addr a = map_addr(&variants[v], addr);
+      for (Int g = 0; g < n_geoms; g++, s++) {
+         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
+         if (access_misses(&s->D1, a, sz)) {
+            s->D1mr++;
+            if (access_misses(&s->LL, a, sz))
+               s->DLmr++;
+         }
+      }
+   }
+}
+
+static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
+{
+   (void)ii;
+   n_Dw++;
+   if (d_repeats(addr, size))
+      return;
+   Sim *s = sims;
+   for (Int v = 0; v < n_variants; v++) {
+      Addr a = map_addr(&variants[v], addr);
+      for (Int g = 0; g < n_geoms; g++, s++) {
+         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
+         if (access_misses(&s->D1, a, sz)) {
+            s->D1mw++;
+            if (access_misses(&s->LL, a, sz))
+               s->DLmw++;
+         }
+      }
+   }
+}
+
+static VG_REGPARM(2) void ks_bc(InstrInfo *ii, UWord taken)
+{
+   n_Bc++;
+   for (Int v = 0; v < n_variants; v++) {
+      Variant *var = &variants[v];
+      UWord idx = ((var->history & 0x7f) << 7) | (ii[1 + v] & 0x7f);
+      UChar c = var->counters[idx];
+      Bool predicted = c >= 2;
+      if (predicted != (taken != 0))
+         var->Bcm++;
+      var->history = (var->history << 1) | (taken ? 1 : 0);
+      if (taken) {
+         if (c < 3) var->counters[idx] = c + 1;
+      } else {
+         if (c > 0) var->counters[idx] = c - 1;
+      }
+   }
+}
+
+/* The target is compared as the base binary's address: a map is one-to-one,
+   so two targets differ in a variant exactly when they differ in the base. */
+static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
+{
+   n_Bi++;
+   for (Int v = 0; v < n_variants; v++) {
+      Variant *var = &variants[v];
+      UWord idx = ii[1 + v] & 0x1ff;
+      if (var->btac[idx] != dst)
+         var->Bim++;
+      var->btac[idx] = dst;
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Instrumentation                                      ---*/
+/*------------------------------------------------------------*/
+
+/* Events wait in a short queue so a store can merge with the load just
+   before it (a modify); the queue is emitted, in order, before every side
+   exit, when full, before a guarded access, after a load-linked, and at the
+   end of the block -- the same points cachegrind emits its own. */
+typedef enum { Ev_Ir, Ev_Dr, Ev_Dw, Ev_Dm, Ev_Bc, Ev_Bi } EvTag;
+
+typedef struct {
+   EvTag tag;
+   InstrInfo *ii;
+   IRExpr *ea; /* Dr/Dw/Dm: address; Bc: taken (host word); Bi: target */
+   Int size;
+} Event;
+
+#define N_EVENTS 16
+
+typedef struct {
+   Event ev[N_EVENTS];
+   Int used;
+   IRSB *out;
+} State;
+
+static void emit(State *st, const HChar *name, void *fn, Int regparms,
+                 IRExpr **args, IRExpr *guard)
+{
+   IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn),
+                                   args);
+   if (guard)
+      di->guard = guard;
+   addStmtToIRSB(st->out, IRStmt_Dirty(di));
+}
+
+static void flush(State *st)
+{
+   for (Int i = 0; i < st->used; i++) {
+      Event *e = &st->ev[i];
+      IRExpr *ii = mkIRExpr_HWord((HWord)e->ii);
+      switch (e->tag) {
+      case Ev_Ir:
+         emit(st, "ks_ir", &ks_ir, 1, mkIRExprVec_1(ii), NULL);
+         break;
+      case Ev_Dr:
+      case Ev_Dm:
+         emit(st, "ks_dr", &ks_dr, 3,
+              mkIRExprVec_3(ii, e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
+         break;
+      case Ev_Dw:
+         emit(st, "ks_dw", &ks_dw, 3,
+              mkIRExprVec_3(ii, e->ea, mkIRExpr_HWord((HWord)e->size)), NULL);
+         break;
+      case Ev_Bc:
+         emit(st, "ks_bc", &ks_bc, 2, mkIRExprVec_2(ii, e->ea), NULL);
+         break;
+      case Ev_Bi:
+         emit(st, "ks_bi", &ks_bi, 2, mkIRExprVec_2(ii, e->ea), NULL);
+         break;
+      }
+   }
+   st->used = 0;
+}
+
+static Event *new_event(State *st, EvTag tag, InstrInfo *ii, IRExpr *ea,
+                        Int size)
+{
+   if (st->used == N_EVENTS)
+      flush(st);
+   Event *e = &st->ev[st->used++];
+   e->tag = tag;
+   e->ii = ii;
+   e->ea = ea;
+   e->size = size;
+   return e;
+}
+
+static void add_dr(State *st, InstrInfo *ii, Int size, IRExpr *ea)
+{
+   tl_assert(isIRAtom(ea));
+   new_event(st, Ev_Dr, ii, ea, size);
+}
+
+static void add_dw(State *st, InstrInfo *ii, Int size, IRExpr *ea)
+{
+   tl_assert(isIRAtom(ea));
+   if (st->used > 0) {
+      Event *last = &st->ev[st->used - 1];
+      if (last->tag == Ev_Dr && last->size == size && last->ii == ii &&
+          eqIRAtom(last->ea, ea)) {
+         last->tag = Ev_Dm;
+         return;
+      }
+   }
+   new_event(st, Ev_Dw, ii, ea, size);
+}
+
+static void add_guarded(State *st, InstrInfo *ii, Int size, IRExpr *ea,
+                        IRExpr *guard, Bool write)
+{
+   tl_assert(isIRAtom(ea) && isIRAtom(guard));
+   flush(st);
+   IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)ii), ea,
+                                 mkIRExpr_HWord((HWord)size));
+   if (write)
+      emit(st, "ks_dw", &ks_dw, 3, args, guard);
+   else
+      emit(st, "ks_dr", &ks_dr, 3, args, guard);
+}
+
+static Int capped(Int size)
+{
+   return size > (Int)min_line_all ? (Int)min_line_all : size;
+}
+
+/* Where instruction `a` (a run address) lives in each variant. */
+static void fill_instr(InstrInfo *ii, Addr a, UInt len)
+{
+   ii[0] = len;
+   for (Int v = 0; v < n_variants; v++)
+      ii[1 + v] = map_addr(&variants[v], a);
+}
+
+/* Within a superblock, an instruction runs right after the one before it,
+   and only data accesses (which never touch I1) come between.  When, in
+   every variant, the instruction lies inside the last line the previous one
+   was fetched from (in lines of the smallest I1 line size, so inside it for
+   every geometry), that line is the most recent of its I1 set in every
+   simulated cache: the fetch hits and changes nothing, so only Ir counts. */
+static Bool fetch_repeats(const InstrInfo *prev, const InstrInfo *cur)
+{
+   for (Int v = 0; v < n_variants; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord last = (pa + prev[0] - 1) >> i_bits_min;
+      if ((ca >> i_bits_min) != last || ((ca + cur[0] - 1) >> i_bits_min) != last)
+         return False;
+   }
+   return True;
+}
+
+static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
+                           const VexGuestLayout *layout,
+                           const VexGuestExtents *vge,
+                           const VexArchInfo *archinfo_host, IRType gWordTy,
+                           IRType hWordTy)
+{
+   (void)closure; (void)layout; (void)vge; (void)archinfo_host;
+   if (gWordTy != hWordTy)
+      VG_(tool_panic)("host/guest word size mismatch");
+   if (!maps_resolved)
+      resolve_maps();
+
+   State st;
+   st.used = 0;
+   st.out = deepCopyIRSBExceptStmts(in);
+
+   Int i = 0, n_instrs = 0;
+   for (Int k = 0; k < in->stmts_used; k++)
+      if (in->stmts[k]->tag == Ist_IMark)
+         n_instrs++;
+   /* Instruction records live as long as the tool: a discarded block's few
+      words are not worth tracking. */
+   UWord stride = 1 + (UWord)n_variants;
+   InstrInfo *infos =
+      VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
+   Int next_info = 0;
+
+   while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark) {
+      addStmtToIRSB(st.out, in->stmts[i]);
+      i++;
+   }
+   tl_assert(i < in->stmts_used);
+
+   InstrInfo *cur = NULL;
+   Addr cia = 0;
+   UInt isize = 0;
+   for (; i < in->stmts_used; i++) {
+      IRStmt *s = in->stmts[i];
+      tl_assert(isFlatIRStmt(s));
+      switch (s->tag) {
+      case Ist_NoOp:
+      case Ist_AbiHint:
+      case Ist_Put:
+      case Ist_PutI:
+      case Ist_MBE:
+         break;
+      case Ist_IMark:
+         cia = s->Ist.IMark.addr;
+         isize = s->Ist.IMark.len;
+         if (isize == 0)
+            isize = VG_MIN_INSTR_SZB;
+         tl_assert(next_info < n_instrs);
+         InstrInfo *prev = cur;
+         cur = infos + (UWord)next_info * stride;
+         next_info++;
+         fill_instr(cur, cia, isize);
+         if (prev && fetch_repeats(prev, cur)) {
+            /* Counted, not simulated: an I1 hit everywhere (see there). */
+            IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
+            IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
+            IRExpr *where = mkIRExpr_HWord((HWord)&n_Ir);
+            addStmtToIRSB(st.out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
+                                                                where)));
+            addStmtToIRSB(st.out,
+                          IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64,
+                                                        IRExpr_RdTmp(t1),
+                                                        IRExpr_Const(IRConst_U64(1)))));
+            addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+         } else {
+            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
+         }
+         break;
+      case Ist_WrTmp: {
+         IRExpr *data = s->Ist.WrTmp.data;
+         if (data->tag == Iex_Load)
+            add_dr(&st, cur, sizeofIRType(data->Iex.Load.ty),
+                   data->Iex.Load.addr);
+         break;
+      }
+      case Ist_Store:
+         add_dw(&st, cur,
+                sizeofIRType(typeOfIRExpr(in->tyenv, s->Ist.Store.data)),
+                s->Ist.Store.addr);
+         break;
+      case Ist_StoreG: {
+         IRStoreG *sg = s->Ist.StoreG.details;
+         add_guarded(&st, cur, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)),
+                     sg->addr, sg->guard, True);
+         break;
+      }
+      case Ist_LoadG: {
+         IRLoadG *lg = s->Ist.LoadG.details;
+         IRType ty = Ity_INVALID, wide = Ity_INVALID;
+         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+         tl_assert(ty != Ity_INVALID);
+         add_guarded(&st, cur, sizeofIRType(ty), lg->addr, lg->guard, False);
+         break;
+      }
+      case Ist_Dirty: {
+         IRDirty *d = s->Ist.Dirty.details;
+         if (d->mFx != Ifx_None) {
+            tl_assert(d->mAddr != NULL && d->mSize != 0);
+            Int size = capped(d->mSize);
+            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+               add_dr(&st, cur, size, d->mAddr);
+            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+               add_dw(&st, cur, size, d->mAddr);
+         }
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS *cas = s->Ist.CAS.details;
+         Int size = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
+         if (cas->dataHi != NULL)
+            size *= 2;
+         size = capped(size);
+         add_dr(&st, cur, size, cas->addr);
+         add_dw(&st, cur, size, cas->addr);
+         break;
+      }
+      case Ist_LLSC:
+         if (s->Ist.LLSC.storedata == NULL) {
+            add_dr(&st, cur,
+                   sizeofIRType(typeOfIRTemp(in->tyenv, s->Ist.LLSC.result)),
+                   s->Ist.LLSC.addr);
+            flush(&st);
+         } else {
+            add_dw(&st, cur,
+                   sizeofIRType(typeOfIRExpr(in->tyenv, s->Ist.LLSC.storedata)),
+                   s->Ist.LLSC.addr);
+         }
+         break;
+      case Ist_Exit: {
+         IRJumpKind jk = s->Ist.Exit.jk;
+         if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
+            /* Taken = the guard, unless the optimiser inverted the exit so
+               that it goes to the next instruction. */
+            IRType tyW = hWordTy;
+            IRTemp g1 = newIRTemp(st.out->tyenv, Ity_I1);
+            IRTemp gW = newIRTemp(st.out->tyenv, tyW);
+            IRTemp g = newIRTemp(st.out->tyenv, tyW);
+            tl_assert(tyW == Ity_I64 && s->Ist.Exit.dst->tag == Ico_U64);
+            Addr sea = s->Ist.Exit.dst->Ico.U64;
+            Bool inverted = cia + isize == sea;
+            addStmtToIRSB(st.out, IRStmt_WrTmp(g1, s->Ist.Exit.guard));
+            addStmtToIRSB(st.out, IRStmt_WrTmp(gW, IRExpr_Unop(Iop_1Uto64,
+                                                              IRExpr_RdTmp(g1))));
+            addStmtToIRSB(
+                st.out,
+                IRStmt_WrTmp(g, inverted ? IRExpr_Binop(Iop_Xor64,
+                                                        IRExpr_RdTmp(gW),
+                                                        IRExpr_Const(IRConst_U64(1)))
+                                         : IRExpr_RdTmp(gW)));
+            new_event(&st, Ev_Bc, cur, IRExpr_RdTmp(g), 0);
+         }
+         flush(&st);
+         break;
+      }
+      default:
+         ppIRStmt(s);
+         tl_assert(0);
+      }
+      addStmtToIRSB(st.out, s);
+   }
+
+   /* Indirect jumps and calls (returns are assumed predicted). */
+   if (in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) {
+      if (in->next->tag == Iex_RdTmp)
+         new_event(&st, Ev_Bi, cur, in->next, 0);
+      else
+         tl_assert(in->next->tag == Iex_Const);
+   }
+   flush(&st);
+   tl_assert(next_info == n_instrs);
+   return st.out;
+}
+
+/*------------------------------------------------------------*/
+/*--- Setup and results                                    ---*/
+/*------------------------------------------------------------*/
+
+static void ks_post_clo_init(void)
+{
+   if (n_clo_I1 == 0 || n_clo_D1 == 0 || n_clo_LL == 0) {
+      VG_(fmsg)("keel-sim: give every level: --I1=... --D1=... --LL=... "
+                "(no host detection, so results never depend on the machine)\n");
+      VG_(exit)(2);
+   }
+   n_geoms = n_clo_I1;
+   if (n_clo_D1 > n_geoms) n_geoms = n_clo_D1;
+   if (n_clo_LL > n_geoms) n_geoms = n_clo_LL;
+   if ((n_clo_I1 != 1 && n_clo_I1 != n_geoms) ||
+       (n_clo_D1 != 1 && n_clo_D1 != n_geoms) ||
+       (n_clo_LL != 1 && n_clo_LL != n_geoms)) {
+      VG_(fmsg)("keel-sim: each of --I1/--D1/--LL is given once or once per "
+                "geometry (%d)\n", n_geoms);
+      VG_(exit)(2);
+   }
+   Int largest = VG_(machine_get_size_of_largest_guest_register)();
+   min_line_all = ~(UWord)0;
+   for (Int g = 0; g < n_geoms; g++) {
+      g_I1[g] = clo_I1[n_clo_I1 == 1 ? 0 : g];
+      g_D1[g] = clo_D1[n_clo_D1 == 1 ? 0 : g];
+      g_LL[g] = clo_LL[n_clo_LL == 1 ? 0 : g];
+      UWord m = (UWord)g_I1[g].line;
+      if ((UWord)g_D1[g].line < m) m = (UWord)g_D1[g].line;
+      if ((UWord)g_LL[g].line < m) m = (UWord)g_LL[g].line;
+      g_min_line[g] = m;
+      if (VG_(log2)((UInt)g_D1[g].line) < d_bits_min)
+         d_bits_min = VG_(log2)((UInt)g_D1[g].line);
+      if (VG_(log2)((UInt)g_I1[g].line) < i_bits_min)
+         i_bits_min = VG_(log2)((UInt)g_I1[g].line);
+      if (m < min_line_all) min_line_all = m;
+      if ((Int)m < largest) {
+         VG_(fmsg)("keel-sim: the smallest line size (%d) is below the largest "
+                   "register (%d)\n", (Int)m, largest);
+         VG_(exit)(2);
+      }
+   }
+
+   variants = VG_(calloc)("ks.variants", KS_MAX_VARIANTS, sizeof(Variant));
+   add_variant("base", 4);
+   if (clo_map_file)
+      read_map_file();
+   sims = VG_(calloc)("ks.sims", (SizeT)n_variants * n_geoms, sizeof(Sim));
+   for (Int v = 0; v < n_variants; v++)
+      for (Int g = 0; g < n_geoms; g++) {
+         Sim *s = &sims[v * n_geoms + g];
+         cache_init(&s->I1, g_I1[g]);
+         cache_init(&s->D1, g_D1[g]);
+         cache_init(&s->LL, g_LL[g]);
+      }
+}
+
+static void ks_fini(Int exitcode)
+{
+   (void)exitcode;
+   HChar *path = VG_(expand_file_name)("--keel-sim-out-file", clo_out_file);
+   /* A regular file (or a new one) is written whole to PATH.tmp, then
+      renamed: a reader never sees half.  Anything else (/dev/null, a pipe)
+      is written in place: renaming over it would replace the device (and
+      /dev/stdout is a link to one: stat follows it). */
+   struct vg_stat sb;
+   SysRes sr = VG_(stat)(path, &sb);
+   Bool in_place = (!sr_isError(sr) && !VKI_S_ISREG(sb.mode)) ||
+                   VG_(strncmp)(path, "/dev/", 5) == 0 ||
+                   VG_(strncmp)(path, "/proc/", 6) == 0;
+   SizeT n = VG_(strlen)(path);
+   HChar *tmp = VG_(malloc)("ks.out", n + 5);
+   VG_(strcpy)(tmp, path);
+   if (!in_place)
+      VG_(strcat)(tmp, ".tmp");
+   VgFile *fp = VG_(fopen)(tmp, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY,
+                           VKI_S_IRUSR | VKI_S_IWUSR);
+   if (!fp) {
+      VG_(umsg)("keel-sim: cannot write %s\n", tmp);
+      return;
+   }
+   VG_(fprintf)(fp, "keel-sim 1\n");
+   for (Int g = 0; g < n_geoms; g++)
+      VG_(fprintf)(fp, "geometry %d I1=%d,%d,%d D1=%d,%d,%d LL=%d,%d,%d\n", g,
+                   g_I1[g].size, g_I1[g].assoc, g_I1[g].line, g_D1[g].size,
+                   g_D1[g].assoc, g_D1[g].line, g_LL[g].size, g_LL[g].assoc,
+                   g_LL[g].line);
+   for (Int v = 0; v < n_variants; v++)
+      VG_(fprintf)(fp, "variant %d %s unmapped %llu\n", v, variants[v].name,
+                   variants[v].unmapped);
+   VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n");
+   for (Int v = 0; v < n_variants; v++)
+      for (Int g = 0; g < n_geoms; g++) {
+         Sim *s = &sims[v * n_geoms + g];
+         VG_(fprintf)(fp,
+                      "result %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+                      "%llu %llu %llu %llu\n",
+                      v, g, n_Ir, s->I1mr, s->ILmr, n_Dr, s->D1mr, s->DLmr, n_Dw,
+                      s->D1mw, s->DLmw, n_Bc, variants[v].Bcm, n_Bi,
+                      variants[v].Bim);
+      }
+   VG_(fclose)(fp);
+   if (!in_place && VG_(rename)(tmp, path) != 0)
+      VG_(umsg)("keel-sim: cannot rename %s to %s\n", tmp, path);
+}
+
+static void ks_pre_clo_init(void)
+{
+   VG_(details_name)("keel-sim");
+   VG_(details_version)(NULL);
+   VG_(details_description)("Keel's layout simulator (cachegrind's caches, "
+                            "many layouts per run)");
+   VG_(details_copyright_author)("Keel project");
+   VG_(details_bug_reports_to)("the Keel project");
+   VG_(details_avg_translation_sizeB)(500);
+   /* As cachegrind: the same IR, hence the same events. */
+   VG_(clo_vex_control).iropt_register_updates_default =
+       VG_(clo_px_file_backed) = VexRegUpdSpAtMemAccess;
+   VG_(basic_tool_funcs)(ks_post_clo_init, ks_instrument, ks_fini);
+   VG_(needs_command_line_options)(ks_process_cmd_line_option, ks_print_usage,
+                                   ks_print_debug_usage);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(ks_pre_clo_init)
