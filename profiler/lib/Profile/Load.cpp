@@ -98,6 +98,10 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
     LP.Addr = std::move(*P);
     LP.NumItems = LP.Addr.NumEntries;
     LP.ItemName = "brstack entries";
+    if (!LP.Addr.NumEntries) { // IP samples only (no branch stacks)
+      LP.NumItems = LP.Addr.NumSamples;
+      LP.ItemName = "samples";
+    }
     return LP;
   }
   // Every other profile format read here is text; binary data (a perf.data, an
