@@ -301,6 +301,9 @@ Error File::parseFeatures(uint64_t Off, const uint8_t *Bitmap) {
     } else if (Bit == FeatEventDesc) {
       if (Error E = parseEventDesc(SOff, SSize))
         return E;
+    } else if (Bit == FeatCmdline) {
+      if (Error E = parseCmdline(SOff, SSize))
+        return E;
     } else if (Bit == FeatCompressed) {
       // Only says how records were compressed; the records themselves are
       // refused when met.
@@ -378,6 +381,27 @@ Error File::parseEventDesc(uint64_t Off, uint64_t Size) {
   if (Error E = C.takeError()) {
     consumeError(std::move(E));
     return fail(Off, "truncated HEADER_EVENT_DESC section ({0} bytes)", Size);
+  }
+  return Error::success();
+}
+
+Error File::parseCmdline(uint64_t Off, uint64_t Size) {
+  // u32 nr; { u32 len; char str[len] (NUL-padded) }[nr]
+  StringRef Bytes = Buf->getBuffer().substr(Off, Size);
+  DataExtractor DE(Bytes, true, 8);
+  DataExtractor::Cursor C(0);
+  uint32_t Nr = DE.getU32(C);
+  for (uint32_t I = 0; I < Nr && C; ++I) {
+    uint32_t Len = DE.getU32(C);
+    uint64_t At = C.tell();
+    DE.skip(C, Len);
+    if (C)
+      Cmdline.push_back(
+          Bytes.substr(At, Len).take_until([](char Ch) { return !Ch; }).str());
+  }
+  if (Error E = C.takeError()) {
+    consumeError(std::move(E));
+    return fail(Off, "truncated HEADER_CMDLINE section ({0} bytes)", Size);
   }
   return Error::success();
 }

@@ -361,6 +361,32 @@ void Writer::data(Bytes &B) {
     }
     finish(B, Start, SizeAt);
   }
+  // What the kernel lost or throttled, after everything else.
+  const RecordStats &St = R.Stats;
+  uint64_t End = Items.empty() ? 0 : Items.back().Time;
+  for (uint64_t I = 0; I < St.LostRecords; ++I) {
+    size_t Start = B.size(), SizeAt;
+    header(B, PERF_RECORD_LOST, 0, SizeAt);
+    B.u64(Events[0].Id);
+    B.u64(I == 0 ? St.LostEvents : 0);
+    trailer(B, 0, 0, End, 0);
+    finish(B, Start, SizeAt);
+  }
+  if (St.LostSamples) {
+    size_t Start = B.size(), SizeAt;
+    header(B, PERF_RECORD_LOST_SAMPLES, 0, SizeAt);
+    B.u64(St.LostSamples);
+    trailer(B, 0, 0, End, 0);
+    finish(B, Start, SizeAt);
+  }
+  for (uint64_t I = 0; I < St.Throttles + St.Unthrottles; ++I) {
+    size_t Start = B.size(), SizeAt;
+    header(B, I < St.Throttles ? PERF_RECORD_THROTTLE : PERF_RECORD_UNTHROTTLE,
+           0, SizeAt);
+    B.u64(End), B.u64(Events[0].Id), B.u64(Events[0].Id);
+    trailer(B, 0, 0, End, 0);
+    finish(B, Start, SizeAt);
+  }
 }
 
 Error Writer::write(raw_ostream &OS) {
@@ -406,6 +432,8 @@ Error Writer::write(raw_ostream &OS) {
   Out.u64(0), Out.u64(0); // event_types
   uint64_t Features[4] = {0, 0, 0, 0};
   Features[0] |= 1ULL << perfdata::FeatEventDesc;
+  if (!R.Info.Command.empty())
+    Features[0] |= 1ULL << perfdata::FeatCmdline;
   if (!WithIds.empty())
     Features[0] |= 1ULL << perfdata::FeatBuildID;
   for (uint64_t F : Features)
@@ -418,8 +446,13 @@ Error Writer::write(raw_ostream &OS) {
     Out.u64(E.Id);
   Out.raw(Data.str().data(), Data.size());
 
-  // Features, in bit order: build ids (2), event desc (12).
-  Bytes BuildIds, Desc;
+  // Features, in bit order: build ids (2), cmdline (11), event desc (12).
+  Bytes BuildIds, Cmdline, Desc;
+  Cmdline.u32(R.Info.Command.size());
+  for (const std::string &A : R.Info.Command) {
+    Cmdline.u32(alignTo(A.size() + 1, 64));
+    Cmdline.str(A, 64);
+  }
   for (const Mapping *M : WithIds)
     buildIdEntry(BuildIds, *M, 0);
   Desc.u32(Events.size());
@@ -434,6 +467,8 @@ Error Writer::write(raw_ostream &OS) {
   std::vector<const Bytes *> Sections;
   if (!WithIds.empty())
     Sections.push_back(&BuildIds);
+  if (!R.Info.Command.empty())
+    Sections.push_back(&Cmdline);
   Sections.push_back(&Desc);
   uint64_t At = Out.size() + 16 * Sections.size();
   for (const Bytes *S : Sections) {
@@ -589,6 +624,7 @@ private:
     if (As.empty())
       return;
     RecordInfo &I = R.Info;
+    I.Command.assign(F.cmdline().begin(), F.cmdline().end());
     const perfdata::Attr &L = As[0];
     I.Event = eventName(L);
     if (L.Freq)

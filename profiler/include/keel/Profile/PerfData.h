@@ -47,6 +47,7 @@ inline constexpr uint64_t PipeHeaderSize = 16;
 /// writes (enum HEADER_* of perf's util/header.h).
 enum Feature : unsigned {
   FeatBuildID = 2,
+  FeatCmdline = 11,
   FeatEventDesc = 12,
   FeatCompressed = 27,
   FeatBits = 256,
@@ -208,6 +209,8 @@ public:
   /// Attrs in file order (in pipe mode: those seen so far).
   llvm::ArrayRef<Attr> attrs() const { return Attrs; }
   llvm::ArrayRef<BuildIDEntry> buildIDs() const { return BuildIDs; }
+  /// HEADER_CMDLINE: the recording's command line (perf's argv), or empty.
+  llvm::ArrayRef<std::string> cmdline() const { return Cmdline; }
   /// The build id HEADER_BUILD_ID gives for \p Path, or "".
   llvm::StringRef buildIDOf(llvm::StringRef Path) const;
 
@@ -221,6 +224,7 @@ private:
   llvm::Error parseFeatures(uint64_t Off, const uint8_t *Bitmap);
   llvm::Error parseBuildIDs(uint64_t Off, uint64_t Size);
   llvm::Error parseEventDesc(uint64_t Off, uint64_t Size);
+  llvm::Error parseCmdline(uint64_t Off, uint64_t Size);
   llvm::Error decodeAttr(uint64_t Off, uint64_t Size, Attr &A);
   llvm::Error finishAttrs();
   llvm::Error record(uint64_t Off, uint32_t Type, uint16_t Misc,
@@ -239,6 +243,7 @@ private:
   std::vector<Attr> Attrs;
   llvm::DenseMap<uint64_t, unsigned> AttrById;
   std::vector<BuildIDEntry> BuildIDs;
+  std::vector<std::string> Cmdline;
   /// The layout every attr shares (checked): sample_type, sample_id_all.
   uint64_t SampleType = 0;
   bool SampleIdAll = false;
