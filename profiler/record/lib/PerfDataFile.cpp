@@ -103,7 +103,6 @@ unsigned branchTypeNumber(StringRef Name) {
 struct WEvent {
   std::string Name;
   perf_event_attr Attr;
-  uint64_t Id;
   enum { Sampler, Cycles, Instructions } Role;
 };
 
@@ -132,6 +131,18 @@ private:
   const PerfRecording &R;
   const PerfDataWriteOptions &Opts;
   std::vector<WEvent> Events;
+  /// One instance of the group per process (as perf record has one per
+  /// CPU), so that every instance has its own ids: perf tracks a group
+  /// read's counts per id.
+  std::map<uint32_t, unsigned> Instance;
+  unsigned NumInstances = 1;
+  uint64_t id(size_t Event, unsigned Inst) const {
+    return 1 + uint64_t(Inst) * Events.size() + Event;
+  }
+  unsigned instanceOf(uint32_t Pid) const {
+    auto It = Instance.find(Pid);
+    return It == Instance.end() ? 0 : It->second;
+  }
   uint64_t SampleType = 0, ReadFormat = 0;
   bool Group = false;
 };
@@ -202,14 +213,13 @@ Error Writer::events() {
     auto EA = genericEvent(A), EB = genericEvent(B);
     return EA.first != PERF_TYPE_RAW ? EA == EB : A == B;
   };
-  Events.push_back({Sampling, Make(Sampling, true), 1, WEvent::Sampler});
+  Events.push_back({Sampling, Make(Sampling, true), WEvent::Sampler});
   if (Group) {
     if (HaveCycles && !SameCounter(CyclesName, Sampling))
-      Events.push_back({CyclesName, Make(CyclesName, false),
-                        Events.size() + 1, WEvent::Cycles});
+      Events.push_back({CyclesName, Make(CyclesName, false), WEvent::Cycles});
     if (HaveInstructions && !SameCounter(InstrName, Sampling))
-      Events.push_back({InstrName, Make(InstrName, false), Events.size() + 1,
-                        WEvent::Instructions});
+      Events.push_back(
+          {InstrName, Make(InstrName, false), WEvent::Instructions});
   }
   return Error::success();
 }
@@ -230,7 +240,7 @@ void Writer::trailer(Bytes &B, uint32_t Pid, uint32_t Tid, uint64_t Time,
   // sample_id: pid,tid time id cpu,res (the sampler's id).
   B.u32(Pid), B.u32(Tid);
   B.u64(Time);
-  B.u64(Events[0].Id);
+  B.u64(id(0, instanceOf(Pid)));
   B.u32(CPU), B.u32(0);
 }
 
@@ -317,13 +327,15 @@ void Writer::data(Bytes &B) {
       B.u64(S.IP);
       B.u32(S.Pid), B.u32(S.Tid);
       B.u64(S.Time);
-      B.u64(Events[0].Id);
+      const unsigned Inst = instanceOf(S.Pid);
+      B.u64(id(0, Inst));
       B.u32(RS.CPU), B.u32(0);
       B.u64(RS.Period ? RS.Period : (R.Info.Period ? R.Info.Period : 1));
       if (Group) {
         auto &Tot = Totals[S.Tid];
         B.u64(Events.size());
-        for (const WEvent &E : Events) {
+        for (size_t EI = 0; EI < Events.size(); ++EI) {
+          const WEvent &E = Events[EI];
           uint64_t Delta;
           unsigned Slot;
           StringRef Name = E.Name;
@@ -342,7 +354,7 @@ void Writer::data(Bytes &B) {
             Delta = RS.Period, Slot = 0;
           Tot[Slot] += Delta;
           B.u64(Tot[Slot]);
-          B.u64(E.Id);
+          B.u64(id(EI, Inst));
         }
       }
       if (SampleType & PERF_SAMPLE_BRANCH_STACK) {
@@ -367,7 +379,7 @@ void Writer::data(Bytes &B) {
   for (uint64_t I = 0; I < St.LostRecords; ++I) {
     size_t Start = B.size(), SizeAt;
     header(B, PERF_RECORD_LOST, 0, SizeAt);
-    B.u64(Events[0].Id);
+    B.u64(id(0, 0));
     B.u64(I == 0 ? St.LostEvents : 0);
     trailer(B, 0, 0, End, 0);
     finish(B, Start, SizeAt);
@@ -383,7 +395,7 @@ void Writer::data(Bytes &B) {
     size_t Start = B.size(), SizeAt;
     header(B, I < St.Throttles ? PERF_RECORD_THROTTLE : PERF_RECORD_UNTHROTTLE,
            0, SizeAt);
-    B.u64(End), B.u64(Events[0].Id), B.u64(Events[0].Id);
+    B.u64(End), B.u64(id(0, 0)), B.u64(id(0, 0));
     trailer(B, 0, 0, End, 0);
     finish(B, Start, SizeAt);
   }
@@ -392,6 +404,12 @@ void Writer::data(Bytes &B) {
 Error Writer::write(raw_ostream &OS) {
   if (Error E = events())
     return E;
+  for (const RecordedSample &S : R.Samples)
+    Instance.try_emplace(S.Sample.Pid, 0);
+  NumInstances = 0;
+  for (auto &[Pid, Inst] : Instance)
+    Inst = NumInstances++;
+  NumInstances = std::max(NumInstances, 1u);
   // Build ids, one per path.
   std::vector<const Mapping *> WithIds;
   for (const Mapping &M : R.Mappings)
@@ -404,11 +422,12 @@ Error Writer::write(raw_ostream &OS) {
   if (Opts.Pipe) {
     Out.u64(perfdata::Magic);
     Out.u64(perfdata::PipeHeaderSize);
-    for (const WEvent &E : Events) {
+    for (size_t EI = 0; EI < Events.size(); ++EI) {
       size_t Start = Out.size(), SizeAt;
       header(Out, perfdata::RecHeaderAttr, 0, SizeAt);
-      Out.raw(&E.Attr, sizeof(E.Attr));
-      Out.u64(E.Id);
+      Out.raw(&Events[EI].Attr, sizeof(perf_event_attr));
+      for (unsigned K = 0; K < NumInstances; ++K)
+        Out.u64(id(EI, K));
       finish(Out, Start, SizeAt);
     }
     for (const Mapping *M : WithIds)
@@ -421,7 +440,8 @@ Error Writer::write(raw_ostream &OS) {
   const uint64_t AttrEntry = sizeof(perf_event_attr) + 16;
   const uint64_t AttrsOff = perfdata::FileHeaderSize;
   const uint64_t IdsOff = AttrsOff + AttrEntry * Events.size();
-  const uint64_t DataOff = IdsOff + 8 * Events.size();
+  const uint64_t IdsPerEvent = 8 * uint64_t(NumInstances);
+  const uint64_t DataOff = IdsOff + IdsPerEvent * Events.size();
   Bytes Data;
   data(Data);
   Out.u64(perfdata::Magic);
@@ -440,10 +460,11 @@ Error Writer::write(raw_ostream &OS) {
     Out.u64(F);
   for (size_t I = 0; I < Events.size(); ++I) {
     Out.raw(&Events[I].Attr, sizeof(perf_event_attr));
-    Out.u64(IdsOff + 8 * I), Out.u64(8);
+    Out.u64(IdsOff + IdsPerEvent * I), Out.u64(IdsPerEvent);
   }
-  for (const WEvent &E : Events)
-    Out.u64(E.Id);
+  for (size_t EI = 0; EI < Events.size(); ++EI)
+    for (unsigned K = 0; K < NumInstances; ++K)
+      Out.u64(id(EI, K));
   Out.raw(Data.str().data(), Data.size());
 
   // Features, in bit order: build ids (2), cmdline (11), event desc (12).
@@ -457,12 +478,14 @@ Error Writer::write(raw_ostream &OS) {
     buildIdEntry(BuildIds, *M, 0);
   Desc.u32(Events.size());
   Desc.u32(sizeof(perf_event_attr));
-  for (const WEvent &E : Events) {
+  for (size_t EI = 0; EI < Events.size(); ++EI) {
+    const WEvent &E = Events[EI];
     Desc.raw(&E.Attr, sizeof(E.Attr));
-    Desc.u32(1);
+    Desc.u32(NumInstances);
     Desc.u32(alignTo(E.Name.size() + 1, 64));
     Desc.str(E.Name, 64);
-    Desc.u64(E.Id);
+    for (unsigned K = 0; K < NumInstances; ++K)
+      Desc.u64(id(EI, K));
   }
   std::vector<const Bytes *> Sections;
   if (!WithIds.empty())
