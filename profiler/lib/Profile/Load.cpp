@@ -63,6 +63,10 @@ ProfileFormat detectFormat(StringRef Text) {
       return ProfileFormat::Callgrind;
     if (L.starts_with("#"))
       continue;
+    // perf script --show-mmap-events: "PID PERF_RECORD_MMAP2 ...", which
+    // would otherwise look like an fdata line.
+    if (L.contains("PERF_RECORD_"))
+      return ProfileFormat::PerfScript;
     if (L.starts_with("no_lbr") || L == "boltedcollection")
       return ProfileFormat::Fdata;
     if (L.size() > 2 && L[1] == ' ') {

@@ -40,8 +40,12 @@ public:
   Error mmap(const perfdata::Mmap &M) override {
     if (!Bin || !M.executable())
       return Error::success();
-    if (isBinary(M))
+    if (!ExecMaps++)
+      FirstMap = M.Offset;
+    if (isBinary(M)) {
+      ++Matched;
       setBias(M.Pid, Bin->loadBias(M.Start, M.PgOff));
+    }
     return Error::success();
   }
 
@@ -68,6 +72,19 @@ public:
     return Error::success();
   }
 
+  /// A file that maps code, none of it the binary, is a profile of
+  /// something else (a file without mmap events is taken as it is).
+  Error checkMapped() const {
+    if (!Bin || !ExecMaps || Matched)
+      return Error::success();
+    return inputError(F.name(), 0,
+                      "at byte offset {0}: none of the {1} executable "
+                      "mappings of this perf.data is {2} (build id {3}): a "
+                      "profile of another program or build",
+                      FirstMap, ExecMaps, Bin->path(),
+                      Bin->buildID().empty() ? "unknown" : Bin->buildID());
+  }
+
 private:
   bool isBinary(const perfdata::Mmap &M) {
     StringRef ID = M.BuildID;
@@ -83,6 +100,7 @@ private:
 
   const perfdata::File &F;
   std::string BinReal;
+  uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
 };
 
 } // namespace
@@ -101,6 +119,8 @@ Expected<AddressProfile> readPerfData(perfdata::File &F, const Binary *Bin,
                                       const PerfScriptOptions &Opts) {
   PerfDataAggregator A(F, Bin, Quality, Opts);
   if (Error E = F.read(A))
+    return std::move(E);
+  if (Error E = A.checkMapped())
     return std::move(E);
   return A.finish();
 }
