@@ -138,13 +138,11 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
                                    QualityReport &Quality) {
   if (!PerfExport.empty() && PerfExport != "perf-script" &&
       PerfExport != "perf.data")
-    return inputError("--export", 0,
-                      "unknown --export={0} (expected perf-script or "
-                      "perf.data)",
-                      PerfExport);
+    return makeError("unknown --export={0} (expected perf-script or "
+                     "perf.data)",
+                     PerfExport);
   if (!PerfExport.empty() && PerfSamples.empty())
-    return inputError("--export", 0, "--export={0} needs --samples=FILE",
-                      PerfExport);
+    return makeError("--export={0} needs --samples=FILE", PerfExport);
   std::string Export = PerfExport;
   if (Export.empty() && StringRef(PerfSamples).ends_with("perf.data"))
     Export = "perf.data";
