@@ -38,10 +38,12 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/DataExtractor.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Process.h"
 
 #include <linux/perf_event.h>
 
 #include <cstring>
+#include <sys/mman.h>
 
 using namespace llvm;
 using namespace llvm::support::endian;
@@ -478,6 +480,11 @@ Error File::headerAttr(uint64_t Off, uint64_t Size) {
 Error File::read(Visitor &V) {
   const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
   uint64_t At = DataOff, End = DataOff + DataSize;
+  const bool Mapped =
+      Buf->getBufferKind() == MemoryBuffer::MemoryBuffer_MMap;
+  const uint64_t Page = sys::Process::getPageSizeEstimate();
+  const uint64_t DropChunk = 16 << 20;
+  uint64_t Dropped = DataOff;
   if (Pipe) {
     // Attrs come with the records; start afresh on every read.
     Attrs.clear();
@@ -512,6 +519,18 @@ Error File::read(Visitor &V) {
     if (Error E = record(At, Type, Misc, Size, V))
       return E;
     At += Size + Extra;
+    // Records are read once, in order: give the pages already read back to
+    // the page cache, so a mapped file of gigabytes does not grow our
+    // resident set (they fault in again if the file is read again).
+    if (Mapped && At - Dropped >= DropChunk) {
+      uintptr_t Base = reinterpret_cast<uintptr_t>(B);
+      uintptr_t Begin = alignTo(Base + Dropped, Page);
+      uintptr_t Stop = alignDown(Base + At, Page);
+      if (Stop > Begin)
+        ::madvise(reinterpret_cast<void *>(Begin), Stop - Begin,
+                  MADV_DONTNEED);
+      Dropped = At;
+    }
   }
   return Error::success();
 }
