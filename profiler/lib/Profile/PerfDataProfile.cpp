@@ -60,12 +60,13 @@ public:
     Chain C;
     for (uint64_t I = 0; I < S.NumBranches; ++I) {
       perfdata::Branch B = S.branch(I);
-      Entry E{B.From,  B.To,        B.mispred(), B.predicted(),
-              B.inTx(), B.abort(), B.cycles(),
-              perfdata::branchTypeName(B.type(), B.newType())};
+      Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
+              B.inTx(), B.abort(), B.cycles(),  StringRef()};
       aggregate(E, Bias, C);
-      if (Opts.KeepSamples)
+      if (Opts.KeepSamples) { // the type name only when it is kept
+        E.Type = perfdata::branchTypeName(B.type(), B.newType());
         Stack.push_back(E);
+      }
     }
     endSample(S.NumBranches, S.IP, ST & PERF_SAMPLE_IP, S.Pid, S.Tid,
               S.Event->Name, Bias, S.Time);
