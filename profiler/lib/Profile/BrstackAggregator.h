@@ -180,7 +180,9 @@ protected:
   BranchCount *LastBranch = nullptr;
   uint64_t *LastRange = nullptr;
   AddrPair LastBranchKey, LastRangeKey;
-  llvm::DenseMap<uint32_t, uint64_t> BiasByPid;
+  /// Keyed by the pid widened to 64 bits: a pid read from a file may be
+  /// ~0u, DenseMap<uint32_t>'s empty key.
+  llvm::DenseMap<uint64_t, uint64_t> BiasByPid;
   uint64_t LastBias = 0;
   llvm::SmallVector<Entry, 32> Stack;
   std::vector<RawSample> Raw;

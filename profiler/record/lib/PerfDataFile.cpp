@@ -673,7 +673,7 @@ private:
   perfdata::File &F;
   PerfRecording R;
   bool Roles = false;
-  DenseMap<uint64_t, int> RoleById;
+  std::map<uint64_t, int> RoleById; // file data: any u64, so no DenseMap
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> Last;
 };
 
@@ -715,7 +715,7 @@ private:
     OS << '\n';
   }
   raw_ostream &OS;
-  DenseMap<uint64_t, uint64_t> LastValue;
+  std::map<uint64_t, uint64_t> LastValue; // file data: any u64
 };
 
 } // namespace

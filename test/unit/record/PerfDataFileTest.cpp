@@ -7,6 +7,7 @@
 // writer's round trip.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/Profile/Formats.h"
 #include "keel/Profile/PerfData.h"
 #include "keel/Record/PerfDataFile.h"
 
@@ -447,6 +448,44 @@ TEST(PerfDataWriter, WithoutGroupReadNoCounters) {
   EXPECT_EQ(Back->Samples[0].Sample.Cycles, 0u);
   EXPECT_EQ(Back->Samples[0].Sample.Stack.size(), 3u);
   EXPECT_EQ(Back->Info.CyclesEvent, "");
+}
+
+/// Offset of the first record of \p Type in a file-mode perf.data.
+size_t firstRecord(const std::string &F, uint32_t Type) {
+  uint64_t At = support::endian::read64le(&F[40]);
+  while (support::endian::read32le(&F[At]) != Type)
+    At += support::endian::read16le(&F[At + 6]);
+  return At;
+}
+
+TEST(PerfDataReader, IdsThatAreDenseMapKeys) {
+  // Ids are file data: ~0 and ~0 - 1 (DenseMap's empty and tombstone keys
+  // for u64) must be looked up like any other (found by the fuzzer).
+  std::string W = written(recording()); // two events: ids by sample id
+  size_t Sample = firstRecord(W, PERF_RECORD_SAMPLE);
+  for (uint64_t Id : {~0ULL, ~0ULL - 1}) {
+    std::string M = W;
+    put64(M, Sample + 8 + 24, Id); // ip, pid/tid, time, then the id
+    auto Back = readBack(M);
+    ASSERT_FALSE(bool(Back));
+    EXPECT_NE(errText(Back.takeError())
+                  .find("at byte offset " + std::to_string(Sample) +
+                        ": sample of event id " + std::to_string(Id) +
+                        ", which no attr has"),
+              std::string::npos);
+  }
+  // A pid of ~0u (DenseMap<uint32_t>'s empty key) in a mapping and a sample.
+  PerfRecording R = recording();
+  R.Mappings[0].Pid = R.Mappings[0].Tid = ~0u;
+  for (RecordedSample &S : R.Samples)
+    S.Sample.Pid = ~0u;
+  auto F = perfdata::File::fromBuffer(
+      MemoryBuffer::getMemBufferCopy(written(R), "w"), "w.perf.data");
+  ASSERT_TRUE(bool(F));
+  QualityReport Q;
+  auto AP = readPerfData(**F, nullptr, Q);
+  ASSERT_TRUE(bool(AP)) << errText(AP.takeError());
+  EXPECT_EQ(AP->NumSamples, 5u);
 }
 
 TEST(PerfDataReader, MutatedWriterOutputNeverCrashes) {

@@ -29,6 +29,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -241,7 +242,8 @@ private:
   bool Pipe = false;
   uint64_t DataOff = 0, DataSize = 0;
   std::vector<Attr> Attrs;
-  llvm::DenseMap<uint64_t, unsigned> AttrById;
+  /// Not a DenseMap: ids are file data, and ~0 is DenseMap's empty key.
+  std::map<uint64_t, unsigned> AttrById;
   std::vector<BuildIDEntry> BuildIDs;
   std::vector<std::string> Cmdline;
   /// The layout every attr shares (checked): sample_type, sample_id_all.
