@@ -680,16 +680,19 @@ private:
 /// perf script's delivery of samples for `-F ip,brstack`.
 class ScriptPrinter : public perfdata::Visitor {
 public:
-  explicit ScriptPrinter(raw_ostream &OS) : OS(OS) {}
+  ScriptPrinter(const perfdata::File &F, raw_ostream &OS) : F(F), OS(OS) {}
   Error sample(const perfdata::Sample &S) override {
-    if (!S.GroupRead) {
+    if (!(S.Event->SampleType & PERF_SAMPLE_READ)) {
       print(S);
       return Error::success();
     }
-    // perf delivers a group read as one sample per member whose count
-    // moved since the previous read of that id (session.c,
-    // deliver_sample_value), and none for ids it does not know.
+    // perf delivers a sample with a read (a group read, or a single one) as
+    // one sample per value whose count moved since the previous read of
+    // that id (session.c, deliver_sample_value), and none for ids it does
+    // not know.
     for (uint64_t I = 0; I < S.NumValues; ++I) {
+      if (!F.knowsId(S.valueId(I)))
+        continue;
       uint64_t &Prev = LastValue[S.valueId(I)];
       uint64_t V = S.value(I);
       uint64_t Delta = V - Prev;
@@ -714,6 +717,7 @@ private:
     }
     OS << '\n';
   }
+  const perfdata::File &F;
   raw_ostream &OS;
   std::map<uint64_t, uint64_t> LastValue; // file data: any u64
 };
@@ -740,7 +744,7 @@ Expected<PerfRecording> readPerfDataRecording(StringRef Path) {
 }
 
 Error exportPerfScriptIpBrstack(perfdata::File &F, raw_ostream &OS) {
-  ScriptPrinter P(OS);
+  ScriptPrinter P(F, OS);
   return F.read(P);
 }
 

@@ -212,6 +212,8 @@ public:
   llvm::ArrayRef<BuildIDEntry> buildIDs() const { return BuildIDs; }
   /// HEADER_CMDLINE: the recording's command line (perf's argv), or empty.
   llvm::ArrayRef<std::string> cmdline() const { return Cmdline; }
+  /// Whether an attr (of those seen so far) has the id \p Id.
+  bool knowsId(uint64_t Id) const { return AttrById.count(Id); }
   /// The build id HEADER_BUILD_ID gives for \p Path, or "".
   llvm::StringRef buildIDOf(llvm::StringRef Path) const;
 

@@ -53,10 +53,10 @@ llvm::Error writePerfData(const PerfRecording &R, llvm::raw_ostream &OS,
 llvm::Expected<PerfRecording> readPerfDataRecording(perfdata::File &F);
 llvm::Expected<PerfRecording> readPerfDataRecording(llvm::StringRef Path);
 
-/// What `perf script -F ip,brstack` prints for \p F (perf 6.1's format,
-/// including its delivery of group reads: one line per group member whose
-/// count moved since the last sample), so perf's own output can be diffed
-/// against Keel's reading.
+/// What `perf script -F ip,brstack -G` prints for \p F (perf 6.1's
+/// format, including its delivery of samples with a read: one line per
+/// value, of an id some event has, whose count moved since that id's last
+/// read), so perf's own output can be diffed against Keel's reading.
 llvm::Error exportPerfScriptIpBrstack(perfdata::File &F, llvm::raw_ostream &OS);
 
 } // namespace keel
