@@ -65,6 +65,13 @@ def _counts_cycles():
     lines = [l for l in r.stderr.splitlines() if l.strip()]
     return r.returncode == 0 and bool(lines) and lines[-1].split(",")[0].isdigit()
 
+# perf itself (reading files needs no PMU): the oracle of the perf.data tests.
+if shutil.which("perf") and _works(["perf", "version"]):
+    config.available_features.add("perf")
+    # perf record of a software clock (no PMU needed, but perf_event_paranoid
+    # and the container may still forbid it).
+    if _works(["perf", "record", "-q", "-e", "cpu-clock", "-o", "/dev/null", "true"]):
+        config.available_features.add("perf-record")
 if shutil.which("perf") and _counts_cycles():
     config.available_features.add("pmu")
 # Memory-access sampling (layout-falseshare record) needs Intel PEBS.

@@ -18,7 +18,7 @@ runs=${1:-1000000}
 [ $# -gt 0 ] && shift
 work=${KEEL_FUZZ_WORK:-$build/fuzz-work}
 llvm_bin=/usr/lib/llvm-22/bin
-targets=${*:-"perf-script fdata pre-aggregated callgrind plan sweep-journal sweep-result roofline-json roofline-callgrind samples ring-buffer"}
+targets=${*:-"perf-script perf-data fdata pre-aggregated callgrind plan sweep-journal sweep-result roofline-json roofline-callgrind samples ring-buffer"}
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -49,6 +49,7 @@ seeds() { # seeds TARGET EXT...
   done
 }
 seeds perf-script perf script
+seeds perf-data data
 seeds fdata fdata
 seeds pre-aggregated pa
 seeds callgrind callgrind

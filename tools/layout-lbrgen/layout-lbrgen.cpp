@@ -1,6 +1,7 @@
 //===- layout-lbrgen.cpp - LBR samples with ground truth, without LBR -----===//
 //
 //   layout-lbrgen [--trace=LOG] [--binary=B] -o SAMPLES [--perf-script=F]
+//                 [--perf-data=F [--pipe] [--hw-index]] [--processes=N]
 //                 [--truth=T] [--lbr=any|call,return|seed] [--depth=16|32]
 //                 [--period=N] [--cpi=X] [--function-cpi=f=X,...]
 //                 [--taken-penalty=C] [--no-entry-cycles] [-- prog args...]
@@ -8,11 +9,13 @@
 // Runs the program under valgrind lackey (or reads a saved lackey log),
 // emulates LBR sampling over the exact instruction trace with a stated
 // cost model (keel/Analysis/LBRGen.h) and writes the samples (keel-samples,
-// and perf script text on request) and the truth. docs/lbr-analyses.md.
+// or perf.data when -o ends in perf.data; perf script text and perf.data on
+// request) and the truth. docs/lbr-analyses.md, docs/formats/perf-data.md.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Analysis/LBRGen.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Record/PerfDataFile.h"
 #include "keel/Record/SampleFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -47,6 +50,31 @@ static cl::opt<std::string>
     PerfScriptOut("perf-script",
                   cl::desc("Also write the samples as perf script text"),
                   cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<std::string>
+    PerfDataOut("perf-data",
+                cl::desc("Also write the samples as Linux perf's perf.data"),
+                cl::value_desc("path"), cl::cat(Cat));
+static cl::opt<bool> PerfDataPipe("pipe",
+                                  cl::desc("perf.data in pipe mode (as "
+                                           "perf record -o - writes it)"),
+                                  cl::cat(Cat));
+static cl::opt<bool>
+    PerfDataHwIndex("hw-index",
+                    cl::desc("perf.data: store the LBR hw_idx with every "
+                             "branch stack (PERF_SAMPLE_BRANCH_HW_INDEX)"),
+                    cl::cat(Cat));
+static cl::opt<bool> NoGroupRead(
+    "no-group-read",
+    cl::desc("perf.data: leave out the per-sample read of the cycles and "
+             "instructions counters (perf script then prints each sample "
+             "once)"),
+    cl::cat(Cat));
+static cl::opt<unsigned> Processes(
+    "processes",
+    cl::desc("Spread the samples over N processes (round robin), process k "
+             "with the binary mapped k*256 MiB higher and one more "
+             "mapping of another file, as several runs of a PIE would be"),
+    cl::init(1), cl::cat(Cat));
 static cl::opt<std::string> TruthOut("truth",
                                      cl::desc("Write the truth (JSON) here"),
                                      cl::value_desc("path"), cl::cat(Cat));
@@ -116,6 +144,55 @@ static Expected<LBRGenOptions> options() {
   return O;
 }
 
+/// --processes=N: sample I goes to process 1 + I % N, whose copy of the
+/// binary is mapped K * 256 MiB higher (addresses inside it move with it),
+/// beside a mapping of another library. The profile of the binary is the
+/// same; only the runtime addresses differ.
+static void spreadOverProcesses(PerfRecording &R, unsigned N) {
+  if (N <= 1 || R.Mappings.empty())
+    return;
+  const Mapping Bin = R.Mappings.front();
+  const uint64_t Shift = 0x10000000;
+  std::vector<Mapping> Maps;
+  std::vector<TaskEvent> Tasks;
+  for (unsigned K = 0; K < N; ++K) {
+    uint32_t Pid = 1 + K;
+    TaskEvent C;
+    C.Kind = TaskEvent::Comm;
+    C.Pid = C.Tid = Pid;
+    C.Exec = true;
+    C.Name = (sys::path::filename(Bin.Path) + "." + Twine(K)).str();
+    Tasks.push_back(C);
+    Mapping M = Bin;
+    M.Pid = M.Tid = Pid;
+    M.Start += K * Shift;
+    Maps.push_back(M);
+    Mapping Other;
+    Other.Pid = Other.Tid = Pid;
+    Other.Start = 0x7f0000000000ULL + K * 0x100000;
+    Other.Length = 0x10000;
+    Other.Prot = 5;
+    Other.Path = "/usr/lib/keel-lbrgen/libother.so";
+    Maps.push_back(Other);
+  }
+  R.Mappings = std::move(Maps);
+  R.Tasks = std::move(Tasks);
+  for (size_t I = 0; I < R.Samples.size(); ++I) {
+    unsigned K = I % N;
+    RawSample &S = R.Samples[I].Sample;
+    S.Pid = S.Tid = 1 + K;
+    auto Move = [&](uint64_t &A) {
+      if (Bin.contains(A))
+        A += K * Shift;
+    };
+    Move(S.IP);
+    for (LBREntry &E : S.Stack) {
+      Move(E.From);
+      Move(E.To);
+    }
+  }
+}
+
 /// Run the program under lackey; returns the log's path.
 static Expected<std::string> trace(StringRef Dir) {
   auto VG = findProgram("valgrind");
@@ -138,8 +215,12 @@ static Error run() {
   auto O = options();
   if (!O)
     return O.takeError();
-  if (Output.empty() && PerfScriptOut.empty())
-    return inputError(Tool, 0, "no output: give -o and/or --perf-script");
+  if (Output.empty() && PerfScriptOut.empty() && PerfDataOut.empty())
+    return inputError(Tool, 0,
+                      "no output: give -o, --perf-script and/or --perf-data");
+  if (!Processes || Processes > 1000)
+    return inputError("--processes", 0, "expected 1 to 1000, got {0}",
+                      unsigned(Processes));
   if (TracePath.empty() == ProgramName.empty())
     return inputError(Tool, 0,
                       "give either --trace=LOG or -- program args (not both)");
@@ -189,6 +270,7 @@ static Error run() {
   Cleanup();
   if (!R)
     return R.takeError();
+  spreadOverProcesses(R->Recording, Processes);
   auto Write = [](StringRef Path,
                   function_ref<void(raw_ostream &)> Fn) -> Error {
     if (Path.empty())
@@ -198,8 +280,26 @@ static Error run() {
       return Error::success();
     });
   };
-  if (Error E = Write(
-          Output, [&](raw_ostream &OS) { writeSampleFile(R->Recording, OS); }))
+  PerfDataWriteOptions PDO;
+  PDO.Pipe = PerfDataPipe;
+  PDO.HwIndex = PerfDataHwIndex;
+  PDO.GroupRead = !NoGroupRead;
+  auto WritePerfData = [&](StringRef Path) -> Error {
+    if (Path.empty())
+      return Error::success();
+    return writeOutput(Path, [&](raw_ostream &OS) {
+      return writePerfData(R->Recording, OS, PDO);
+    });
+  };
+  if (StringRef(Output).ends_with("perf.data")) {
+    if (Error E = WritePerfData(Output))
+      return E;
+  } else if (Error E = Write(Output, [&](raw_ostream &OS) {
+               writeSampleFile(R->Recording, OS);
+             })) {
+    return E;
+  }
+  if (Error E = WritePerfData(PerfDataOut))
     return E;
   if (Error E = Write(PerfScriptOut, [&](raw_ostream &OS) {
         exportPerfScript(R->Recording, OS);

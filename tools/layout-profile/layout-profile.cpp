@@ -1,13 +1,14 @@
 //===- layout-profile.cpp - convert, merge and show profiles --------------===//
 //
 //   layout-profile convert [--format=F] [--binary=B] [--to=fdata|pa] -o OUT IN
+//   layout-profile convert --to=perf-script -o OUT IN.perf.data
 //   layout-profile merge -o OUT A.fdata B.fdata ...
 //   layout-profile show [--format=F] [--binary=B] [--top=N] [--json] IN
 //   layout-profile blocks|timeline ...     (LBRCommands.h)
 //   layout-profile --binary=B              (describe the binary model)
 //
-// Inputs: perf script brstack text, BOLT fdata, BOLT pre-aggregated, and
-// callgrind output; the format is detected from the first line unless
+// Inputs: perf.data, perf script brstack text, BOLT fdata, BOLT
+// pre-aggregated, and callgrind output; the format is detected from the first line unless
 // --format says it. Outputs are written atomically; bad input exits 2
 // naming file:line and leaves no output; data-quality problems are
 // summarised once on stderr.
@@ -19,6 +20,8 @@
 #include "Show.h"
 
 #include "keel/Profile/Binary.h"
+#include "keel/Profile/PerfData.h"
+#include "keel/Record/PerfDataFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 
@@ -46,7 +49,7 @@ static cl::opt<std::string>
                cl::sub(ShowCmd), cl::sub(cl::SubCommand::getTopLevel()));
 static cl::opt<std::string>
     FormatName("format",
-               cl::desc("Input format: auto, perf, fdata, pa, callgrind"),
+               cl::desc("Input format: auto, perf, fdata, pa, callgrind, perf.data"),
                cl::init("auto"), cl::cat(Cat), cl::sub(ConvertCmd),
                cl::sub(ShowCmd));
 static cl::opt<bool> PerfPidField(
@@ -63,7 +66,7 @@ static cl::opt<std::string>
                cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
                cl::sub(MergeCmd));
 static cl::opt<std::string> ToFormat("to",
-                                     cl::desc("Output format: fdata or pa (preagg, as layout-record calls it)"),
+                                     cl::desc("Output format: fdata, pa (preagg, as layout-record calls it) or perf-script (of a perf.data: what `perf script -F ip,brstack` prints)"),
                                      cl::init("fdata"), cl::cat(Cat),
                                      cl::sub(ConvertCmd));
 static cl::list<std::string> Inputs(cl::Positional, cl::desc("<profile>..."),
@@ -110,8 +113,18 @@ Error runConvert(const Binary *Bin) {
     return inputError("layout-profile convert", 0, "no output: give -o");
   if (ToFormat == "preagg") // layout-record --format's name for it
     ToFormat = "pa";
+  if (ToFormat == "perf-script") {
+    // Keel's reading of a perf.data, printed as perf script prints it.
+    auto F = perfdata::File::open(Inputs[0]);
+    if (!F)
+      return F.takeError();
+    return writeOutput(OutputPath, [&](raw_ostream &OS) {
+      return exportPerfScriptIpBrstack(**F, OS);
+    });
+  }
   if (ToFormat != "fdata" && ToFormat != "pa")
-    return inputError("--to", 0, "unknown output format '{0}' (fdata or pa)",
+    return inputError("--to", 0,
+                      "unknown output format '{0}' (fdata, pa or perf-script)",
                       ToFormat);
   QualityReport Q;
   auto LP = loadInput(Bin, Q);

@@ -12,6 +12,8 @@
 #include "Sources.h"
 
 #include "keel/Profile/Binary.h"
+#include "keel/Profile/PerfData.h"
+#include "keel/Record/PerfDataFile.h"
 #include "keel/Record/Recorder.h"
 #include "keel/Record/SampleFile.h"
 #include "keel/Support/OutputFile.h"
@@ -81,12 +83,14 @@ static cl::opt<std::string> PerfExport(
     "export",
     cl::desc("write --samples in another format: perf-script (the text of "
              "perf script -F pid,tid,time,ip,brstack --ns "
-             "--show-mmap-events)"),
+             "--show-mmap-events) or perf.data (Linux perf's own file; "
+             "also chosen by a --samples name ending in perf.data)"),
     cl::value_desc("format"), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfReplay("replay",
-               cl::desc("read a keel-samples file instead of running the "
-                        "program (the program names the binary)"),
+               cl::desc("read a keel-samples file or a perf.data instead of "
+                        "running the program (the program names the "
+                        "binary)"),
                cl::value_desc("file"), cl::cat(PerfCategory));
 
 static Expected<RecordResult> runOrReplay(const RecordRequest &Req,
@@ -96,7 +100,9 @@ static Expected<RecordResult> runOrReplay(const RecordRequest &Req,
   Expected<std::string> Text = readWholeFile(PerfReplay);
   if (!Text)
     return Text.takeError();
-  Expected<PerfRecording> Rec = readSampleFile(*Text, PerfReplay);
+  Expected<PerfRecording> Rec =
+      perfdata::looksLikePerfData(*Text) ? readPerfDataRecording(PerfReplay)
+                                         : readSampleFile(*Text, PerfReplay);
   if (!Rec)
     return Rec.takeError();
   RecordResult R;
@@ -130,11 +136,16 @@ static std::string summarize(const PerfRecording &Rec) {
 
 Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
                                    QualityReport &Quality) {
-  if (!PerfExport.empty() && PerfExport != "perf-script")
-    return makeError("unknown --export={0} (expected perf-script)",
+  if (!PerfExport.empty() && PerfExport != "perf-script" &&
+      PerfExport != "perf.data")
+    return makeError("unknown --export={0} (expected perf-script or "
+                     "perf.data)",
                      PerfExport);
   if (!PerfExport.empty() && PerfSamples.empty())
-    return makeError("--export=perf-script needs --samples=FILE");
+    return makeError("--export={0} needs --samples=FILE", PerfExport);
+  std::string Export = PerfExport;
+  if (Export.empty() && StringRef(PerfSamples).ends_with("perf.data"))
+    Export = "perf.data";
   RecordOptions Opts;
   Opts.Event = PerfEvent;
   Opts.LBR = PerfLBR;
@@ -156,9 +167,11 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   if (!R)
     return R.takeError();
   if (!PerfSamples.empty())
-    if (Error E = writeOutput(PerfSamples, [&](raw_ostream &OS) {
-          if (PerfExport == "perf-script")
+    if (Error E = writeOutput(PerfSamples, [&](raw_ostream &OS) -> Error {
+          if (Export == "perf-script")
             exportPerfScript(R->Rec, OS);
+          else if (Export == "perf.data")
+            return writePerfData(R->Rec, OS);
           else
             writeSampleFile(R->Rec, OS);
           return Error::success();
@@ -172,6 +185,10 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   if (Out.Crashed)
     Out.CrashMessage = formatv("signal {0}", R->Signal).str();
   Out.Summary = summarize(R->Rec);
+  auto Rec = std::make_shared<PerfRecording>(std::move(R->Rec));
+  Out.WritePerfData = [Rec](raw_ostream &OS) {
+    return writePerfData(*Rec, OS);
+  };
   return Out;
 }
 

@@ -17,6 +17,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct Recording {
   bool Crashed = false; ///< the program (or collector) died from a signal
   std::string CrashMessage;
   std::string Summary;  ///< one line about what was collected
+  /// Sources that keep raw samples can write them as perf.data (for
+  /// --format=perf.data); empty otherwise.
+  std::function<llvm::Error(llvm::raw_ostream &)> WritePerfData;
 };
 
 using RecordFn = llvm::Expected<Recording> (*)(const RecordRequest &,

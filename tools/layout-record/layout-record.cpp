@@ -34,7 +34,7 @@ static cl::opt<std::string>
 static cl::opt<std::string> Output("o", cl::desc("output profile"),
                                    cl::value_desc("file"), cl::Required,
                                    cl::cat(Cat));
-enum class Format { Fdata, PreAgg };
+enum class Format { Fdata, PreAgg, PerfData };
 static cl::opt<Format> OutFormat(
     "format", cl::desc("output format"), cl::init(Format::Fdata),
     cl::values(clEnumValN(Format::Fdata, "fdata",
@@ -44,7 +44,11 @@ static cl::opt<Format> OutFormat(
                           "BOLT pre-aggregated (perf2bolt --pa): B and F "
                           "records"),
                clEnumValN(Format::PreAgg, "pa",
-                          "same as preagg (layout-profile's name)")),
+                          "same as preagg (layout-profile's name)"),
+               clEnumValN(Format::PerfData, "perf.data",
+                          "Linux perf's perf.data with every sample "
+                          "(--source=perf; chosen by an -o name ending "
+                          "in perf.data)")),
     cl::cat(Cat));
 // layout-profile convert names the output format --to.
 static cl::alias OutFormatTo("to", cl::desc("alias for --format"),
@@ -84,9 +88,12 @@ static const struct {
     {"perf", recordWithPerf},
 };
 
-static Error writeProfile(const AddressProfile &AP, const Binary &Bin,
+static Error writeProfile(const Recording &Rec, const Binary &Bin,
                           QualityReport &Quality) {
-  return writeOutput(Output, [&](raw_ostream &OS) {
+  const AddressProfile &AP = Rec.Profile;
+  return writeOutput(Output, [&](raw_ostream &OS) -> Error {
+    if (OutFormat == Format::PerfData)
+      return Rec.WritePerfData(OS);
     if (OutFormat == Format::PreAgg)
       writePreAggregated(AP, OS);
     else
@@ -147,6 +154,16 @@ int main(int argc, char **argv) {
   if (!Bin)
     return reportError(Tool, Bin.takeError());
 
+  if (OutFormat.getNumOccurrences() == 0 &&
+      StringRef(Output).ends_with("perf.data"))
+    OutFormat = Format::PerfData;
+  if (OutFormat == Format::PerfData && SourceName != "perf") {
+    WithColor::error(errs(), Tool)
+        << "--format=perf.data needs --source=perf (valgrind keeps no "
+           "samples)\n";
+    return ExitBadInput;
+  }
+
   // The output must be writable before the program runs (a long run must
   // not be lost to a typo, and a bad path must leave nothing behind).
   if (Error E = checkOutputPath(Output))
@@ -161,7 +178,7 @@ int main(int argc, char **argv) {
   if (!Rec)
     return reportError(Tool, Rec.takeError());
 
-  if (Error E = writeProfile(Rec->Profile, **Bin, Quality))
+  if (Error E = writeProfile(*Rec, **Bin, Quality))
     return reportError(Tool, std::move(E));
   printSummary(*Rec, **Bin, Quality);
 

@@ -2,6 +2,8 @@
 #include "keel/Analysis/Samples.h"
 
 #include "keel/Profile/Binary.h"
+#include "keel/Profile/PerfData.h"
+#include "keel/Record/PerfDataFile.h"
 #include "keel/Record/SampleFile.h"
 #include "keel/Support/OutputFile.h"
 
@@ -77,7 +79,17 @@ Expected<SampleSet> loadSamples(StringRef Path, const Binary &Bin,
   StringRef Text = (*Buf)->getBuffer();
   SampleSet S;
   S.FileName = Path.str();
-  if (Text.starts_with("# keel-samples")) {
+  if (perfdata::looksLikePerfData(Text)) {
+    auto F = perfdata::File::fromBuffer(std::move(*Buf), Path);
+    if (!F)
+      return F.takeError();
+    auto Rec = readPerfDataRecording(**F);
+    if (!Rec)
+      return Rec.takeError();
+    S.Filter = Rec->Info.LBR;
+    AddressProfile AP = toAddressProfile(*Rec, Bin, Quality);
+    S.Samples = std::move(AP.Samples);
+  } else if (Text.starts_with("# keel-samples")) {
     auto Rec = readSampleFile(Text, Path);
     if (!Rec)
       return Rec.takeError();

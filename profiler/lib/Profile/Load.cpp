@@ -2,6 +2,7 @@
 #include "keel/Profile/Load.h"
 
 #include "keel/Profile/Binary.h"
+#include "keel/Profile/PerfData.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Text.h"
 
@@ -19,11 +20,12 @@ Expected<ProfileFormat> parseFormatName(StringRef Name) {
                .Case("fdata", ProfileFormat::Fdata)
                .Cases("pa", "pre-aggregated", ProfileFormat::PreAggregated)
                .Case("callgrind", ProfileFormat::Callgrind)
+               .Cases("perf.data", "perfdata", ProfileFormat::PerfData)
                .Default(std::nullopt);
   if (!F)
     return inputError("--format", 0,
-                      "unknown format '{0}' (expected auto, perf, fdata, pa "
-                      "or callgrind)",
+                      "unknown format '{0}' (expected auto, perf, fdata, pa, "
+                      "callgrind or perf.data)",
                       Name);
   return *F;
 }
@@ -40,11 +42,15 @@ StringRef formatName(ProfileFormat F) {
     return "pa";
   case ProfileFormat::Callgrind:
     return "callgrind";
+  case ProfileFormat::PerfData:
+    return "perf.data";
   }
   return "auto";
 }
 
 ProfileFormat detectFormat(StringRef Text) {
+  if (perfdata::looksLikePerfData(Text))
+    return ProfileFormat::PerfData;
   // The first non-blank, non-comment line decides.
   while (!Text.empty()) {
     auto [Line, Rest] = Text.split('\n');
@@ -57,6 +63,10 @@ ProfileFormat detectFormat(StringRef Text) {
       return ProfileFormat::Callgrind;
     if (L.starts_with("#"))
       continue;
+    // perf script --show-mmap-events: "PID PERF_RECORD_MMAP2 ...", which
+    // would otherwise look like an fdata line.
+    if (L.contains("PERF_RECORD_"))
+      return ProfileFormat::PerfScript;
     if (L.starts_with("no_lbr") || L == "boltedcollection")
       return ProfileFormat::Fdata;
     if (L.size() > 2 && L[1] == ' ') {
@@ -79,13 +89,31 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   if (!MB)
     return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
   StringRef Text = (*MB)->getBuffer();
-  // Every profile format read here is text; binary data (a perf.data, an
+  if (Want == ProfileFormat::PerfData ||
+      (Want == ProfileFormat::Auto && perfdata::looksLikePerfData(Text))) {
+    auto F = perfdata::File::fromBuffer(std::move(*MB), Path);
+    if (!F)
+      return F.takeError();
+    auto P = readPerfData(**F, Bin, Quality, PerfOpts);
+    if (!P)
+      return P.takeError();
+    LoadedProfile LP;
+    LP.Format = ProfileFormat::PerfData;
+    LP.Addr = std::move(*P);
+    LP.NumItems = LP.Addr.NumEntries;
+    LP.ItemName = "brstack entries";
+    if (!LP.Addr.NumEntries) { // IP samples only (no branch stacks)
+      LP.NumItems = LP.Addr.NumSamples;
+      LP.ItemName = "samples";
+    }
+    return LP;
+  }
+  // Every other profile format read here is text; binary data (a perf.data, an
   // executable, random bytes) would only produce a confusing parse error.
   if (std::optional<size_t> At = firstBinaryByte(Text))
     return inputError(Path, 0,
                       "not a text profile: binary data at byte {0} (starts "
-                      "with '{1}'); for perf.data run `perf script -F "
-                      "ip,brstack` first",
+                      "with '{1}')",
                       *At, quoteInput(Text.take_front(24), 40));
 
   LoadedProfile LP;
@@ -134,6 +162,7 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
     LP.Addr = std::move(*P);
     break;
   }
+  case ProfileFormat::PerfData:
   case ProfileFormat::Auto:
     llvm_unreachable("format was resolved above");
   }

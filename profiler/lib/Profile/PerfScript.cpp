@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
 
+#include "BrstackAggregator.h"
 #include "TextScan.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -52,25 +53,17 @@ namespace keel {
 
 namespace {
 
-using AddrPair = std::pair<uint64_t, uint64_t>;
+using Entry = BrstackEntry;
 
-struct Entry {
-  uint64_t From, To;
-  bool Mispred, Predicted, InTx, Abort;
-  uint32_t Cycles;
-  StringRef Type;
-};
-
-class PerfScriptParser {
+class PerfScriptParser : public BrstackAggregator {
 public:
   PerfScriptParser(StringRef File, const Binary *Bin, QualityReport &Quality,
                    const PerfScriptOptions &Opts)
-      : File(File), Bin(Bin), Quality(Quality), Opts(Opts), Code(Bin) {}
+      : BrstackAggregator(File, Bin, Quality, Opts) {}
 
   /// Parse whole lines of \p Text (the last may lack its newline).
   Error consume(StringRef Text);
-  /// Summarise quality and hand out the profile.
-  Expected<AddressProfile> finish();
+  Expected<AddressProfile> finish() { return BrstackAggregator::finish(); }
 
 private:
   template <typename... Ts> Error error(const char *Fmt, Ts &&...Vals) {
@@ -80,45 +73,8 @@ private:
   Error entry(StringRef Tok, Entry &E);
   Error address(StringRef Tok, StringRef Whole, uint64_t &A);
   void mmapEvent(StringRef Line);
-  /// Link-time address of a runtime address, or 0 when it is outside the
-  /// binary's code.
-  uint64_t map(uint64_t A, uint64_t Bias) {
-    A -= Bias;
-    if (!Bin)
-      return A >= ~uint64_t(0) - 1 ? 0 : A;
-    if (!Code.contains(A))
-      return 0;
-    ++InsideAddrs;
-    return A;
-  }
-  /// State carried from one entry of a sample to the next (older) one.
-  struct Chain {
-    uint64_t NewerFrom = 0;
-    bool HaveNewer = false;
-  };
-  void aggregate(const Entry &E, uint64_t Bias, Chain &Ch);
 
-  StringRef File;
-  const Binary *Bin;
-  QualityReport &Quality;
-  const PerfScriptOptions &Opts;
-  CodeRanges Code;
   unsigned LineNo = 0;
-
-  DenseMap<AddrPair, BranchCount> Branches;
-  DenseMap<AddrPair, uint64_t> FallThroughs;
-  DenseMap<uint64_t, uint64_t> IPSamples;
-  BranchCount *LastBranch = nullptr;
-  uint64_t *LastRange = nullptr;
-  AddrPair LastBranchKey, LastRangeKey;
-  DenseMap<uint32_t, uint64_t> BiasByPid;
-  uint64_t LastBias = 0;
-  SmallVector<Entry, 32> Stack;
-  std::vector<RawSample> Raw;
-  uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
-  uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
-  uint64_t OutsideIPs = 0;
-  unsigned FirstAddrLine = 0;
 };
 
 Error PerfScriptParser::address(StringRef Tok, StringRef Whole, uint64_t &A) {
@@ -320,46 +276,7 @@ void PerfScriptParser::mmapEvent(StringRef Line) {
   StringRef Off = Map.split('@').second.ltrim().split(' ').first;
   if (!parseHexMaybe0x(Off, PgOff) && !parseDec(Off, PgOff))
     return;
-  LastBias = Bin->loadBias(Start, PgOff);
-  BiasByPid[uint32_t(Pid)] = LastBias;
-}
-
-void PerfScriptParser::aggregate(const Entry &E, uint64_t Bias, Chain &Ch) {
-  uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
-  NumAddrs += 2;
-  if (!FirstAddrLine) {
-    FirstAddrLine = LineNo;
-    FirstAddr = E.From;
-  }
-  if (From || To || !Bin) {
-    // Loops repeat the same entry back to back: skip the hash lookup. The
-    // cached pointer stays valid because every insertion refreshes it.
-    AddrPair K{From, To};
-    if (K != LastBranchKey || !LastBranch) {
-      LastBranch = &Branches[K];
-      LastBranchKey = K;
-    }
-    ++LastBranch->Count;
-    LastBranch->Mispreds += E.Mispred;
-    OneExternal += Bin && (!From || !To);
-  } else {
-    ++BothExternal;
-  }
-  // The CPU ran from this entry's target to the newer entry's source.
-  if (Ch.HaveNewer && To && Ch.NewerFrom) {
-    if (To <= Ch.NewerFrom) {
-      AddrPair K{To, Ch.NewerFrom};
-      if (K != LastRangeKey || !LastRange) {
-        LastRange = &FallThroughs[K];
-        LastRangeKey = K;
-      }
-      ++*LastRange;
-    } else {
-      ++Backwards;
-    }
-  }
-  Ch.NewerFrom = From;
-  Ch.HaveNewer = true;
+  setBias(uint32_t(Pid), Bin->loadBias(Start, PgOff));
 }
 
 Error PerfScriptParser::sample(StringRef Line) {
@@ -412,12 +329,7 @@ Error PerfScriptParser::sample(StringRef Line) {
   }
   if (Opts.Pid && HavePid && Pid != Opts.Pid)
     return Error::success();
-  uint64_t Bias = LastBias;
-  if (HavePid && !BiasByPid.empty()) {
-    auto It = BiasByPid.find(Pid);
-    if (It != BiasByPid.end())
-      Bias = It->second;
-  }
+  uint64_t Bias = biasFor(Pid, HavePid);
   // The entries, aggregated as they are read: one pass over the usual
   // spelling, the careful parser (which also words the errors) for anything
   // else.
@@ -446,41 +358,7 @@ Error PerfScriptParser::sample(StringRef Line) {
   }
   if (N == 0 && !HaveIP)
     return error("no brstack entries and no IP in this line");
-  ++NumSamples;
-  NumEntries += N;
-  if (N == 0) {
-    uint64_t A = map(IP, Bias);
-    ++NumAddrs;
-    if (!FirstAddrLine) {
-      FirstAddrLine = LineNo;
-      FirstAddr = IP;
-    }
-    if (A)
-      ++IPSamples[A];
-    else
-      ++OutsideIPs;
-  }
-  if (Opts.KeepSamples) {
-    RawSample R;
-    R.IP = HaveIP ? IP - Bias : 0;
-    R.Pid = Pid;
-    R.Tid = Tid;
-    R.Event = Event.str();
-    R.Stack.reserve(Stack.size());
-    for (const Entry &E : Stack) {
-      LBREntry L;
-      L.From = E.From - Bias;
-      L.To = E.To - Bias;
-      L.Mispred = E.Mispred;
-      L.Predicted = E.Predicted;
-      L.InTx = E.InTx;
-      L.Abort = E.Abort;
-      L.Cycles = E.Cycles;
-      L.Type = E.Type.str();
-      R.Stack.push_back(std::move(L));
-    }
-    Raw.push_back(std::move(R));
-  }
+  endSample(N, IP, HaveIP, Pid, Tid, Event, Bias);
   return Error::success();
 }
 
@@ -492,6 +370,7 @@ Error PerfScriptParser::consume(StringRef Text) {
     StringRef Line(P, LineEnd - P);
     P = NL ? NL + 1 : End;
     ++LineNo;
+    CurPos = LineNo;
     size_t F = Line.find_first_not_of(" \t\r");
     if (F == StringRef::npos || Line[F] == '#')
       continue;
@@ -505,13 +384,21 @@ Error PerfScriptParser::consume(StringRef Text) {
   return Error::success();
 }
 
-Expected<AddressProfile> PerfScriptParser::finish() {
-  if (Bin && NumAddrs && !InsideAddrs)
-    return inputError(File, FirstAddrLine,
-                      "no address of this profile lies in the code of {0} "
-                      "(first one: {1:x}): a profile of another binary, or a "
-                      "PIE without its PERF_RECORD_MMAP2 event",
-                      Bin->path(), FirstAddr);
+} // namespace
+
+Expected<AddressProfile> BrstackAggregator::finish() {
+  if (Bin && NumAddrs && !InsideAddrs) {
+    std::string Msg =
+        formatv("no address of this profile lies in the code of {0} (first "
+                "one: {1:x}): a profile of another binary, or a PIE without "
+                "its PERF_RECORD_MMAP2 event",
+                Bin->path(), FirstAddr)
+            .str();
+    if (PosIsByte)
+      return inputError(File, 0, "at byte offset {0}: {1}", FirstAddrPos - 1,
+                        Msg);
+    return inputError(File, unsigned(FirstAddrPos), "{0}", Msg);
+  }
   // Shares of all brstack entries (see the tools' summary line).
   if (OneExternal)
     Quality.count("have one end outside the binary's code (kept, that end "
@@ -542,7 +429,6 @@ Expected<AddressProfile> PerfScriptParser::finish() {
   return AP;
 }
 
-} // namespace
 
 Expected<AddressProfile> readPerfScript(StringRef Text, StringRef FileName,
                                         const Binary *Bin,

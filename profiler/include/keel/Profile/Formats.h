@@ -18,6 +18,9 @@
 namespace keel {
 
 class Binary;
+namespace perfdata {
+class File;
+}
 
 /// Options for reading `perf script -F ip,brstack` (and richer) text.
 struct PerfScriptOptions {
@@ -45,6 +48,19 @@ readPerfScript(llvm::StringRef Text, llvm::StringRef FileName,
 llvm::Expected<AddressProfile>
 readPerfScriptFile(llvm::StringRef Path, const Binary *Bin,
                    QualityReport &Quality, const PerfScriptOptions &Opts = {});
+
+/// Linux perf's perf.data (file or pipe mode; keel/Profile/PerfData.h) ->
+/// address profile, exactly as readPerfScript builds it from `perf script
+/// -F pid,ip,brstack` of the same file. With \p Bin, the binary's mappings
+/// (by build id, else by path) give the load bias per process.
+llvm::Expected<AddressProfile>
+readPerfData(llvm::StringRef Path, const Binary *Bin, QualityReport &Quality,
+             const PerfScriptOptions &Opts = {});
+/// readPerfData of a file already opened (e.g. from stdin). Reads it
+/// (again) from the start.
+llvm::Expected<AddressProfile>
+readPerfData(perfdata::File &F, const Binary *Bin, QualityReport &Quality,
+             const PerfScriptOptions &Opts = {});
 
 /// BOLT fdata -> symbolic profile.
 llvm::Expected<BranchProfile> readFdata(llvm::StringRef Text,

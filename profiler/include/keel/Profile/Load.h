@@ -13,13 +13,22 @@
 
 namespace keel {
 
-enum class ProfileFormat { Auto, PerfScript, Fdata, PreAggregated, Callgrind };
+enum class ProfileFormat {
+  Auto,
+  PerfScript,
+  Fdata,
+  PreAggregated,
+  Callgrind,
+  PerfData
+};
 
-/// Parse a --format= value ("auto", "perf", "fdata", "pa", "callgrind").
+/// Parse a --format= value ("auto", "perf", "fdata", "pa", "callgrind",
+/// "perf.data").
 llvm::Expected<ProfileFormat> parseFormatName(llvm::StringRef Name);
 llvm::StringRef formatName(ProfileFormat F);
 
-/// Guess the format from the first lines of \p Text.
+/// Guess the format from the first lines of \p Text (perf.data by its
+/// magic, "PERFILE2").
 ProfileFormat detectFormat(llvm::StringRef Text);
 
 /// A loaded profile: fdata is symbolic, the other formats are by address.

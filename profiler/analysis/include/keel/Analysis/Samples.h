@@ -34,8 +34,8 @@ struct SampleSet {
   std::string FileName;
 };
 
-/// Read a keel-samples file (detected by its first line) or perf script
-/// brstack text and keep every sample, mapped to \p Bin's addresses.
+/// Read a keel-samples file (detected by its first line), a perf.data (by
+/// its magic) or perf script brstack text and keep every sample, mapped to \p Bin's addresses.
 llvm::Expected<SampleSet> loadSamples(llvm::StringRef Path, const Binary &Bin,
                                       QualityReport &Quality,
                                       const PerfScriptOptions &Opts = {});

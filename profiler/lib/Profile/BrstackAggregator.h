@@ -1,0 +1,197 @@
+//===- BrstackAggregator.h - branch stacks -> AddressProfile ----*- C++ -*-===//
+//
+// Private to keelProfile. What the perf script text reader and the
+// perf.data reader share once an LBR sample is decoded, so both build the
+// same profile from the same samples, as perf2bolt does:
+//  - every entry is a taken branch FROM->TO (count 1, mispredict if M);
+//  - between two consecutive entries the CPU ran straight from the target
+//    of the older one to the source of the newer one: the fall-through
+//    range [TO of entry i+1, FROM of entry i];
+//  - with a binary: addresses outside its code become 0 ("external", as in
+//    perf2bolt); entries external at both ends and ranges with an external
+//    end are dropped and counted; ranges that run backwards are counted.
+// Counts go to DenseMaps and are moved to the ordered maps of the model at
+// the end. The load bias of the binary comes from its mmap events, per pid.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_PROFILE_BRSTACKAGGREGATOR_H
+#define KEEL_PROFILE_BRSTACKAGGREGATOR_H
+
+#include "keel/Profile/Formats.h"
+
+#include "TextScan.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace keel {
+
+struct BrstackEntry {
+  uint64_t From, To;
+  bool Mispred, Predicted, InTx, Abort;
+  uint32_t Cycles;
+  llvm::StringRef Type;
+};
+
+class BrstackAggregator {
+public:
+  using Entry = BrstackEntry;
+  using AddrPair = std::pair<uint64_t, uint64_t>;
+
+  BrstackAggregator(llvm::StringRef File, const Binary *Bin,
+                    QualityReport &Quality, const PerfScriptOptions &Opts,
+                    bool PosIsByteOffset = false)
+      : File(File), Bin(Bin), Quality(Quality), Opts(Opts), Code(Bin),
+        PosIsByte(PosIsByteOffset) {}
+
+  /// State carried from one entry of a sample to the next (older) one.
+  struct Chain {
+    uint64_t NewerFrom = 0;
+    bool HaveNewer = false;
+  };
+
+  /// The load bias for a sample of \p Pid.
+  uint64_t biasFor(uint32_t Pid, bool HavePid) const {
+    uint64_t Bias = LastBias;
+    if (HavePid && !BiasByPid.empty()) {
+      auto It = BiasByPid.find(Pid);
+      if (It != BiasByPid.end())
+        Bias = It->second;
+    }
+    return Bias;
+  }
+  /// An executable mapping of the binary in \p Pid.
+  void setBias(uint32_t Pid, uint64_t Bias) {
+    LastBias = Bias;
+    BiasByPid[Pid] = Bias;
+  }
+
+  /// One entry of the current sample (newest first).
+  void aggregate(const Entry &E, uint64_t Bias, Chain &Ch) {
+    uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
+    NumAddrs += 2;
+    if (!FirstAddrPos) {
+      FirstAddrPos = CurPos;
+      FirstAddr = E.From;
+    }
+    if (From || To || !Bin) {
+      // Loops repeat the same entry back to back: skip the hash lookup. The
+      // cached pointer stays valid because every insertion refreshes it.
+      AddrPair K{From, To};
+      if (K != LastBranchKey || !LastBranch) {
+        LastBranch = &Branches[K];
+        LastBranchKey = K;
+      }
+      ++LastBranch->Count;
+      LastBranch->Mispreds += E.Mispred;
+      OneExternal += Bin && (!From || !To);
+    } else {
+      ++BothExternal;
+    }
+    // The CPU ran from this entry's target to the newer entry's source.
+    if (Ch.HaveNewer && To && Ch.NewerFrom) {
+      if (To <= Ch.NewerFrom) {
+        AddrPair K{To, Ch.NewerFrom};
+        if (K != LastRangeKey || !LastRange) {
+          LastRange = &FallThroughs[K];
+          LastRangeKey = K;
+        }
+        ++*LastRange;
+      } else {
+        ++Backwards;
+      }
+    }
+    Ch.NewerFrom = From;
+    Ch.HaveNewer = true;
+  }
+
+  /// Close a sample of \p N entries (kept in Stack when Opts.KeepSamples):
+  /// an entry-less sample is an IP sample.
+  void endSample(uint64_t N, uint64_t IP, bool HaveIP, uint32_t Pid,
+                 uint32_t Tid, llvm::StringRef Event, uint64_t Bias,
+                 uint64_t Time = 0) {
+    ++NumSamples;
+    NumEntries += N;
+    if (N == 0) {
+      uint64_t A = map(IP, Bias);
+      ++NumAddrs;
+      if (!FirstAddrPos) {
+        FirstAddrPos = CurPos;
+        FirstAddr = IP;
+      }
+      if (A)
+        ++IPSamples[A];
+      else
+        ++OutsideIPs;
+    }
+    if (Opts.KeepSamples) {
+      RawSample R;
+      R.IP = HaveIP ? IP - Bias : 0;
+      R.Pid = Pid;
+      R.Tid = Tid;
+      R.Time = Time;
+      R.Event = Event.str();
+      R.Stack.reserve(Stack.size());
+      for (const Entry &E : Stack) {
+        LBREntry L;
+        L.From = E.From - Bias;
+        L.To = E.To - Bias;
+        L.Mispred = E.Mispred;
+        L.Predicted = E.Predicted;
+        L.InTx = E.InTx;
+        L.Abort = E.Abort;
+        L.Cycles = E.Cycles;
+        L.Type = E.Type.str();
+        R.Stack.push_back(std::move(L));
+      }
+      Raw.push_back(std::move(R));
+    }
+  }
+
+  /// Summarise quality and hand out the profile.
+  llvm::Expected<AddressProfile> finish();
+
+protected:
+  /// Link-time address of a runtime address, or 0 when it is outside the
+  /// binary's code.
+  uint64_t map(uint64_t A, uint64_t Bias) {
+    A -= Bias;
+    if (!Bin)
+      return A >= ~uint64_t(0) - 1 ? 0 : A;
+    if (!Code.contains(A))
+      return 0;
+    ++InsideAddrs;
+    return A;
+  }
+
+  llvm::StringRef File;
+  const Binary *Bin;
+  QualityReport &Quality;
+  const PerfScriptOptions &Opts;
+  textscan::CodeRanges Code;
+  bool PosIsByte;
+  /// Where the current sample is: its line (text) or byte offset (+1, so
+  /// that 0 means "none").
+  uint64_t CurPos = 0;
+
+  llvm::DenseMap<AddrPair, BranchCount> Branches;
+  llvm::DenseMap<AddrPair, uint64_t> FallThroughs;
+  llvm::DenseMap<uint64_t, uint64_t> IPSamples;
+  BranchCount *LastBranch = nullptr;
+  uint64_t *LastRange = nullptr;
+  AddrPair LastBranchKey, LastRangeKey;
+  /// Keyed by the pid widened to 64 bits: a pid read from a file may be
+  /// ~0u, DenseMap<uint32_t>'s empty key.
+  llvm::DenseMap<uint64_t, uint64_t> BiasByPid;
+  uint64_t LastBias = 0;
+  llvm::SmallVector<Entry, 32> Stack;
+  std::vector<RawSample> Raw;
+  uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
+  uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
+  uint64_t OutsideIPs = 0;
+  uint64_t FirstAddrPos = 0;
+};
+
+} // namespace keel
+
+#endif

@@ -1,0 +1,785 @@
+//===- PerfData.cpp - Linux perf's perf.data, read natively ---------------===//
+//
+// File mode (perf.data-file-format.txt):
+//   struct perf_file_header { u64 magic "PERFILE2"; u64 size (104);
+//     u64 attr_size; section attrs, data, event_types;
+//     u64 adds_features[4] }            section = { u64 offset, size }
+//   attrs:    attr_size-byte entries: perf_event_attr, then section ids
+//             (an array of u64 ids elsewhere in the file)
+//   data:     records, each a perf_event_header { u32 type; u16 misc;
+//             u16 size } and its body
+//   features: after the data section, one section per set feature bit,
+//             in bit order
+// Pipe mode: struct perf_pipe_file_header { u64 magic; u64 size (16) },
+// then records to the end of the file; attrs come as HEADER_ATTR records
+// (perf_event_attr, then u64 ids to the end of the record) before the
+// samples that use them.
+//
+// Sample layout (enum perf_event_type in <linux/perf_event.h>):
+//   identifier? ip? pid,tid? time? addr? id? stream_id? cpu,res? period?
+//   read? callchain? raw? branch_stack? ... (the rest is not read)
+//   read (GROUP):  nr, time_enabled?, time_running?, {value, id?, lost?}[nr]
+//   read (single): value, time_enabled?, time_running?, id?, lost?
+//   branch_stack:  nr, hw_idx? (branch_sample_type HW_INDEX),
+//                  {from, to, flags}[nr], counters[nr]? (BRANCH_COUNTERS)
+// Other records end with the sample_id trailer when sample_id_all:
+//   pid,tid? time? id? stream_id? cpu,res? identifier?
+//
+// The header, attrs and features are read through llvm::DataExtractor;
+// records through a cursor that checks every read against the record's
+// bounds (which were checked against the data section's). No read goes
+// past the mapping, whatever the bytes say.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Profile/PerfData.h"
+
+#include "keel/Support/Diagnostics.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/DataExtractor.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Process.h"
+
+#include <linux/perf_event.h>
+
+#include <cstring>
+#include <sys/mman.h>
+
+using namespace llvm;
+using namespace llvm::support::endian;
+
+namespace keel {
+namespace perfdata {
+
+Visitor::~Visitor() = default;
+
+bool looksLikePerfData(StringRef Bytes) {
+  return Bytes.starts_with("PERFILE2") || Bytes.starts_with("2ELIFREP");
+}
+
+StringRef branchTypeName(unsigned Type, unsigned NewType) {
+  static const char *const Names[] = {
+      "",    "COND",    "UNCOND", "IND",       "CALL",     "IND_CALL",
+      "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET", "ERET",
+      "IRQ", "SERROR",  "NO_TX"};
+  static const char *const NewNames[] = {"FAULT_ADDR", "FAULT_DATA",
+                                         "FAULT_INST", "ARCH_1", "ARCH_2",
+                                         "ARCH_3",     "ARCH_4", "ARCH_5"};
+  if (Type < std::size(Names))
+    return Names[Type];
+  if (Type == 15 /*PERF_BR_EXTEND_ABI*/ && NewType < std::size(NewNames))
+    return NewNames[NewType];
+  return "";
+}
+
+bool Mmap::executable() const {
+  if (IsMmap2)
+    return Prot & 4; // PROT_EXEC
+  return !(Misc & PERF_RECORD_MISC_MMAP_DATA);
+}
+
+template <typename... Ts>
+Error File::fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const {
+  return inputError(Name, 0, "at byte offset {0}: {1}", Offset,
+                    formatv(Fmt, std::forward<Ts>(Vals)...).str());
+}
+
+namespace {
+
+/// Bounds-checked little-endian reads of one record's body.
+class Cursor {
+public:
+  Cursor(const uint8_t *P, uint64_t Size) : P(P), End(P + Size) {}
+  bool u64(uint64_t &V) {
+    if (End - P < 8)
+      return false;
+    V = read64le(P);
+    P += 8;
+    return true;
+  }
+  bool u32(uint32_t &V) {
+    if (End - P < 4)
+      return false;
+    V = read32le(P);
+    P += 4;
+    return true;
+  }
+  bool skip(uint64_t N) {
+    if (uint64_t(End - P) < N)
+      return false;
+    P += N;
+    return true;
+  }
+  uint64_t left() const { return End - P; }
+  const uint8_t *pos() const { return P; }
+  /// A NUL-terminated string in the rest of the record minus \p Tail bytes.
+  bool str(StringRef &S, uint64_t Tail) {
+    if (left() < Tail)
+      return false;
+    const char *B = reinterpret_cast<const char *>(P);
+    uint64_t Max = left() - Tail;
+    S = StringRef(B, strnlen(B, Max));
+    P += Max;
+    return true;
+  }
+
+private:
+  const uint8_t *P, *End;
+};
+
+std::string hex(ArrayRef<uint8_t> Bytes) {
+  return toHex(Bytes, /*LowerCase=*/true);
+}
+
+unsigned trailerSize(uint64_t ST) {
+  unsigned N = 0;
+  for (uint64_t Bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+                       PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+                       PERF_SAMPLE_IDENTIFIER})
+    if (ST & Bit)
+      N += 8;
+  return N;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<File>> File::open(StringRef Path) {
+  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!MB)
+    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+  return fromBuffer(std::move(*MB), Path);
+}
+
+Expected<std::unique_ptr<File>>
+File::fromBuffer(std::unique_ptr<MemoryBuffer> Buf, StringRef Name) {
+  std::unique_ptr<File> F(new File());
+  F->Buf = std::move(Buf);
+  F->Name = Name.str();
+  if (Error E = F->parseHeader())
+    return std::move(E);
+  return F;
+}
+
+StringRef File::buildIDOf(StringRef Path) const {
+  for (const BuildIDEntry &B : BuildIDs)
+    if (B.Path == Path)
+      return B.BuildID;
+  return "";
+}
+
+Error File::parseHeader() {
+  StringRef Bytes = Buf->getBuffer();
+  DataExtractor DE(Bytes, /*IsLittleEndian=*/true, 8);
+  if (Bytes.size() < 8)
+    return fail(0, "truncated perf.data header: the file has {0} bytes",
+                Bytes.size());
+  if (Bytes.starts_with("2ELIFREP"))
+    return fail(0, "perf.data of the other endianness (big-endian magic "
+                   "'2ELIFREP'): only little-endian files are read");
+  if (!Bytes.starts_with("PERFILE2"))
+    return fail(0, "not a perf.data file (magic is not 'PERFILE2')");
+  if (Bytes.size() < 16)
+    return fail(8, "truncated perf.data header: the file has {0} bytes",
+                Bytes.size());
+  uint64_t Off = 8;
+  uint64_t HeaderSize = DE.getU64(&Off);
+  if (HeaderSize == PipeHeaderSize) {
+    Pipe = true;
+    DataOff = PipeHeaderSize;
+    DataSize = Bytes.size() - PipeHeaderSize;
+    return Error::success();
+  }
+  if (HeaderSize < FileHeaderSize)
+    return fail(8, "perf.data header size {0} is neither {1} (file mode) nor "
+                   "{2} (pipe mode)",
+                HeaderSize, FileHeaderSize, PipeHeaderSize);
+  if (Bytes.size() < FileHeaderSize)
+    return fail(Bytes.size(),
+                "truncated perf.data header: {0} bytes, the header needs {1}",
+                Bytes.size(), FileHeaderSize);
+  uint64_t AttrSize = DE.getU64(&Off);
+  uint64_t AttrOff = DE.getU64(&Off), AttrsSize = DE.getU64(&Off);
+  DataOff = DE.getU64(&Off);
+  DataSize = DE.getU64(&Off);
+  Off += 16; // event_types: unused since 2011
+  const uint8_t *Bitmap = Bytes.bytes_begin() + Off;
+  auto Check = [&](uint64_t At, uint64_t SOff, uint64_t SSize,
+                   const char *What) -> Error {
+    if (SOff > Bytes.size() || SSize > Bytes.size() - SOff)
+      return fail(At,
+                  "the {0} section [{1}, +{2}) runs past the end of the file "
+                  "({3} bytes)",
+                  What, SOff, SSize, Bytes.size());
+    return Error::success();
+  };
+  if (Error E = Check(24, AttrOff, AttrsSize, "attrs"))
+    return E;
+  if (Error E = Check(40, DataOff, DataSize, "data"))
+    return E;
+  if (Error E = parseAttrs(AttrOff, AttrsSize, AttrSize))
+    return E;
+  if (Error E = parseFeatures(DataOff + DataSize, Bitmap))
+    return E;
+  return finishAttrs();
+}
+
+Error File::decodeAttr(uint64_t Off, uint64_t Size, Attr &A) {
+  StringRef Bytes = Buf->getBuffer();
+  if (Size < PERF_ATTR_SIZE_VER0 || Off > Bytes.size() ||
+      Size > Bytes.size() - Off)
+    return fail(Off, "truncated perf_event_attr ({0} bytes, at least {1} "
+                     "needed)",
+                Size, unsigned(PERF_ATTR_SIZE_VER0));
+  DataExtractor DE(Bytes.substr(Off, Size), true, 8);
+  uint64_t P = 0;
+  A.Type = DE.getU32(&P);
+  uint32_t ASize = DE.getU32(&P);
+  (void)ASize; // the entry size of the section rules; perf does the same
+  A.Config = DE.getU64(&P);
+  A.SamplePeriod = DE.getU64(&P);
+  A.SampleType = DE.getU64(&P);
+  A.ReadFormat = DE.getU64(&P);
+  uint64_t Flags = DE.getU64(&P);
+  A.Freq = (Flags >> 10) & 1;
+  A.SampleIdAll = (Flags >> 18) & 1;
+  A.ExcludeUser = (Flags >> 4) & 1;
+  A.ExcludeKernel = (Flags >> 5) & 1;
+  A.BranchSampleType = 0;
+  if (Size >= PERF_ATTR_SIZE_VER2) {
+    P = 72;
+    A.BranchSampleType = DE.getU64(&P);
+  }
+  return Error::success();
+}
+
+Error File::parseAttrs(uint64_t Off, uint64_t Size, uint64_t AttrSize) {
+  StringRef Bytes = Buf->getBuffer();
+  if (Size == 0)
+    return fail(24, "the attrs section is empty: no events");
+  if (AttrSize < PERF_ATTR_SIZE_VER0 + 16 || Size % AttrSize)
+    return fail(16, "attr entry size {0} does not divide the attrs section "
+                    "({1} bytes) or is too small",
+                AttrSize, Size);
+  DataExtractor DE(Bytes, true, 8);
+  for (uint64_t At = Off; At < Off + Size; At += AttrSize) {
+    Attr A;
+    if (Error E = decodeAttr(At, AttrSize - 16, A))
+      return E;
+    uint64_t P = At + AttrSize - 16;
+    uint64_t IdsOff = DE.getU64(&P), IdsSize = DE.getU64(&P);
+    if (IdsSize % 8 || IdsOff > Bytes.size() ||
+        IdsSize > Bytes.size() - IdsOff)
+      return fail(At + AttrSize - 16,
+                  "the ids of attr {0} [{1}, +{2}) run past the end of the "
+                  "file or are not whole u64s",
+                  Attrs.size(), IdsOff, IdsSize);
+    for (uint64_t I = 0; I < IdsSize / 8; ++I)
+      A.Ids.push_back(read64le(Bytes.bytes_begin() + IdsOff + I * 8));
+    Attrs.push_back(std::move(A));
+  }
+  return Error::success();
+}
+
+Error File::parseFeatures(uint64_t Off, const uint8_t *Bitmap) {
+  StringRef Bytes = Buf->getBuffer();
+  DataExtractor DE(Bytes, true, 8);
+  unsigned Index = 0;
+  for (unsigned Bit = 0; Bit < FeatBits; ++Bit) {
+    if (!((Bitmap[Bit / 8] >> (Bit % 8)) & 1))
+      continue;
+    uint64_t At = Off + 16 * uint64_t(Index++);
+    if (At > Bytes.size() || Bytes.size() - At < 16)
+      return fail(At, "truncated feature section table (feature {0})", Bit);
+    uint64_t P = At;
+    uint64_t SOff = DE.getU64(&P), SSize = DE.getU64(&P);
+    if (SOff > Bytes.size() || SSize > Bytes.size() - SOff)
+      return fail(At, "feature {0} section [{1}, +{2}) runs past the end of "
+                      "the file",
+                  Bit, SOff, SSize);
+    if (Bit == FeatBuildID) {
+      if (Error E = parseBuildIDs(SOff, SSize))
+        return E;
+    } else if (Bit == FeatEventDesc) {
+      if (Error E = parseEventDesc(SOff, SSize))
+        return E;
+    } else if (Bit == FeatCmdline) {
+      if (Error E = parseCmdline(SOff, SSize))
+        return E;
+    } else if (Bit == FeatCompressed) {
+      // Only says how records were compressed; the records themselves are
+      // refused when met.
+    }
+  }
+  return Error::success();
+}
+
+Error File::parseBuildIDs(uint64_t Off, uint64_t Size) {
+  // struct build_id_event { perf_event_header; s32 pid; u8 build_id[24];
+  //   char filename[] } (36 bytes and the name); with
+  // PERF_RECORD_MISC_BUILD_ID_SIZE the id's length is build_id[20].
+  const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
+  uint64_t At = Off, End = Off + Size;
+  while (At < End) {
+    if (End - At < 36)
+      return fail(At, "truncated HEADER_BUILD_ID entry");
+    uint16_t Misc = read16le(B + At + 4), RSize = read16le(B + At + 6);
+    if (RSize < 36 || RSize > End - At)
+      return fail(At, "HEADER_BUILD_ID entry size {0} is outside [36, {1}]",
+                  RSize, End - At);
+    BuildIDEntry E;
+    E.Misc = Misc;
+    E.Pid = int32_t(read32le(B + At + 8));
+    const uint8_t *Id = B + At + 12;
+    unsigned Len = 20;
+    if (Misc & (1u << 15)) // PERF_RECORD_MISC_BUILD_ID_SIZE
+      Len = std::min<unsigned>(Id[20], 20);
+    else
+      while (Len && !Id[Len - 1]) // perf pads short ids with zeros
+        --Len;
+    E.BuildID = hex(ArrayRef<uint8_t>(Id, Len));
+    const char *Name = reinterpret_cast<const char *>(B + At + 36);
+    E.Path = std::string(Name, strnlen(Name, RSize - 36));
+    BuildIDs.push_back(std::move(E));
+    At += RSize;
+  }
+  return Error::success();
+}
+
+Error File::parseEventDesc(uint64_t Off, uint64_t Size) {
+  // u32 nr; u32 attr_size; { attr; u32 nr_ids; string name; u64 ids[] }[nr]
+  // string = u32 len, then len bytes (NUL-padded).
+  StringRef Bytes = Buf->getBuffer().substr(Off, Size);
+  DataExtractor DE(Bytes, true, 8);
+  DataExtractor::Cursor C(0);
+  uint32_t Nr = DE.getU32(C), ASize = DE.getU32(C);
+  for (uint32_t I = 0; I < Nr && C; ++I) {
+    uint64_t AttrAt = C.tell();
+    DE.skip(C, ASize);
+    uint32_t NrIds = DE.getU32(C);
+    uint32_t Len = DE.getU32(C);
+    uint64_t NameAt = C.tell();
+    DE.skip(C, Len);
+    uint64_t IdsAt = C.tell();
+    DE.skip(C, uint64_t(NrIds) * 8);
+    if (!C)
+      break;
+    StringRef NameBytes = Bytes.substr(NameAt, Len);
+    StringRef EvName = NameBytes.take_until([](char Ch) { return Ch == 0; });
+    (void)AttrAt;
+    // Match by id (the desc lists each event's ids); else by position.
+    Attr *A = nullptr;
+    if (NrIds) {
+      uint64_t Id = read64le(Bytes.bytes_begin() + IdsAt);
+      for (Attr &X : Attrs)
+        if (llvm::is_contained(X.Ids, Id))
+          A = &X;
+    }
+    if (!A && I < Attrs.size())
+      A = &Attrs[I];
+    if (A)
+      A->Name = EvName.str();
+  }
+  if (Error E = C.takeError()) {
+    consumeError(std::move(E));
+    return fail(Off, "truncated HEADER_EVENT_DESC section ({0} bytes)", Size);
+  }
+  return Error::success();
+}
+
+Error File::parseCmdline(uint64_t Off, uint64_t Size) {
+  // u32 nr; { u32 len; char str[len] (NUL-padded) }[nr]
+  StringRef Bytes = Buf->getBuffer().substr(Off, Size);
+  DataExtractor DE(Bytes, true, 8);
+  DataExtractor::Cursor C(0);
+  uint32_t Nr = DE.getU32(C);
+  for (uint32_t I = 0; I < Nr && C; ++I) {
+    uint32_t Len = DE.getU32(C);
+    uint64_t At = C.tell();
+    DE.skip(C, Len);
+    if (C)
+      Cmdline.push_back(
+          Bytes.substr(At, Len).take_until([](char Ch) { return !Ch; }).str());
+  }
+  if (Error E = C.takeError()) {
+    consumeError(std::move(E));
+    return fail(Off, "truncated HEADER_CMDLINE section ({0} bytes)", Size);
+  }
+  return Error::success();
+}
+
+Error File::finishAttrs() {
+  AttrById.clear();
+  if (Attrs.empty())
+    return Error::success();
+  SampleType = Attrs[0].SampleType;
+  SampleIdAll = Attrs[0].SampleIdAll;
+  bool Uniform = true, AllIdentifier = true;
+  for (unsigned I = 0; I < Attrs.size(); ++I) {
+    const Attr &A = Attrs[I];
+    Uniform &= A.SampleType == SampleType;
+    AllIdentifier &= (A.SampleType & PERF_SAMPLE_IDENTIFIER) != 0;
+    if (A.SampleIdAll != SampleIdAll)
+      return fail(Pipe ? 0 : 104, "events disagree on sample_id_all");
+    for (uint64_t Id : A.Ids)
+      AttrById.try_emplace(Id, I);
+  }
+  if (!Uniform && !AllIdentifier)
+    return fail(Pipe ? 0 : 104,
+                "events have different sample_type and not all of them "
+                "sample PERF_SAMPLE_IDENTIFIER: records cannot be assigned "
+                "to events");
+  // Where the id sits when every attr shares the layout.
+  IdPosSample = IdPosTrailer = 0;
+  if (SampleType & PERF_SAMPLE_IDENTIFIER) {
+    IdPosSample = 1;
+  } else if (SampleType & PERF_SAMPLE_ID) {
+    unsigned N = 0;
+    for (uint64_t Bit : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+                         PERF_SAMPLE_ADDR})
+      N += (SampleType & Bit) != 0;
+    IdPosSample = N + 1;
+  }
+  TrailerSize = trailerSize(SampleType);
+  if (SampleType & PERF_SAMPLE_IDENTIFIER) {
+    IdPosTrailer = TrailerSize / 8; // the last u64
+  } else if (SampleType & PERF_SAMPLE_ID) {
+    unsigned N = 0;
+    for (uint64_t Bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME})
+      N += (SampleType & Bit) != 0;
+    IdPosTrailer = N + 1;
+  }
+  if (!Uniform) {
+    // All sample IDENTIFIER: first u64 of a sample, last of a trailer; the
+    // trailer size is the attr's own.
+    IdPosSample = 1;
+    IdPosTrailer = ~0u;
+  }
+  return Error::success();
+}
+
+Error File::headerAttr(uint64_t Off, uint64_t Size) {
+  // Pipe mode: perf_event_attr (attr.size bytes), then u64 ids.
+  const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
+  uint64_t Body = Off + 8, BodySize = Size - 8;
+  if (BodySize < 8)
+    return fail(Off, "truncated HEADER_ATTR record");
+  uint32_t ASize = read32le(B + Body + 4);
+  if (ASize < PERF_ATTR_SIZE_VER0 || ASize > BodySize || (BodySize - ASize) % 8)
+    return fail(Off, "HEADER_ATTR record of {0} bytes holds an attr of {1}",
+                Size, ASize);
+  Attr A;
+  if (Error E = decodeAttr(Body, ASize, A))
+    return E;
+  for (uint64_t P = Body + ASize; P < Off + Size; P += 8)
+    A.Ids.push_back(read64le(B + P));
+  Attrs.push_back(std::move(A));
+  return finishAttrs();
+}
+
+Error File::read(Visitor &V) {
+  const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
+  uint64_t At = DataOff, End = DataOff + DataSize;
+  const bool Mapped =
+      Buf->getBufferKind() == MemoryBuffer::MemoryBuffer_MMap;
+  const uint64_t Page = sys::Process::getPageSizeEstimate();
+  const uint64_t DropChunk = 16 << 20;
+  uint64_t Dropped = DataOff;
+  if (Pipe) {
+    // Attrs come with the records; start afresh on every read.
+    Attrs.clear();
+    BuildIDs.clear();
+    AttrById.clear();
+  }
+  while (At < End) {
+    if (End - At < 8)
+      return fail(At, "truncated record header: {0} bytes left in the data "
+                      "section, a header needs 8",
+                  End - At);
+    uint32_t Type = read32le(B + At);
+    uint16_t Misc = read16le(B + At + 4);
+    uint64_t Size = read16le(B + At + 6);
+    if (Size < 8)
+      return fail(At, "record size {0} is smaller than its header (type "
+                      "{1})",
+                  Size, Type);
+    if (Size > End - At)
+      return fail(At, "record of {0} bytes (type {1}) runs past the end of "
+                      "the data section ({2} bytes left)",
+                  Size, Type, End - At);
+    uint64_t Extra = 0; // payload some perf records carry after themselves
+    if ((Type == RecAuxtrace && Size >= 16) ||
+        (Type == 66 /*TRACING_DATA*/ && Size >= 12)) {
+      Extra = Type == RecAuxtrace ? read64le(B + At + 8) : read32le(B + At + 8);
+      if (Extra > End - At - Size)
+        return fail(At, "record payload of {0} bytes (type {1}) runs past "
+                        "the end of the data section",
+                    Extra, Type);
+    }
+    if (Error E = record(At, Type, Misc, Size, V))
+      return E;
+    At += Size + Extra;
+    // Records are read once, in order: give the pages already read back to
+    // the page cache, so a mapped file of gigabytes does not grow our
+    // resident set (they fault in again if the file is read again).
+    if (Mapped && At - Dropped >= DropChunk) {
+      uintptr_t Base = reinterpret_cast<uintptr_t>(B);
+      uintptr_t Begin = alignTo(Base + Dropped, Page);
+      uintptr_t Stop = alignDown(Base + At, Page);
+      if (Stop > Begin)
+        ::madvise(reinterpret_cast<void *>(Begin), Stop - Begin,
+                  MADV_DONTNEED);
+      Dropped = At;
+    }
+  }
+  return Error::success();
+}
+
+Error File::record(uint64_t Off, uint32_t Type, uint16_t Misc, uint64_t Size,
+                   Visitor &V) {
+  const uint8_t *B =
+      reinterpret_cast<const uint8_t *>(Buf->getBufferStart()) + Off;
+  const uint8_t *Body = B + 8;
+  uint64_t BodySize = Size - 8;
+  if (Type == PERF_RECORD_SAMPLE)
+    return sample(Off, Misc, Body, BodySize, V);
+  if (Type >= 64) {
+    switch (Type) {
+    case RecHeaderAttr:
+      if (!Pipe)
+        return fail(Off, "HEADER_ATTR record in a file-mode perf.data");
+      return headerAttr(Off, Size);
+    case RecBuildID:
+      if (Pipe)
+        return parseBuildIDs(Off, Size);
+      V.skipped(Type);
+      return Error::success();
+    case RecCompressed:
+    case RecCompressed2:
+      return fail(Off, "ZSTD-compressed records (perf record -z) are not "
+                       "read; record without -z, or decompress with `perf "
+                       "inject -i IN -o OUT`");
+    default:
+      if (Type >= RecUserMax)
+        return fail(Off, "unknown record type {0}", Type);
+      V.skipped(Type);
+      return Error::success();
+    }
+  }
+  if (Type == 0 || Type >= 32)
+    return fail(Off, "unknown record type {0}", Type);
+  if (Attrs.empty())
+    return fail(Off, "record before any event attribute (type {0})", Type);
+
+  // The sample_id trailer.
+  uint64_t ST = SampleType;
+  unsigned TSize = SampleIdAll ? TrailerSize : 0;
+  if (SampleIdAll && IdPosTrailer == ~0u) {
+    if (BodySize < 8)
+      return fail(Off, "record too short for its sample_id (type {0})", Type);
+    uint64_t Id = read64le(Body + BodySize - 8);
+    auto It = AttrById.find(Id);
+    if (It == AttrById.end())
+      return fail(Off, "sample_id names event id {0}, which no attr has", Id);
+    ST = Attrs[It->second].SampleType;
+    TSize = trailerSize(ST);
+  }
+  if (TSize > BodySize)
+    return fail(Off, "record of {0} bytes is too short for its sample_id "
+                     "trailer of {1} (type {2})",
+                Size, TSize, Type);
+  uint32_t TPid = 0, TTid = 0;
+  uint64_t TTime = 0;
+  if (TSize) {
+    Cursor T(Body + BodySize - TSize, TSize);
+    if (ST & PERF_SAMPLE_TID)
+      T.u32(TPid), T.u32(TTid);
+    if (ST & PERF_SAMPLE_TIME)
+      T.u64(TTime);
+  }
+  (void)TPid, (void)TTid;
+  Cursor C(Body, BodySize);
+  uint64_t Tail = TSize;
+  auto Trunc = [&](const char *What) {
+    return fail(Off, "truncated {0} record ({1} bytes)", What, Size);
+  };
+  switch (Type) {
+  case PERF_RECORD_MMAP:
+  case PERF_RECORD_MMAP2: {
+    Mmap M;
+    M.IsMmap2 = Type == PERF_RECORD_MMAP2;
+    M.Misc = Misc;
+    M.Time = TTime;
+    M.Offset = Off;
+    const char *What = M.IsMmap2 ? "MMAP2" : "MMAP";
+    if (!C.u32(M.Pid) || !C.u32(M.Tid) || !C.u64(M.Start) ||
+        !C.u64(M.Length) || !C.u64(M.PgOff))
+      return Trunc(What);
+    if (M.IsMmap2) {
+      const uint8_t *Id = C.pos();
+      if (!C.skip(24) || !C.u32(M.Prot) || !C.u32(M.Flags))
+        return Trunc(What);
+      if (Misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+        M.BuildID = hex(ArrayRef<uint8_t>(Id + 4, std::min<uint8_t>(Id[0], 20)));
+    }
+    if (!C.str(M.Path, Tail))
+      return Trunc(What);
+    return V.mmap(M);
+  }
+  case PERF_RECORD_COMM: {
+    Comm Cm;
+    Cm.Time = TTime;
+    Cm.Exec = Misc & PERF_RECORD_MISC_COMM_EXEC;
+    if (!C.u32(Cm.Pid) || !C.u32(Cm.Tid) || !C.str(Cm.Name, Tail))
+      return Trunc("COMM");
+    return V.comm(Cm);
+  }
+  case PERF_RECORD_FORK:
+  case PERF_RECORD_EXIT: {
+    Task T;
+    T.Fork = Type == PERF_RECORD_FORK;
+    if (!C.u32(T.Pid) || !C.u32(T.PPid) || !C.u32(T.Tid) || !C.u32(T.PTid) ||
+        !C.u64(T.Time))
+      return Trunc(T.Fork ? "FORK" : "EXIT");
+    return V.task(T);
+  }
+  case PERF_RECORD_LOST: {
+    uint64_t Id, N;
+    if (!C.u64(Id) || !C.u64(N))
+      return Trunc("LOST");
+    V.lost(1, N);
+    return Error::success();
+  }
+  case PERF_RECORD_LOST_SAMPLES: {
+    uint64_t N;
+    if (!C.u64(N))
+      return Trunc("LOST_SAMPLES");
+    V.lost(0, N);
+    return Error::success();
+  }
+  default:
+    V.skipped(Type);
+    return Error::success();
+  }
+}
+
+Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
+                   uint64_t Size, Visitor &V) {
+  if (Attrs.empty())
+    return fail(Off, "sample before any event attribute");
+  Sample S;
+  S.Offset = Off;
+  S.Misc = Misc;
+  const Attr *A = &Attrs[0];
+  if (Attrs.size() > 1 && IdPosSample) {
+    if (Size < uint64_t(IdPosSample) * 8)
+      return fail(Off, "truncated SAMPLE record: no room for its id");
+    uint64_t Id = read64le(Body + (IdPosSample - 1) * 8);
+    auto It = AttrById.find(Id);
+    if (It == AttrById.end())
+      return fail(Off, "sample of event id {0}, which no attr has", Id);
+    A = &Attrs[It->second];
+  }
+  S.Event = A;
+  const uint64_t ST = A->SampleType;
+  Cursor C(Body, Size);
+  uint64_t Skip;
+  bool OK = true;
+  if (ST & PERF_SAMPLE_IDENTIFIER)
+    OK &= C.u64(S.Id);
+  if (ST & PERF_SAMPLE_IP)
+    OK &= C.u64(S.IP);
+  if (ST & PERF_SAMPLE_TID)
+    OK &= C.u32(S.Pid) && C.u32(S.Tid);
+  if (ST & PERF_SAMPLE_TIME)
+    OK &= C.u64(S.Time);
+  if (ST & PERF_SAMPLE_ADDR)
+    OK &= C.u64(S.Addr);
+  if (ST & PERF_SAMPLE_ID)
+    OK &= C.u64(S.Id);
+  if (ST & PERF_SAMPLE_STREAM_ID)
+    OK &= C.u64(S.StreamId);
+  if (ST & PERF_SAMPLE_CPU) {
+    uint32_t Res;
+    OK &= C.u32(S.CPU) && C.u32(Res);
+  }
+  if (ST & PERF_SAMPLE_PERIOD)
+    OK &= C.u64(S.Period);
+  if (!OK)
+    return fail(Off, "truncated SAMPLE record ({0} bytes): its fixed fields "
+                     "need more",
+                Size + 8);
+  if (ST & PERF_SAMPLE_READ) {
+    const uint64_t RF = A->ReadFormat;
+    unsigned Stride = 8 * (1 + ((RF & PERF_FORMAT_ID) != 0) +
+                           ((RF & PERF_FORMAT_LOST) != 0));
+    S.ValueHasId = RF & PERF_FORMAT_ID;
+    S.ValueStride = Stride;
+    if (RF & PERF_FORMAT_GROUP) {
+      S.GroupRead = true;
+      uint64_t N;
+      if (!C.u64(N))
+        return fail(Off, "truncated SAMPLE record: no group read count");
+      if ((RF & PERF_FORMAT_TOTAL_TIME_ENABLED) && !C.u64(Skip))
+        return fail(Off, "truncated SAMPLE record: group read");
+      if ((RF & PERF_FORMAT_TOTAL_TIME_RUNNING) && !C.u64(Skip))
+        return fail(Off, "truncated SAMPLE record: group read");
+      if (N > C.left() / Stride)
+        return fail(Off, "SAMPLE group read of {0} values does not fit in "
+                         "the record ({1} bytes left)",
+                    N, C.left());
+      S.NumValues = N;
+      S.Values = C.pos();
+      C.skip(N * Stride);
+    } else {
+      // value, time_enabled?, time_running?, id?, lost?: the times sit
+      // between value and id, so a single read is copied out.
+      unsigned Times = ((RF & PERF_FORMAT_TOTAL_TIME_ENABLED) != 0) +
+                       ((RF & PERF_FORMAT_TOTAL_TIME_RUNNING) != 0);
+      uint64_t Need = Stride + 8 * Times;
+      if (C.left() < Need)
+        return fail(Off, "truncated SAMPLE record: read value");
+      S.NumValues = 1;
+      S.Values = C.pos();
+      if (S.ValueHasId)
+        S.SingleId = read64le(C.pos() + 8 + 8 * Times);
+      C.skip(Need);
+    }
+  }
+  if (ST & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t N;
+    if (!C.u64(N) || N > C.left() / 8)
+      return fail(Off, "truncated SAMPLE record: callchain");
+    C.skip(N * 8);
+  }
+  if (ST & PERF_SAMPLE_RAW) {
+    uint32_t N;
+    if (!C.u32(N) || !C.skip(N))
+      return fail(Off, "truncated SAMPLE record: raw data");
+  }
+  if (ST & PERF_SAMPLE_BRANCH_STACK) {
+    uint64_t N;
+    if (!C.u64(N))
+      return fail(Off, "truncated SAMPLE record: no branch stack count");
+    S.HasBranchStack = true;
+    if (A->BranchSampleType & PERF_SAMPLE_BRANCH_HW_INDEX) {
+      S.HasHwIdx = true;
+      if (!C.u64(S.HwIdx))
+        return fail(Off, "truncated SAMPLE record: no branch stack hw_idx");
+    }
+    if (N > C.left() / 24)
+      return fail(Off, "SAMPLE branch stack of {0} entries does not fit in "
+                       "the record ({1} bytes left)",
+                  N, C.left());
+    S.NumBranches = N;
+    S.Branches = C.pos();
+    C.skip(N * 24);
+    if ((ST & SampleBranchCountersBit) &&
+        (A->BranchSampleType & BranchCountersBit) && !C.skip(N * 8))
+      return fail(Off, "truncated SAMPLE record: branch counters");
+  }
+  return V.sample(S);
+}
+
+} // namespace perfdata
+} // namespace keel

@@ -1,0 +1,129 @@
+//===- PerfDataProfile.cpp - perf.data -> AddressProfile ------------------===//
+//
+// The native counterpart of `perf script -F pid,ip,brstack | readPerfScript`:
+// samples are streamed from the mapped file (keel/Profile/PerfData.h) into
+// the same aggregation the text reader uses, so the two give the same
+// profile. The binary's mappings (MMAP/MMAP2 with execute permission) are
+// recognised by build id -- the one the kernel put in the MMAP2 record, or
+// the one HEADER_BUILD_ID gives for its path -- when both sides have one,
+// else by path (the same file, or the same file name).
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Profile/Formats.h"
+#include "keel/Profile/PerfData.h"
+
+#include "BrstackAggregator.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <linux/perf_event.h>
+
+using namespace llvm;
+
+namespace keel {
+
+namespace {
+
+class PerfDataAggregator : public perfdata::Visitor, public BrstackAggregator {
+public:
+  PerfDataAggregator(const perfdata::File &F, const Binary *Bin,
+                     QualityReport &Quality, const PerfScriptOptions &Opts)
+      : BrstackAggregator(F.name(), Bin, Quality, Opts,
+                          /*PosIsByteOffset=*/true),
+        F(F) {
+    SmallString<256> Tmp;
+    if (Bin && !sys::fs::real_path(Bin->path(), Tmp))
+      BinReal = Tmp.str().str();
+  }
+
+  Error mmap(const perfdata::Mmap &M) override {
+    if (!Bin || !M.executable())
+      return Error::success();
+    if (!ExecMaps++)
+      FirstMap = M.Offset;
+    if (isBinary(M)) {
+      ++Matched;
+      setBias(M.Pid, Bin->loadBias(M.Start, M.PgOff));
+    }
+    return Error::success();
+  }
+
+  Error sample(const perfdata::Sample &S) override {
+    const uint64_t ST = S.Event->SampleType;
+    const bool HavePid = ST & PERF_SAMPLE_TID;
+    if (Opts.Pid && HavePid && S.Pid != Opts.Pid)
+      return Error::success();
+    CurPos = S.Offset + 1;
+    uint64_t Bias = biasFor(S.Pid, HavePid);
+    Stack.clear();
+    Chain C;
+    for (uint64_t I = 0; I < S.NumBranches; ++I) {
+      perfdata::Branch B = S.branch(I);
+      Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
+              B.inTx(), B.abort(), B.cycles(),  StringRef()};
+      aggregate(E, Bias, C);
+      if (Opts.KeepSamples) { // the type name only when it is kept
+        E.Type = perfdata::branchTypeName(B.type(), B.newType());
+        Stack.push_back(E);
+      }
+    }
+    endSample(S.NumBranches, S.IP, ST & PERF_SAMPLE_IP, S.Pid, S.Tid,
+              S.Event->Name, Bias, S.Time);
+    return Error::success();
+  }
+
+  /// A file that maps code, none of it the binary, is a profile of
+  /// something else (a file without mmap events is taken as it is).
+  Error checkMapped() const {
+    if (!Bin || !ExecMaps || Matched)
+      return Error::success();
+    return inputError(F.name(), 0,
+                      "at byte offset {0}: none of the {1} executable "
+                      "mappings of this perf.data is {2} (build id {3}): a "
+                      "profile of another program or build",
+                      FirstMap, ExecMaps, Bin->path(),
+                      Bin->buildID().empty() ? "unknown" : Bin->buildID());
+  }
+
+private:
+  bool isBinary(const perfdata::Mmap &M) {
+    StringRef ID = M.BuildID;
+    if (ID.empty())
+      ID = F.buildIDOf(M.Path);
+    if (!ID.empty() && !Bin->buildID().empty())
+      return textscan::buildIDMatches(ID, Bin->buildID());
+    SmallString<256> Tmp;
+    if (!BinReal.empty() && !sys::fs::real_path(M.Path, Tmp))
+      return Tmp.str() == BinReal;
+    return sys::path::filename(M.Path) == sys::path::filename(Bin->path());
+  }
+
+  const perfdata::File &F;
+  std::string BinReal;
+  uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
+};
+
+} // namespace
+
+Expected<AddressProfile> readPerfData(StringRef Path, const Binary *Bin,
+                                      QualityReport &Quality,
+                                      const PerfScriptOptions &Opts) {
+  auto F = perfdata::File::open(Path);
+  if (!F)
+    return F.takeError();
+  return readPerfData(**F, Bin, Quality, Opts);
+}
+
+Expected<AddressProfile> readPerfData(perfdata::File &F, const Binary *Bin,
+                                      QualityReport &Quality,
+                                      const PerfScriptOptions &Opts) {
+  PerfDataAggregator A(F, Bin, Quality, Opts);
+  if (Error E = F.read(A))
+    return std::move(E);
+  if (Error E = A.checkMapped())
+    return std::move(E);
+  return A.finish();
+}
+
+} // namespace keel
