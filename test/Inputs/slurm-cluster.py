@@ -15,11 +15,16 @@
       start, then stop: exit 0 when a cluster can run on this machine.
 
 Needs root (SlurmUser=root: slurmd starts jobs as their submitter).
+The daemons' files live in a short directory /tmp/keel-slurm-XXXXXX (Unix
+socket paths are limited to 108 bytes, and slurmstepd puts a socket in the
+spool directory), named in DIR/root; DIR/slurm.conf points there. stop
+removes it.
 """
 import os
 import shutil
 import signal
 import socket
+import tempfile
 import subprocess
 import sys
 import time
@@ -37,6 +42,15 @@ def free_ports(n):
     for s in socks:
         s.close()
     return ports
+
+
+def root_of(d):
+    """The short directory that holds the cluster started in DIR."""
+    try:
+        with open(os.path.join(d, "root")) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def pid_file(d, name):
@@ -69,7 +83,10 @@ def spawn(d, name, argv, env):
     return p
 
 
-def stop(d):
+def stop(top):
+    d = root_of(top)
+    if d is None:
+        return
     for name in ["watchdog"] + DAEMONS:
         pid = read_pid(d, name)
         if pid is None or pid == os.getpid():
@@ -96,6 +113,14 @@ def stop(d):
             os.remove(pid_file(d, name))
         except OSError:
             pass
+    if d.startswith("/tmp/keel-slurm-"):
+        for name in DAEMONS:  # the logs stay with the test
+            try:
+                shutil.copyfile(os.path.join(d, name + ".log"),
+                                os.path.join(top, name + ".log"))
+            except OSError:
+                pass
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def write_conf(d):
@@ -153,11 +178,15 @@ def logs(d):
     return "\n".join(out)
 
 
-def start(d, lifetime):
-    d = os.path.abspath(d)
-    if os.path.exists(d):
-        stop(d)
-        shutil.rmtree(d)
+def start(top, lifetime):
+    top = os.path.abspath(top)
+    if os.path.exists(top):
+        stop(top)
+        shutil.rmtree(top)
+    os.makedirs(top)
+    d = tempfile.mkdtemp(prefix="keel-slurm-", dir="/tmp")
+    with open(os.path.join(top, "root"), "w") as f:
+        f.write(d + "\n")
     for sub in ["munge", "state", "spool"]:
         os.makedirs(os.path.join(d, sub))
     os.chmod(os.path.join(d, "munge"), 0o700)
@@ -165,11 +194,14 @@ def start(d, lifetime):
     for tool in ["munged", "slurmctld", "slurmd", "sinfo"]:
         if not shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"):
             sys.stderr.write("slurm-cluster: %s is not installed\n" % tool)
+            stop(top)
             return 1
     if os.geteuid() != 0:
         sys.stderr.write("slurm-cluster: needs root (slurmd runs jobs as their user)\n")
+        stop(top)
         return 1
     conf, sock = write_conf(d)
+    shutil.copyfile(conf, os.path.join(top, "slurm.conf"))
     env = dict(os.environ, SLURM_CONF=conf)
     env["PATH"] = env.get("PATH", "") + ":/usr/sbin:/sbin"
     key = os.path.join(d, "munge", "munge.key")
@@ -189,7 +221,7 @@ def start(d, lifetime):
     spawn(d, "slurmd", ["slurmd", "-D", "-f", conf], env)
     # The watchdog: stops the cluster if the test never does.
     wd = subprocess.Popen([sys.executable, os.path.abspath(__file__),
-                           "watchdog", d, str(lifetime)],
+                           "watchdog", top, str(lifetime)],
                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, start_new_session=True)
     with open(pid_file(d, "watchdog"), "w") as f:
@@ -201,29 +233,28 @@ def start(d, lifetime):
             pid = read_pid(d, name)
             if pid is None or not alive(pid) or os.waitpid(pid, os.WNOHANG)[0] == pid:
                 sys.stderr.write("slurm-cluster: %s exited\n%s\n" % (name, logs(d)))
-                stop(d)
+                stop(top)
                 return 1
         r = subprocess.run(["sinfo", "-h", "-N", "-o", "%T"], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         state = r.stdout.strip()
         if r.returncode == 0 and state == "idle":
-            with open(os.path.join(d, "env"), "w") as f:
-                f.write("SLURM_CONF=%s\n" % conf)
             return 0
         time.sleep(0.3)
     sys.stderr.write("slurm-cluster: node not idle after 40 s (sinfo: %s)\n%s\n"
                      % (state, logs(d)))
-    stop(d)
+    stop(top)
     return 1
 
 
-def watchdog(d, lifetime):
+def watchdog(top, lifetime):
+    d = root_of(top)
     end = time.time() + lifetime
     while time.time() < end:
-        if read_pid(d, "slurmctld") is None:
+        if d is None or read_pid(d, "slurmctld") is None:
             return 0  # stopped already
         time.sleep(1)
-    stop(d)
+    stop(top)
     return 0
 
 

@@ -122,6 +122,9 @@ Expected<CommandOutput> capture(ArrayRef<std::string> Argv, StringRef Dir) {
   std::string Name = sys::path::filename(Argv.front()).str();
   RO.Stdout = (Dir + "/" + Name + ".out").str();
   RO.Stderr = (Dir + "/" + Name + ".err").str();
+  // runProgram opens redirections without O_TRUNC: start from empty files.
+  sys::fs::remove(*RO.Stdout);
+  sys::fs::remove(*RO.Stderr);
   Expected<RunResult> R = runProgram(Argv, RO);
   if (!R)
     return R.takeError();
@@ -177,11 +180,12 @@ bool isFinalState(StringRef S) {
   return S == "COMPLETED" || S == "FAILED" || S == "CANCELLED" ||
          S == "TIMEOUT" || S == "NODE_FAIL" || S == "PREEMPTED" ||
          S == "OUT_OF_MEMORY" || S == "BOOT_FAIL" || S == "DEADLINE" ||
-         S == "GONE";
+         S == "GONE" || S == "LAUNCH_FAILED";
 }
 
 struct TaskState {
   std::string State = "PENDING", Reason;
+  unsigned AbsentPolls = 0; ///< squeue has not listed it this many times
   std::vector<size_t> Entries; ///< indexes into the entry list
 };
 
@@ -367,9 +371,10 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
     return makeError("sbatch refused the job array (exit {0}): {1}",
                      Sub->ExitCode,
                      oneLine(Sub->Err.empty() ? Sub->Out : Sub->Err));
-  errs() << formatv("layout-sweep: slurm job {0}: {1} variants in {2} array "
-                    "tasks ({3})\n",
-                    JobId, Entries.size(), NumTasks, Array);
+  errs() << formatv("layout-sweep: slurm job {0}: {1} variant{2} in {3} array "
+                    "task{4} ({5})\n",
+                    JobId, Entries.size(), Entries.size() == 1 ? "" : "s",
+                    NumTasks, NumTasks == 1 ? "" : "s", Array);
 
   // Poll until every task has ended; collect status files as they appear.
   std::vector<bool> Collected(Entries.size(), false);
@@ -409,7 +414,17 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
       if (It != Q->end()) {
         Tasks[T].State = It->second.first;
         Tasks[T].Reason = It->second.second;
-      } else if (!isFinalState(Tasks[T].State)) {
+        Tasks[T].AbsentPolls = 0;
+        // slurmctld requeues a task whose launch failed and holds it: it
+        // will not run unless someone releases it.
+        if (Tasks[T].State == "PENDING" &&
+            StringRef(Tasks[T].Reason).contains("launch failed"))
+          Tasks[T].State = "LAUNCH_FAILED";
+      } else if (!isFinalState(Tasks[T].State) &&
+                 ++Tasks[T].AbsentPolls >= 3) {
+        // Gone for good (a pending task cancelled, or the job purged):
+        // squeue can also list nothing for a moment while slurmctld
+        // splits a released array, hence three polls.
         Tasks[T].State = "GONE";
       }
       StringRef S = Tasks[T].State;
@@ -473,9 +488,9 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
           : "the others are in the journal " + O.JournalPath +
                 "; run the same command with --resume to measure only them";
   return makeError("{0} of {1} tasks of slurm job {2} ended without measuring "
-                   "{3} variants ({4}); {5}",
-                   Lost.size(), NumTasks, JobId, Unmeasured, join(Lost, "; "),
-                   Resume);
+                   "{3} variant{4} ({5}); {6}",
+                   Lost.size(), NumTasks, JobId, Unmeasured,
+                   Unmeasured == 1 ? "" : "s", join(Lost, "; "), Resume);
 }
 
 Error runSlurmTask(StringRef TaskFile) {
