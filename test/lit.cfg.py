@@ -82,3 +82,14 @@ except OSError:
     pass
 if shutil.which("chromium"):
     config.available_features.add("chromium")
+# A private one-node Slurm cluster (test/Inputs/slurm-cluster.py: munged,
+# slurmctld, slurmd under a temporary directory) for layout-sweep
+# --executor=slurm. The feature is set only when one really starts here (the
+# packages are installed and we are root); it takes about 4 s.
+if shutil.which("sbatch") and shutil.which("slurmctld", path="/usr/sbin:" + os.environ.get("PATH", "")):
+    import tempfile
+    _probe = os.path.join(tempfile.mkdtemp(prefix="keel-slurm-probe-"), "cluster")
+    if _works(["/usr/bin/python3", os.path.join(config.test_source_root, "Inputs", "slurm-cluster.py"),
+               "probe", _probe]):
+        config.available_features.add("slurm")
+    shutil.rmtree(os.path.dirname(_probe), ignore_errors=True)

@@ -19,6 +19,7 @@
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
+#include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -116,8 +117,20 @@ cl::opt<unsigned> Timeout("timeout", cl::desc("seconds per variant run (0 = none
                           cl::init(0), cl::cat(Cat));
 cl::opt<std::string> Executor(
     "executor", cl::desc("run each variant through this template, {cmd} = the "
-                         "command (e.g. 'srun -n1 {cmd}')"),
+                         "command (e.g. 'srun -n1 {cmd}'); slurm: the whole "
+                         "sweep as one Slurm job array (sim backend; "
+                         "docs/sweep.md)"),
     cl::cat(Cat));
+cl::opt<std::string> SlurmArgs(
+    "slurm-args",
+    cl::desc("--executor=slurm: sbatch options for the array, e.g. "
+             "'--partition=p --account=a --time=1:00:00 --constraint=c' (-j N "
+             "runs at most N tasks at once)"),
+    cl::cat(Cat));
+cl::opt<unsigned> SlurmTasks("slurm-tasks",
+                             cl::desc("--executor=slurm: array tasks (0 = one "
+                                      "per variant, at most 1000)"),
+                             cl::init(0), cl::cat(Cat));
 cl::opt<std::string> ExecAs(
     "exec-as",
     cl::desc("how variants are started: fd (default) puts each variant's "
@@ -309,6 +322,8 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Jobs = Jobs;
   O.TimeoutSeconds = Timeout;
   O.Executor = Executor;
+  O.SlurmArgs = SlurmArgs;
+  O.SlurmTasks = SlurmTasks;
   O.ExecAs = ExecAs;
   O.InstructionTolerance = InstrTolerance / 100;
   O.WorkDir = KeepDir;
@@ -714,6 +729,12 @@ static int runAuto(const char *Argv0) {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  // A task of a --executor=slurm job array (the script sbatch runs).
+  if (argc == 3 && StringRef(argv[1]) == "--slurm-task") {
+    if (Error E = runSlurmTask(argv[2]))
+      return reportError(Tool, std::move(E));
+    return ExitOK;
+  }
   cl::HideUnrelatedOptions(Cat);
   setToolVersionPrinter("layout-sweep");
   cl::ParseCommandLineOptions(

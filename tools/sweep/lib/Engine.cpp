@@ -12,6 +12,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Sweep/Journal.h"
+#include "keel/Sweep/Slurm.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -75,7 +76,7 @@ wrapForExecutor(StringRef Executor, ArrayRef<std::string> Argv,
 std::string execAsMode(const EngineOptions &O) {
   if (!O.ExecAs.empty())
     return O.ExecAs;
-  return O.Executor.empty() ? "fd" : "path";
+  return O.Executor.empty() || O.Executor == SlurmExecutor ? "fd" : "path";
 }
 
 std::string sweepFingerprint(const EngineOptions &O) {
@@ -274,7 +275,10 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
                        "{0}; got {1}",
                        MaxEnvPad, Off);
   }
-  if (!O.Executor.empty()) {
+  if (O.Executor == SlurmExecutor) {
+    if (Error E = checkSlurmOptions(O))
+      return E;
+  } else if (!O.Executor.empty()) {
     if (O.Backend != "sim")
       return makeError("--executor runs variants elsewhere; only "
                        "--backend=sim measures there (time and perf must "
@@ -685,6 +689,11 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   SweepResult R;
   if (O.Backend == "time") {
     if (Error E = measureWithTime(O, **P, WD.Dir, Work, Rec, R))
+      Rec.fail(std::move(E));
+  } else if (O.Executor == SlurmExecutor) {
+    SlurmSink Sink{[&](Measurement M) { Rec.record(std::move(M)); },
+                   [&](StringRef S, StringRef B) { Rec.binarySeen(S, B); }};
+    if (Error E = measureOnSlurm(O, **P, *Tool, WD.Dir, Work, Sink))
       Rec.fail(std::move(E));
   } else {
     measureInParallel(O, **P, *Tool, Work, Rec);

@@ -45,12 +45,16 @@ struct EngineOptions {
 
   unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
   unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
-  std::string Executor;        ///< --executor template with {cmd}
+  std::string Executor;        ///< --executor template with {cmd}, or "slurm"
+  /// --executor=slurm (Slurm.h): words added to sbatch (partition, account,
+  /// time, constraint), and the number of array tasks (0: one per variant).
+  std::string SlurmArgs;
+  unsigned SlurmTasks = 0;
   /// --exec-as: "fd" runs every variant's binary as /dev/fd/100 (one argv[0]
   /// and AT_EXECFN for all variants and series; the time backend keeps
   /// argv[0] = Binary), "path" by its own path in the work directory, ""
-  /// picks fd, or path with an --executor (descriptors do not travel to
-  /// another machine).
+  /// picks fd, or path with an --executor template (descriptors do not
+  /// travel to another machine; a Slurm task opens the file itself).
   std::string ExecAs;
   std::string JournalPath;     ///< "" = no journal
   bool Resume = false;

@@ -1,0 +1,562 @@
+//===- Slurm.cpp - a whole sweep as one Slurm job array --------------------===//
+//
+// measureOnSlurm() reads top to bottom: prepare the variants here, write the
+// task list and the array script, sbatch once, then poll squeue and collect
+// the status files the tasks write until every task has ended. The task side
+// (runSlurmTask) only runs argv vectors and writes what happened; parsing the
+// cachegrind output stays on this side, so a measurement is built by the
+// same code whichever node ran it.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Sweep/Slurm.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
+#include "keel/Sweep/Engine.h"
+#include "keel/Sweep/SimBackend.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+static constexpr int TaskFileVersion = 1;
+/// Slurm's default MaxArraySize is 1001 (indexes 0..1000).
+static constexpr size_t MaxTasks = 1000;
+
+std::string shellQuote(StringRef Word) {
+  std::string Out = "'";
+  for (char C : Word) {
+    if (C == '\'')
+      Out += "'\\''";
+    else
+      Out += C;
+  }
+  return Out + "'";
+}
+
+/// --slurm-args as words (none when empty).
+static Expected<std::vector<std::string>> slurmArgWords(StringRef Args) {
+  if (Args.trim().empty())
+    return std::vector<std::string>();
+  Expected<std::vector<std::string>> Words = splitCommandTemplate(Args);
+  if (!Words)
+    return makeError("--slurm-args: {0}", toString(Words.takeError()));
+  return Words;
+}
+
+Error checkSlurmOptions(const EngineOptions &O) {
+  if (O.Backend != "sim")
+    return makeError(
+        "--executor=slurm measures with --backend=sim only: array tasks land "
+        "on whatever node the scheduler picks, and a time or perf sweep must "
+        "measure every variant and its A/A copies on one quiet node; run the "
+        "whole sweep inside one allocation instead (srun -N1 --exclusive "
+        "layout-sweep --backend=time ...; docs/sweep.md)");
+  Expected<std::vector<std::string>> Words = slurmArgWords(O.SlurmArgs);
+  if (!Words)
+    return Words.takeError();
+  for (StringRef W : *Words)
+    if (W == "-a" || W.starts_with("--array") || W == "--wrap" ||
+        W.starts_with("--wrap=") || W == "--parsable")
+      return makeError("--slurm-args: {0} is layout-sweep's to set (it submits "
+                       "one array of its own)",
+                       W);
+  return Error::success();
+}
+
+namespace {
+
+/// One variant's command, as the task runs it.
+struct TaskEntry {
+  Variant V;
+  std::vector<std::string> Argv, Env;
+  std::string ExecFile, Stdout, Stderr, OutFile, Status;
+};
+
+json::Value toJSON(const TaskEntry &E) {
+  return json::Object{{"argv", json::Array(E.Argv)},
+                      {"env", json::Array(E.Env)},
+                      {"exec_file", E.ExecFile},
+                      {"stdout", E.Stdout},
+                      {"stderr", E.Stderr},
+                      {"out_file", E.OutFile},
+                      {"status", E.Status}};
+}
+
+bool fromJSON(const json::Value &J, TaskEntry &E, json::Path P) {
+  json::ObjectMapper M(J, P);
+  return M && M.map("argv", E.Argv) && M.map("env", E.Env) &&
+         M.map("exec_file", E.ExecFile) && M.map("stdout", E.Stdout) &&
+         M.map("stderr", E.Stderr) && M.map("out_file", E.OutFile) &&
+         M.map("status", E.Status);
+}
+
+struct CommandOutput {
+  int ExitCode = 0;
+  std::string Out, Err;
+};
+
+/// Run a scheduler command and capture what it prints.
+Expected<CommandOutput> capture(ArrayRef<std::string> Argv, StringRef Dir) {
+  RunOptions RO;
+  RO.Stdin = "";
+  std::string Name = sys::path::filename(Argv.front()).str();
+  RO.Stdout = (Dir + "/" + Name + ".out").str();
+  RO.Stderr = (Dir + "/" + Name + ".err").str();
+  // runProgram opens redirections without O_TRUNC: start from empty files.
+  sys::fs::remove(*RO.Stdout);
+  sys::fs::remove(*RO.Stderr);
+  Expected<RunResult> R = runProgram(Argv, RO);
+  if (!R)
+    return R.takeError();
+  CommandOutput C;
+  C.ExitCode = R->Crashed ? -1 : R->ExitCode;
+  Expected<std::string> Out = readWholeFile(*RO.Stdout);
+  Expected<std::string> Err = readWholeFile(*RO.Stderr);
+  C.Out = Out ? *Out : (consumeError(Out.takeError()), "");
+  C.Err = Err ? *Err : (consumeError(Err.takeError()), "");
+  return C;
+}
+
+/// "sbatch: error: a\nsbatch: error: b\n" -> "sbatch: error: a; sbatch: error: b"
+std::string oneLine(StringRef Text) {
+  SmallVector<StringRef, 4> Lines;
+  for (StringRef L : split(Text.trim(), '\n'))
+    if (!L.trim().empty())
+      Lines.push_back(L.trim());
+  return join(Lines, "; ");
+}
+
+Measurement failedVariant(const Variant &V, std::string Reason) {
+  Measurement M;
+  M.V = V;
+  M.Failed = true;
+  M.FailReason = std::move(Reason);
+  return M;
+}
+
+/// What a task's status file says, as the Measurement a local run makes.
+Measurement collect(const EngineOptions &O, const TaskEntry &E,
+                    const json::Object &Status) {
+  if (Status.getBoolean("failed").value_or(true))
+    return failedVariant(E.V, Status.getString("reason").value_or("").str());
+  Expected<std::string> Text = readWholeFile(E.OutFile);
+  Expected<std::map<std::string, double>> C =
+      Text ? parseCachegrindText(*Text, E.OutFile)
+           : Expected<std::map<std::string, double>>(Text.takeError());
+  if (!C)
+    return failedVariant(E.V,
+                         "no cachegrind result: " + toString(C.takeError()));
+  Measurement M;
+  M.V = E.V;
+  M.Counters = std::move(*C);
+  M.FunctionInstructions = cachegrindFunctionIr(*Text);
+  M.Cost = costOf(M.Counters, O.Weights);
+  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
+  return M;
+}
+
+/// Scheduler states after which a task runs no more.
+bool isFinalState(StringRef S) {
+  return S == "COMPLETED" || S == "FAILED" || S == "CANCELLED" ||
+         S == "TIMEOUT" || S == "NODE_FAIL" || S == "PREEMPTED" ||
+         S == "OUT_OF_MEMORY" || S == "BOOT_FAIL" || S == "DEADLINE" ||
+         S == "GONE" || S == "LAUNCH_FAILED";
+}
+
+struct TaskState {
+  std::string State = "PENDING", Reason;
+  unsigned AbsentPolls = 0; ///< squeue has not listed it this many times
+  std::vector<size_t> Entries; ///< indexes into the entry list
+};
+
+/// squeue's view of the array: task index -> (state, reason). Tasks it no
+/// longer lists are absent.
+Expected<std::map<unsigned, std::pair<std::string, std::string>>>
+queryTasks(StringRef Squeue, StringRef JobId, StringRef Dir) {
+  Expected<CommandOutput> C =
+      capture({Squeue.str(), "-h", "-r", "-t", "all", "-j", JobId.str(), "-o",
+               "%K|%T|%r"},
+              Dir);
+  if (!C)
+    return C.takeError();
+  std::map<unsigned, std::pair<std::string, std::string>> Tasks;
+  if (C->ExitCode != 0) {
+    // A job purged from slurmctld's memory (MinJobAge) is "Invalid job id".
+    if (StringRef(C->Err).contains("Invalid job id"))
+      return Tasks;
+    return makeError("squeue failed: {0}", oneLine(C->Err));
+  }
+  for (StringRef Line : split(C->Out, '\n')) {
+    SmallVector<StringRef, 3> F;
+    Line.trim().split(F, '|');
+    unsigned Index;
+    if (F.size() != 3 || F[0].getAsInteger(10, Index))
+      continue;
+    Tasks[Index] = {F[1].str(), F[2].str()};
+  }
+  return Tasks;
+}
+
+/// sacct's state of a task squeue no longer knows ("" when accounting is
+/// off, as on a cluster without slurmdbd).
+std::string accountedState(StringRef JobId, unsigned Task, StringRef Dir) {
+  Expected<std::string> Sacct = findProgram("sacct");
+  if (!Sacct) {
+    consumeError(Sacct.takeError());
+    return "";
+  }
+  Expected<CommandOutput> C =
+      capture({*Sacct, "-n", "-P", "-X", "-j",
+               formatv("{0}_{1}", JobId, Task).str(), "-o", "State,Reason"},
+              Dir);
+  if (!C) {
+    consumeError(C.takeError());
+    return "";
+  }
+  if (C->ExitCode != 0)
+    return "";
+  StringRef First = StringRef(C->Out).split('\n').first.trim();
+  return First.str();
+}
+
+} // namespace
+
+Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
+                     StringRef WorkDir,
+                     ArrayRef<std::pair<unsigned, Variant>> Work,
+                     const SlurmSink &Sink) {
+  if (Work.empty())
+    return Error::success();
+  Expected<std::string> Sbatch = findProgram("sbatch");
+  if (!Sbatch)
+    return Sbatch.takeError();
+  Expected<std::string> Squeue = findProgram("squeue");
+  if (!Squeue)
+    return Squeue.takeError();
+  std::string Self = sys::fs::getMainExecutable(
+      "layout-sweep", reinterpret_cast<void *>(&runSlurmTask));
+  if (Self.empty())
+    return makeError("--executor=slurm: cannot find layout-sweep's own path");
+  // One directory per submission, so a resumed sweep never reads the status
+  // files of an earlier array.
+  SmallString<256> Dir;
+  if (std::error_code EC =
+          sys::fs::createUniqueDirectory(WorkDir + "/slurm", Dir))
+    return makeError("cannot create a directory in {0}: {1}", WorkDir,
+                     EC.message());
+
+  // Prepare every variant here (relinks need this machine's tools).
+  std::vector<Expected<PreparedVariant>> Prepared;
+  for (size_t I = 0; I < Work.size(); ++I)
+    Prepared.emplace_back(makeError("not prepared"));
+  {
+    DefaultThreadPool Pool(hardware_concurrency(0));
+    for (size_t I = 0; I < Work.size(); ++I)
+      Pool.async([&, I] {
+        Expected<PreparedVariant> PV = P.prepare(Work[I].second, Work[I].first);
+        consumeError(Prepared[I].takeError());
+        Prepared[I] = std::move(PV);
+      });
+    Pool.wait();
+  }
+  std::vector<TaskEntry> Entries;
+  for (size_t I = 0; I < Work.size(); ++I) {
+    if (!Prepared[I]) {
+      Error E = Prepared[I].takeError();
+      for (size_t J = I + 1; J < Work.size(); ++J)
+        consumeError(Prepared[J].takeError());
+      return E;
+    }
+    PreparedVariant &PV = *Prepared[I];
+    if (!PV.Failure.empty()) {
+      Sink.Record(failedVariant(PV.V, PV.Failure));
+      continue;
+    }
+    if (!PV.Argv.empty())
+      Sink.BinarySeen(PV.V.Series, PV.Argv[0]);
+    if (execAsMode(O) == "fd" && !PV.Argv.empty()) {
+      PV.ExecFile = PV.Argv[0];
+      PV.Argv[0] = VariantExecPath;
+    }
+    TaskEntry E;
+    E.V = PV.V;
+    E.OutFile = PV.Dir + "/cachegrind.out";
+    E.Argv = {Valgrind.str()};
+    for (std::string &A :
+         cachegrindArgs(O.Geometry, E.OutFile, PV.Dir + "/valgrind.log"))
+      E.Argv.push_back(std::move(A));
+    E.Argv.insert(E.Argv.end(), PV.Argv.begin(), PV.Argv.end());
+    E.Env = PV.Env;
+    E.ExecFile = PV.ExecFile;
+    E.Stdout = PV.Dir + "/stdout";
+    E.Stderr = PV.Dir + "/stderr";
+    E.Status = formatv("{0}/status-{1}.json", Dir, Entries.size()).str();
+    Entries.push_back(std::move(E));
+  }
+  if (Entries.empty())
+    return Error::success();
+
+  // Split into array tasks: contiguous groups of (nearly) equal size.
+  size_t Want = O.SlurmTasks ? O.SlurmTasks : Entries.size();
+  Want = std::min({Want, Entries.size(), MaxTasks});
+  size_t Per = (Entries.size() + Want - 1) / Want;
+  size_t NumTasks = (Entries.size() + Per - 1) / Per;
+  std::vector<TaskState> Tasks(NumTasks);
+  json::Array TaskList;
+  for (size_t T = 0; T < NumTasks; ++T) {
+    json::Array One;
+    for (size_t I = T * Per; I < std::min(Entries.size(), (T + 1) * Per); ++I) {
+      Tasks[T].Entries.push_back(I);
+      One.push_back(toJSON(Entries[I]));
+    }
+    TaskList.push_back(std::move(One));
+  }
+  std::string TaskFile = (Dir + "/tasks.json").str();
+  if (Error E = writeOutput(TaskFile, [&](raw_ostream &OS) {
+        OS << json::Value(json::Object{{"keel_slurm_tasks", TaskFileVersion},
+                                       {"timeout", O.TimeoutSeconds},
+                                       {"tasks", std::move(TaskList)}})
+           << "\n";
+        return Error::success();
+      }))
+    return E;
+  std::string Script = (Dir + "/task.sh").str();
+  if (Error E = writeOutput(Script, [&](raw_ostream &OS) {
+        OS << "#!/bin/sh\n# One task of a layout-sweep job array.\nexec "
+           << shellQuote(Self) << " --slurm-task " << shellQuote(TaskFile)
+           << "\n";
+        return Error::success();
+      }))
+    return E;
+
+  // Submit: the user's words first, so the array, output and name are ours.
+  Expected<std::vector<std::string>> UserArgs = slurmArgWords(O.SlurmArgs);
+  if (!UserArgs)
+    return UserArgs.takeError();
+  std::string Array = formatv("--array=0-{0}", NumTasks - 1).str();
+  if (O.Jobs)
+    Array += formatv("%{0}", O.Jobs).str();
+  std::vector<std::string> Submit = {*Sbatch, "--parsable"};
+  Submit.insert(Submit.end(), UserArgs->begin(), UserArgs->end());
+  Submit.insert(Submit.end(),
+                {Array, "--job-name=layout-sweep",
+                 (Dir + "/task-%a.out").str(), Script});
+  Submit[Submit.size() - 2] = "--output=" + Submit[Submit.size() - 2];
+  Expected<CommandOutput> Sub = capture(Submit, Dir);
+  if (!Sub)
+    return Sub.takeError();
+  StringRef JobId = StringRef(Sub->Out).trim().split(';').first;
+  unsigned long long IdNum;
+  if (Sub->ExitCode != 0 || JobId.getAsInteger(10, IdNum))
+    return makeError("sbatch refused the job array (exit {0}): {1}",
+                     Sub->ExitCode,
+                     oneLine(Sub->Err.empty() ? Sub->Out : Sub->Err));
+  errs() << formatv("layout-sweep: slurm job {0}: {1} variant{2} in {3} array "
+                    "task{4} ({5})\n",
+                    JobId, Entries.size(), Entries.size() == 1 ? "" : "s",
+                    NumTasks, NumTasks == 1 ? "" : "s", Array);
+
+  // Poll until every task has ended; collect status files as they appear.
+  std::vector<bool> Collected(Entries.size(), false);
+  auto CollectReady = [&]() {
+    for (size_t I = 0; I < Entries.size(); ++I) {
+      if (Collected[I] || !sys::fs::exists(Entries[I].Status))
+        continue;
+      Expected<std::string> Text = readWholeFile(Entries[I].Status);
+      Expected<json::Value> J = Text ? json::parse(*Text)
+                                     : Expected<json::Value>(Text.takeError());
+      if (!J || !J->getAsObject()) {
+        consumeError(J ? Error::success() : J.takeError());
+        continue; // picked up again, or reported as unmeasured
+      }
+      Collected[I] = true;
+      Sink.Record(collect(O, Entries[I], *J->getAsObject()));
+    }
+  };
+  std::string LastLine;
+  unsigned SqueueFailures = 0;
+  while (true) {
+    CollectReady();
+    Expected<std::map<unsigned, std::pair<std::string, std::string>>> Q =
+        queryTasks(*Squeue, JobId, Dir);
+    if (!Q) {
+      // A scheduler that is briefly busy answers the next poll.
+      if (++SqueueFailures >= 30)
+        return Q.takeError();
+      consumeError(Q.takeError());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      continue;
+    }
+    SqueueFailures = 0;
+    unsigned Pending = 0, Running = 0, Ended = 0;
+    for (size_t T = 0; T < NumTasks; ++T) {
+      auto It = Q->find(T);
+      if (It != Q->end()) {
+        Tasks[T].State = It->second.first;
+        Tasks[T].Reason = It->second.second;
+        Tasks[T].AbsentPolls = 0;
+        // slurmctld requeues a task whose launch failed and holds it: it
+        // will not run unless someone releases it.
+        if (Tasks[T].State == "PENDING" &&
+            StringRef(Tasks[T].Reason).contains("launch failed"))
+          Tasks[T].State = "LAUNCH_FAILED";
+      } else if (!isFinalState(Tasks[T].State) &&
+                 ++Tasks[T].AbsentPolls >= 3) {
+        // Gone for good (a pending task cancelled, or the job purged):
+        // squeue can also list nothing for a moment while slurmctld
+        // splits a released array, hence three polls.
+        Tasks[T].State = "GONE";
+      }
+      StringRef S = Tasks[T].State;
+      if (isFinalState(S))
+        ++Ended;
+      else if (S == "PENDING" || S == "REQUEUED" || S == "REQUEUE_HOLD")
+        ++Pending;
+      else
+        ++Running;
+    }
+    size_t Measured = llvm::count(Collected, true);
+    std::string Line =
+        formatv("layout-sweep: slurm job {0}: {1} pending, {2} running, {3} "
+                "done of {4} tasks; {5}/{6} variants measured",
+                JobId, Pending, Running, Ended, NumTasks, Measured,
+                Entries.size())
+            .str();
+    if (Line != LastLine)
+      errs() << Line << "\n";
+    LastLine = Line;
+    if (Ended == NumTasks)
+      break;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  CollectReady();
+
+  // Tasks that ended without measuring all their variants.
+  std::vector<std::string> Lost;
+  size_t Unmeasured = 0;
+  for (size_t T = 0; T < NumTasks; ++T) {
+    size_t Missing = 0;
+    for (size_t I : Tasks[T].Entries)
+      Missing += !Collected[I];
+    if (!Missing)
+      continue;
+    Unmeasured += Missing;
+    std::string Why = Tasks[T].State;
+    if (Why == "GONE") {
+      std::string Acct = accountedState(JobId, T, Dir);
+      Why = Acct.empty() ? "no longer known to the scheduler (cancelled "
+                           "before it started?)"
+                         : Acct;
+    } else if (!Tasks[T].Reason.empty() && Tasks[T].Reason != "None") {
+      Why += " (" + Tasks[T].Reason + ")";
+    }
+    std::string Out = formatv("{0}/task-{1}.out", Dir, T).str();
+    std::string First = firstLineOf(Out);
+    if (!First.empty())
+      Why += "; " + Out + ": " + First;
+    Lost.push_back(formatv("task {0}: {1}", T, Why).str());
+  }
+  if (Lost.empty())
+    return Error::success();
+  if (Lost.size() == NumTasks && !llvm::count(Collected, true))
+    return makeError("every task of slurm job {0} ended without measuring its "
+                     "variants; {1}",
+                     JobId, Lost.front());
+  std::string Resume =
+      O.JournalPath.empty()
+          ? "with a --journal (or an output file), --resume measures only them"
+          : "the others are in the journal " + O.JournalPath +
+                "; run the same command with --resume to measure only them";
+  return makeError("{0} of {1} tasks of slurm job {2} ended without measuring "
+                   "{3} variant{4} ({5}); {6}",
+                   Lost.size(), NumTasks, JobId, Unmeasured,
+                   Unmeasured == 1 ? "" : "s", join(Lost, "; "), Resume);
+}
+
+Error runSlurmTask(StringRef TaskFile) {
+  const char *IdText = std::getenv("SLURM_ARRAY_TASK_ID");
+  unsigned Id;
+  if (!IdText || StringRef(IdText).getAsInteger(10, Id))
+    return makeError("--slurm-task runs inside a Slurm job array "
+                     "(SLURM_ARRAY_TASK_ID is not set)");
+  Expected<std::string> Text = readWholeFile(TaskFile);
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> J = json::parse(*Text);
+  if (!J)
+    return inputError(TaskFile, 0, "not JSON: {0}", toString(J.takeError()));
+  const json::Object *Root = J->getAsObject();
+  if (!Root || Root->getInteger("keel_slurm_tasks") != TaskFileVersion)
+    return inputError(TaskFile, 0, "not a layout-sweep task list (version {0})",
+                      TaskFileVersion);
+  const json::Array *All = Root->getArray("tasks");
+  if (!All || Id >= All->size())
+    return inputError(TaskFile, 0, "no task {0}", Id);
+  std::vector<TaskEntry> Entries;
+  json::Path::Root PR("task");
+  if (!fromJSON((*All)[Id], Entries, PR))
+    return inputError(TaskFile, 0, "bad task {0}: {1}", Id,
+                      toString(PR.getError()));
+  unsigned Timeout =
+      static_cast<unsigned>(Root->getInteger("timeout").value_or(0));
+  for (const TaskEntry &E : Entries) {
+    // As the local engine does (Engine.cpp, runVariantCommand).
+    sys::fs::remove(E.OutFile);
+    RunOptions RO;
+    RO.Env = E.Env;
+    RO.Stdin = "";
+    RO.Stdout = E.Stdout;
+    RO.Stderr = E.Stderr;
+    RO.TimeoutSeconds = Timeout;
+    if (!E.ExecFile.empty())
+      RO.FdFiles = {{VariantExecFd, E.ExecFile}};
+    Expected<RunResult> R = runProgram(E.Argv, RO);
+    bool Failed = true;
+    std::string Reason;
+    if (!R) {
+      Reason = "cannot run: " + toString(R.takeError());
+    } else if (R->Crashed || R->ExitCode != 0) {
+      if (!R->Crashed)
+        Reason = formatv("exit code {0}", R->ExitCode).str();
+      else if (StringRef(R->Message).starts_with("timed out"))
+        Reason = R->Message;
+      else
+        Reason = formatv("crashed ({0})", R->Message).str();
+      std::string Line = firstLineOf(E.Stderr);
+      if (!Line.empty())
+        Reason += "; stderr: " + Line;
+    } else {
+      Failed = false;
+    }
+    if (Error Err = writeOutput(E.Status, [&](raw_ostream &OS) {
+          OS << json::Value(json::Object{{"failed", Failed}, {"reason", Reason}})
+             << "\n";
+          return Error::success();
+        }))
+      return Err;
+  }
+  return Error::success();
+}
+
+} // namespace sweep
+} // namespace keel
