@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Record/RingBuffer.h"
+#include "keel/Profile/PerfData.h"
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -126,21 +127,6 @@ Error truncated(const char *What) {
 }
 
 } // namespace
-
-StringRef branchTypeName(unsigned Type, unsigned NewType) {
-  static const char *const Names[] = {
-      "",      "COND",      "UNCOND",   "IND",  "CALL", "IND_CALL",
-      "RET",   "SYSCALL",   "SYSRET",   "COND_CALL", "COND_RET", "ERET",
-      "IRQ",   "SERROR",    "NO_TX"};
-  static const char *const NewNames[] = {"FAULT_ADDR", "FAULT_DATA",
-                                         "FAULT_INST", "ARCH_1", "ARCH_2",
-                                         "ARCH_3",     "ARCH_4", "ARCH_5"};
-  if (Type < std::size(Names))
-    return Names[Type];
-  if (Type == PERF_BR_EXTEND_ABI && NewType < std::size(NewNames))
-    return NewNames[NewType];
-  return "";
-}
 
 RecordLayout RecordLayout::fromGroup(const EventGroup &G) {
   RecordLayout L;
@@ -413,7 +399,7 @@ Error RecordParser::parseSample(ArrayRef<uint8_t> Body, uint16_t Misc) {
       E.InTx = (F >> 2) & 1;
       E.Abort = (F >> 3) & 1;
       E.Cycles = (F >> 4) & 0xffff;
-      E.Type = branchTypeName((F >> 20) & 0xf, (F >> 26) & 0xf).str();
+      E.Type = perfdata::branchTypeName((F >> 20) & 0xf, (F >> 26) & 0xf).str();
       R.Stack.push_back(std::move(E));
     }
     // Branch counters (PERF_SAMPLE_BRANCH_COUNTERS) are never requested.

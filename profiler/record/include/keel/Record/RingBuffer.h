@@ -80,10 +80,6 @@ private:
 llvm::Error drainMappedRing(void *Base, size_t Length, size_t PageSize,
                             RecordParser &Parser);
 
-/// Branch type name as perf prints it (COND, CALL, RET, ...), "" when the
-/// hardware did not say. \p Type and \p NewType are the flag fields.
-llvm::StringRef branchTypeName(unsigned Type, unsigned NewType);
-
 } // namespace keel
 
 #endif
