@@ -34,7 +34,7 @@ TEST(SlurmTest, OptionChecks) {
   EXPECT_EQ(message(checkSlurmOptions(
                 slurmOptions("--partition=p --time='1:00:00' -A acct"))),
             "");
-  for (const char *Ours : {"--array=0-3", "-a", "--wrap=true", "--parsable"})
+  for (const char *Ours : {"--array=0-3", "-a", "-a0-3", "--wrap=true", "--parsable"})
     EXPECT_NE(message(checkSlurmOptions(slurmOptions(std::string("-p x ") + Ours)))
                   .find("is layout-sweep's to set"),
               std::string::npos)

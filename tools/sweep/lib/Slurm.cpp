@@ -75,7 +75,8 @@ Error checkSlurmOptions(const EngineOptions &O) {
   if (!Words)
     return Words.takeError();
   for (StringRef W : *Words)
-    if (W == "-a" || W.starts_with("--array") || W == "--wrap" ||
+    // -a, -a0-3 (the short option with its value attached), --array...
+    if (W.starts_with("-a") || W.starts_with("--array") || W == "--wrap" ||
         W.starts_with("--wrap=") || W == "--parsable")
       return makeError("--slurm-args: {0} is layout-sweep's to set (it submits "
                        "one array of its own)",
