@@ -20,8 +20,11 @@ def measured_lines():
     if not os.path.exists(journal):
         return []
     with open(journal) as f:
-        lines = [l for l in f.read().split("\n")[1:] if l.strip()]
-    return lines
+        text = f.read()
+    # A line is complete once its newline is written: the sweep may be in
+    # the middle of one (or be killed there, as layout-sweep --resume knows).
+    complete = text[:text.rfind("\n") + 1]
+    return [l for l in complete.split("\n")[1:] if l.strip()]
 
 
 first = subprocess.Popen(["layout-sweep", "--journal=" + journal,
