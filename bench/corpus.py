@@ -132,12 +132,12 @@ class Recorded(Program):
                     inputs.append(os.path.normpath(os.path.join(cwd, a)))
                 elif a.startswith("-L") and a != "-L":
                     flags.append("-L" + os.path.normpath(os.path.join(cwd, a[2:])))
-                elif a.startswith("-l") and any(os.path.join(d, f"lib{a[2:]}.a") in archives for d in libdirs):
+                elif a.startswith("-l") and (built := [os.path.join(d, f"lib{a[2:]}.a") for d in libdirs
+                                                        if os.path.join(d, f"lib{a[2:]}.a") in archives]):
                     # -lNAME naming an archive the recorded make built (tclsh's
                     # -ltcl8.6): link the replayed members, not the recorder's own
                     # -O0 archive left in the source tree.
-                    inputs.append(next(os.path.join(d, f"lib{a[2:]}.a") for d in libdirs
-                                       if os.path.join(d, f"lib{a[2:]}.a") in archives))
+                    inputs.append(built[0])
                 elif a.startswith(("-l", "-Wl,", "-pthread", "-rdynamic")):
                     flags.append(a)
         self.libs = flags + self.extra_libs

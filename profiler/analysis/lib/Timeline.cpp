@@ -372,7 +372,6 @@ void writeTimelineCSV(const Timeline &T, raw_ostream &OS) {
   }
 }
 
-static std::string xmlEscape(StringRef S) { return escapeMarkup(S); }
 
 /// A fixed colour per row, so the same function looks the same everywhere.
 static const char *const Colours[] = {
@@ -415,7 +414,7 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
     Names[R] = F;
   for (unsigned R = 0; R < NumRows; ++R)
     OS << format("<text x=\"4\" y=\"%.0f\">", Top + R * RowH + 13)
-       << xmlEscape(StringRef(Names[R]).take_front(26)) << "</text>\n";
+       << escapeMarkup(StringRef(Names[R]).take_front(26)) << "</text>\n";
   for (size_t I = 0; I < NW; ++I) {
     const Window &W = T.Windows[I];
     if (NW <= 60) // window borders, while they stay readable
@@ -432,7 +431,7 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
                    " fill=\"%s\"><title>",
                    Left + (S.Start - T0) * Scale, Top + R * RowH + 2,
                    std::max(0.3, S.Duration * Scale), RowH - 4, Colours[R % 10])
-         << xmlEscape(S.Function) << " window " << I
+         << escapeMarkup(S.Function) << " window " << I
          << format(" %.0f %s</title></rect>\n", S.Duration, T.Unit.c_str());
     }
   }
@@ -453,7 +452,7 @@ void writeTimelineHTML(const Timeline &T, const TimelineReport &R,
   std::string Text;
   raw_string_ostream TS(Text);
   printTimeline(T, R, TS);
-  OS << xmlEscape(Text) << "</pre>\n";
+  OS << escapeMarkup(Text) << "</pre>\n";
   for (unsigned M = 0; M < NumTimeMethods; ++M) {
     if (needsHW(TimeMethod(M)) && !T.HasHW)
       continue;
@@ -473,9 +472,9 @@ void writeTimelineHTML(const Timeline &T, const TimelineReport &R,
   for (size_t I = 0; I < NW; ++I) {
     const Window &W = T.Windows[I];
     OS << "<tr><td>" << I << "</td><td>" << format("%.0f", W.Start)
-       << "</td><td>" << xmlEscape(W.Sampled) << "</td>";
+       << "</td><td>" << escapeMarkup(W.Sampled) << "</td>";
     for (const std::string &F : W.Froms)
-      OS << "<td>" << xmlEscape(F) << "</td>";
+      OS << "<td>" << escapeMarkup(F) << "</td>";
     OS << "</tr>\n";
   }
   OS << "</table>\n</body></html>\n";

@@ -20,7 +20,6 @@ constexpr double W = 760, H = 500, Left = 70, Right = 170, Top = 40,
 const char *Colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                         "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
-std::string escape(StringRef S) { return escapeMarkup(S); }
 
 struct Axes {
   double X0, X1, Y0, Y1; // log10 ranges
@@ -63,7 +62,7 @@ void renderSVG(raw_ostream &OS, const ChartData &D) {
                 W, H);
   OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   OS << formatv("<text x=\"{0}\" y=\"20\" font-size=\"14\">{1}</text>\n", Left,
-                escape(D.Title));
+                escapeMarkup(D.Title));
   // Decade grid and labels.
   for (int E = int(A.X0); E <= int(A.X1); ++E) {
     double X = A.x(std::pow(10.0, E));
@@ -108,7 +107,7 @@ void renderSVG(raw_ostream &OS, const ChartData &D) {
                   A.y(R.GBs * Ridge), Col);
     OS << formatv("<text x=\"{0}\" y=\"{1:f1}\" fill=\"{2}\">{3} {4:f1} GB/s"
                   "</text>\n",
-                  W - Right + 8, LabelY, Col, escape(R.Name), R.GBs);
+                  W - Right + 8, LabelY, Col, escapeMarkup(R.Name), R.GBs);
     LabelY += 14;
   }
   for (const auto &P : D.Peaks) {
@@ -117,7 +116,7 @@ void renderSVG(raw_ostream &OS, const ChartData &D) {
                   "stroke=\"black\" stroke-dasharray=\"6 3\"/>\n",
                   Left, Y, W - Right);
     OS << formatv("<text x=\"{0}\" y=\"{1:f1}\">{2} {3:f1} GFLOP/s</text>\n",
-                  W - Right + 8, Y + 4, escape(P.Name), P.GFlops);
+                  W - Right + 8, Y + 4, escapeMarkup(P.Name), P.GFlops);
   }
   for (size_t I = 0; I < D.Points.size(); ++I) {
     const auto &P = D.Points[I];
@@ -137,7 +136,7 @@ void renderSVG(raw_ostream &OS, const ChartData &D) {
                   "/>\n",
                   X, Y);
     OS << formatv("<text x=\"{0:f1}\" y=\"{1:f1}\" font-size=\"9\">{2}</text>\n",
-                  X + 6, Y + (I % 2 ? 10 : -4), escape(P.Label));
+                  X + 6, Y + (I % 2 ? 10 : -4), escapeMarkup(P.Label));
   }
   OS << "</svg>\n";
 }
