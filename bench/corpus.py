@@ -465,6 +465,15 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def BCM():
+    """The conditional-branch mispredict event of the model in use (cachegrind's Bcm)."""
+    return keelbench.BRANCH[0]
+
+
+def BIM():
+    return keelbench.BRANCH[1]
+
+
 def measure(a, name, B, prog, M, names):
     """Per build and geometry: mean cost (one link, or the mean over the pads of (1)),
     I1mr, Bcm, Bim (same), spreads of (1) and (2) (sweep only)."""
@@ -473,7 +482,7 @@ def measure(a, name, B, prog, M, names):
     if not a.sweep:
         jobs = [(bins[n], g) for n in names for g in GEOMETRIES]
         for (b, g), n, (cost, c) in zip(jobs, [n for n in names for _ in GEOMETRIES], M.all(jobs, a.j)):
-            res[(n, g)] = dict(cost=cost, I1mr=c["I1mr"], Bcm=c["Bcm"], Bim=c["Bim"], s1=float("nan"),
+            res[(n, g)] = dict(cost=cost, I1mr=c["I1mr"], Bcm=c[BCM()], Bim=c[BIM()], s1=float("nan"),
                                s2=float("nan"), sB=float("nan"))
         return res
     lo, hi, step = (int(x) for x in a.pads.split(":"))
@@ -506,9 +515,9 @@ def measure(a, name, B, prog, M, names):
         for g in GEOMETRIES:
             s = series[("out", g)]
             mean = lambda f: sum(x[1][f] for x in s) / len(s)
-            res[(n, g)] = dict(cost=sum(x[0] for x in s) / len(s), I1mr=mean("I1mr"), Bcm=mean("Bcm"),
-                               Bim=mean("Bim"), s1=spread([x[0] for x in s]),
-                               sB=spread([x[1]["Bcm"] + x[1]["Bim"] for x in s]),
+            res[(n, g)] = dict(cost=sum(x[0] for x in s) / len(s), I1mr=mean("I1mr"), Bcm=mean(BCM()),
+                               Bim=mean(BIM()), s1=spread([x[0] for x in s]),
+                               sB=spread([x[1][BCM()] + x[1][BIM()] for x in s]),
                                s2=max((spread([x[0] for x in series[(f"k{k}", g)]]) for k in ks),
                                       default=float("nan")))
     return res
@@ -597,13 +606,19 @@ def main():
                          "\"name\", to be listed in --builds (repeatable)")
     ap.add_argument("--check", action="store_true",
                     help="print instruction counts of two runs of each input and the distinct text")
+    ap.add_argument("--model", metavar="NAME",
+                    help="measure with keel-sim's front-end model NAME (skylake, zen4: layout-sweep "
+                         "--cost=NAME's weights) instead of cachegrind; Bcm/Bim are then the model's "
+                         "conditional and indirect mispredicts")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
+    if a.model:
+        keelbench.use_model(a.model)
     JOBS = a.j
     keelbench.KEEP = True   # objects and profiles are reused; binaries are measured by hash
     keelbench.RECOMMENDED = os.path.abspath(a.recommended)
     for path in a.recipe:
-        keelbench.RECIPES[json.load(open(path))["name"]] = os.path.abspath(path)
+        keelbench.RECIPES[keelbench.load_recipe(path)["name"]] = os.path.abspath(path)
     work = os.path.abspath(a.workdir)
     names = a.builds.split(",")
     progs = a.programs.split(",")
@@ -635,7 +650,7 @@ def main():
         if a.check:
             check(name, B, prog)
             continue
-        M = Measurements(B.path(f"cachegrind-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
+        M = Measurements(B.path(f"{keelbench.MODEL_TAG}-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
                          B.w, prog.run_env)
         all_res[name] = measure(a, name, B, prog, M, names)
         log(f"{name}: done")
@@ -645,8 +660,9 @@ def main():
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
             else "one link per build (no sweep: no spreads)")
-    print(f"\ncorpus: cost on the test input (cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*(Bcm+Bim)); "
-          f"{what}; /x = cost relative to build x")
+    formula = ("Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*(Bcm+Bim)" if not a.model else
+               f"model {a.model}: " + " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    print(f"\ncorpus: cost on the test input (cost = {formula}); {what}; /x = cost relative to build x")
     table(all_res, names, progs)
     acceptance(all_res, names, progs)
 

@@ -228,7 +228,7 @@ class Builds:
         ({plan} = the plan)."""
         if name in self.recipe_builds:
             return
-        r = json.load(open(self.recipe_file(name)))
+        r = load_recipe(self.recipe_file(name))
         plan = self.path("plan-rec" if name == "keel-rec" else "plan-" + name)
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              *r.get("layout_order_flags", []), "-o", plan])
@@ -396,19 +396,34 @@ class Measurements:
         self.known = {}
         if os.path.exists(path):
             for line in open(path):
-                f = line.split("\t")
-                if len(f) == 2 + len(self.FIELDS):
+                f = line.rstrip("\n").split("\t")
+                if MODEL is None and len(f) == 2 + len(self.FIELDS):
                     self.known[(f[0], f[1])] = dict(zip(self.FIELDS, map(int, f[2:])))
+                elif MODEL is not None and len(f) > 2 and f[-1] == "end":
+                    # Under a model every event is kept, by name (the weights may change).
+                    self.known[(f[0], f[1])] = {k: int(v) for k, v in (x.split("=") for x in f[2:-1])}
         self.lock = threading.Lock()
+        self.running = {}
 
     def get(self, binary, i1):
         key = (sha1_of(binary), i1)
+        with self.lock:
+            # keel-sim measures every geometry at once: one run per binary.
+            one = self.running.setdefault(key[0] if MODEL else key, threading.Lock())
+        with one:
+            return self._get(binary, key, i1)
+
+    def _get(self, binary, key, i1):
         if key not in self.known:
-            c = cachegrind(binary, self.args, i1, self.cwd, self.env)
+            got = ({i1: cachegrind(binary, self.args, i1, self.cwd, self.env)} if MODEL is None
+                   else keelsim(binary, self.args, self.cwd, self.env))
             with self.lock:
-                self.known[key] = c
                 with open(self.path, "a") as f:
-                    f.write("\t".join([*key, *(str(c.get(k, 0)) for k in self.FIELDS)]) + "\n")
+                    for g, c in got.items():
+                        self.known[(key[0], g)] = c
+                        cols = ([str(c.get(k, 0)) for k in self.FIELDS] if MODEL is None
+                                else [f"{k}={v}" for k, v in c.items()] + ["end"])
+                        f.write("\t".join([key[0], g, *cols]) + "\n")
                     f.flush()
         c = self.known[key]
         return cost_of(c), c
@@ -418,8 +433,83 @@ class Measurements:
             return list(ex.map(lambda j: self.get(*j), jobs))
 
 
+def load_recipe(path):
+    """A recipe (bench/recommended.json's schema), or exit naming the file, line and
+    column of what is wrong with it."""
+    try:
+        with open(path) as f:
+            r = json.load(f)
+    except OSError as e:
+        sys.exit(f"keelbench: {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        sys.exit(f"keelbench: {path}:{e.lineno}:{e.colno}: not JSON: {e.msg}")
+    if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+        sys.exit(f"keelbench: {path}: a recipe is a JSON object with a \"name\" string")
+    for k, kind in (("layout_order_flags", list), ("link_flags", list), ("bbsections", bool)):
+        if k in r and not isinstance(r[k], kind):
+            sys.exit(f"keelbench: {path}: \"{k}\" must be a {'list of strings' if kind is list else 'boolean'}")
+        if kind is list and any(not isinstance(x, str) for x in r.get(k, [])):
+            sys.exit(f"keelbench: {path}: \"{k}\" must be a list of strings")
+    return r
+
+
 def cost_of(c):
     return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS)
+
+
+# ---------------------------------------------------------------- the model
+# MODEL None: cachegrind, one run per (binary, I1 geometry), the weights above.
+# MODEL "NAME": keel-sim (this checkout's build/lib/keel-sim) once per binary for every
+# I1 geometry, with --frontend=NAME, and the weights of `layout-sweep --cost=NAME
+# --print-cost` (the sweep's own cost model: one source of truth for the weights).
+MODEL = None
+MODEL_TAG = "cachegrind"
+# The conditional and indirect mispredict events of the model in use.
+BRANCH = ("Bcm", "Bim")
+
+
+def use_model(name):
+    """Select the front-end model NAME (a layout-sweep --cost preset) for every
+    measurement that follows; returns the weights."""
+    global MODEL, WEIGHTS
+    out = run([os.path.join(BIN, "layout-sweep"), f"--cost={name}", "--print-cost"])
+    doc = json.loads(out)
+    w = doc.get("weights", doc)
+    if not isinstance(w, dict) or not w:
+        sys.exit(f"keelbench: layout-sweep --cost={name} --print-cost printed no weights: {out[:200]}")
+    global BRANCH
+    MODEL, WEIGHTS = name, {k: float(v) for k, v in w.items()}
+    # Results are kept per model and per build of the tool: a changed model never
+    # reuses another's counts.
+    global MODEL_TAG
+    MODEL_TAG = f"{name}-{sha1_of(os.path.join(BUILD, 'lib', 'keel-sim', 'keel-sim-amd64-linux'))[:10]}"
+    # keel-sim's model names its mispredicts CondMiss and IndMiss (docs/frontend-model.md).
+    BRANCH = tuple(doc.get("branch_events", ("CondMiss", "IndMiss")))
+    return WEIGHTS
+
+
+def keelsim(binary, args, cwd, env=None):
+    """keel-sim once on BINARY for every I1 geometry; {geometry name: {event: count}}."""
+    lib = os.path.join(BUILD, "lib", "keel-sim")
+    out = binary + f".{MODEL}.ks"
+    argv = ["valgrind", "--tool=keel-sim", *(f"--I1={GEOMETRIES[g]}" for g in GEOMETRIES),
+            f"--D1={D1}", f"--LL={LL}", f"--frontend={MODEL}", f"--keel-sim-out-file={out}",
+            f"/dev/fd/{EXEC_FD}", *args]
+    e = dict(env if env is not None else os.environ)
+    e["VALGRIND_LIB"] = lib
+    spawn_on_fd(argv, binary, cwd, e)
+    geo, ev, res = {}, None, {}
+    for line in open(out):
+        f = line.split()
+        if f and f[0] == "geometry":
+            geo[int(f[1])] = f[2].split("=", 1)[1]
+        elif f and f[0] == "events:":
+            ev = f[1:]
+        elif f and f[0] == "result" and f[1] == "0":
+            res[int(f[2])] = dict(zip(ev, map(int, f[3:])))
+    os.unlink(out)
+    by_spec = {spec: g for g, spec in GEOMETRIES.items()}
+    return {by_spec[geo[i]]: c for i, c in res.items()}
 
 
 # Every binary runs as /dev/fd/100, so argv[0] (and AT_EXECFN) is the same string
@@ -432,11 +522,9 @@ EXEC_FD = 100
 EXEC_LOCK = threading.Lock()
 
 
-def cachegrind(binary, args, i1, cwd, env=None):
-    out = binary + f".{i1}.cg"
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-            f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
-            f"/dev/fd/{EXEC_FD}", *args]
+def spawn_on_fd(argv, binary, cwd, env):
+    """Run ARGV (which names the program as /dev/fd/EXEC_FD) with BINARY on that
+    descriptor; exit with the tail of its stderr if it fails."""
     # Put the binary on EXEC_FD only while this child is started (no preexec_fn,
     # which is unsafe with threads, and no other descriptor leaks into the child).
     fd = os.open(binary, os.O_RDONLY)
@@ -454,6 +542,14 @@ def cachegrind(binary, args, i1, cwd, env=None):
     if p.returncode != 0:
         sys.exit(f"keelbench: command failed ({p.returncode}): {' '.join(argv)} "
                  f"(/dev/fd/{EXEC_FD} = {binary})\n{err[-2000:]}")
+
+
+def cachegrind(binary, args, i1, cwd, env=None):
+    out = binary + f".{i1}.cg"
+    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+            f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
+            f"/dev/fd/{EXEC_FD}", *args]
+    spawn_on_fd(argv, binary, cwd, env)
     ev = summary = None
     for line in open(out):
         if line.startswith("events:"):

@@ -62,7 +62,7 @@ def sweep(a, B, prog, M, names, bins):
     ks = [int(k) for k in a.inside_k.split(",")] if a.inside_k else []
     kinds = ["out"] + [f"k{k}" for k in ks]
     label = {"out": "(1) outside", **{f"k{k}": f"(2) k={k}" for k in ks}}
-    tsv = open(B.path("sweep.tsv"), "a")
+    tsv = open(B.path(f"sweep-{a.model}.tsv" if a.model else "sweep.tsv"), "a")
     print(f"\n{a.program}: sweep over pads {lo}..{pads[-1]} by {step} ({len(pads)} pads); "
           f"cost, I1mr and Bm (mispredicts) are means over the pads; spread = max/min - 1", flush=True)
     print(f"{'build':8} {'I1':>3} {'perturbation':12} {'mean cost':>12} {'vs def':>7} "
@@ -115,7 +115,7 @@ def sweep(a, B, prog, M, names, bins):
                 rel = mean / base[(kind, g)] if (kind, g) in base else float("nan")
                 i1 = [x[1]["I1mr"] for x in s]
                 irs = [x[1]["Ir"] for x in s]
-                bm = [x[1]["Bcm"] + x[1]["Bim"] for x in s]
+                bm = [x[1][keelbench.BRANCH[0]] + x[1][keelbench.BRANCH[1]] for x in s]
                 print(f"{n:8} {g:>3} {label[kind]:12} {mean:12.0f} {rel:7.4f} {sum(i1) / len(i1):10.0f} "
                       f"{sum(bm) / len(bm):9.0f} "
                       f"{spread(costs):10.3f}% {spread(irs):8.4f}% {min(i1):>9}..{max(i1):<9}", flush=True)
@@ -143,24 +143,32 @@ def main():
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")
+    ap.add_argument("--model", metavar="NAME",
+                    help="measure with keel-sim's front-end model NAME (skylake, zen4: layout-sweep "
+                         "--cost=NAME's weights) instead of cachegrind")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
+    if a.model:
+        keelbench.use_model(a.model)
     keelbench.KEEP = a.keep
     keelbench.RECOMMENDED = os.path.abspath(a.recommended)
     for path in a.recipe:
-        keelbench.RECIPES[json.load(open(path))["name"]] = os.path.abspath(path)
+        keelbench.RECIPES[keelbench.load_recipe(path)["name"]] = os.path.abspath(path)
     work = os.path.abspath(a.workdir)
     prog = {"interp": Interp, "lua": Lua, "zstd": Zstd}[a.program](work)
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
-    M = Measurements(B.path("cachegrind-v2.tsv"), prog.run_args, B.w)
+    M = Measurements(B.path(f"{keelbench.MODEL_TAG}-v2.tsv" if a.model else "cachegrind-v2.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     if "keel-tuned" in names:
         lo, hi, step = (int(x) for x in a.tune_pads.split(":"))
         B.tune(M, list(range(lo, hi, step)))
     bins = {n: B.build(n, B.path(n + ".bin")) for n in names}
-    print(f"\n{a.program}: mean simulated cost (cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts)")
+    formula = ("cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts" if not a.model else
+               f"keel-sim model {a.model}; cost = " +
+               " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    print(f"\n{a.program}: mean simulated cost ({formula})")
     print(f"{'build':10} {'I1':>4} {'cost':>14} {'Ir':>14} {'I1mr':>10} {'vs default':>10} {'vs bolt':>8}")
     results = {}
     keys = [(n, g) for n in names for g in GEOMETRIES]
@@ -171,7 +179,7 @@ def main():
             cost, c = results[(n, g)]
             d = cost / results[("default", g)][0] if "default" in names else float("nan")
             b = cost / results[("bolt", g)][0] if "bolt" in names else float("nan")
-            print(f"{n:10} {g:>4} {cost:14d} {c['Ir']:14d} {c['I1mr']:10d} {d:10.4f} {b:8.4f}", flush=True)
+            print(f"{n:10} {g:>4} {cost:14.0f} {c['Ir']:14d} {c['I1mr']:10d} {d:10.4f} {b:8.4f}", flush=True)
     if a.sweep:
         sweep(a, B, prog, M, names, bins)
 
