@@ -35,12 +35,14 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 
 #define KS_MAX_GEOMS 16
 #define KS_MAX_VARIANTS 1024
@@ -57,6 +59,7 @@ static Level clo_I1[KS_MAX_GEOMS], clo_D1[KS_MAX_GEOMS], clo_LL[KS_MAX_GEOMS];
 static Int n_clo_I1, n_clo_D1, n_clo_LL;
 static const HChar *clo_out_file = "keel-sim.out.%p";
 static const HChar *clo_map_file = NULL;
+static Bool clo_fn_ir = False;
 
 static Bool parse_level(const HChar *opt, const HChar *val, Level *L)
 {
@@ -96,6 +99,7 @@ static Bool ks_process_cmd_line_option(const HChar *arg)
       return parse_level(arg, v, &clo_LL[n_clo_LL++]);
    } else if VG_STR_CLO(arg, "--keel-sim-out-file", clo_out_file) {
    } else if VG_STR_CLO(arg, "--keel-sim-map-file", clo_map_file) {
+   } else if VG_BOOL_CLO(arg, "--keel-sim-fn-ir", clo_fn_ir) {
    } else
       return False;
    return True;
@@ -108,7 +112,8 @@ static void ks_print_usage(void)
 "    --D1=<size>,<assoc>,<line_size>  D1 cache (once, or once per geometry)\n"
 "    --LL=<size>,<assoc>,<line_size>  LL cache (once, or once per geometry)\n"
 "    --keel-sim-out-file=<file>       results [keel-sim.out.%%p]\n"
-"    --keel-sim-map-file=<file>       address maps of the variants to simulate\n");
+"    --keel-sim-map-file=<file>       address maps of the variants to simulate\n"
+"    --keel-sim-fn-ir=no|yes          executed instructions per function [no]\n");
 }
 
 static void ks_print_debug_usage(void)
@@ -413,6 +418,17 @@ static void resolve_maps(void)
           VG_(strcmp)(f + nf - nr, rel) == 0 && !found)
          found = di;
    }
+   /* Started by another name (/dev/fd/N): the same file. */
+   struct vg_stat se, sd;
+   if (!found && exe && !sr_isError(VG_(stat)(exe, &se)))
+      for (di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
+         const HChar *f = VG_(DebugInfo_get_filename)(di);
+         if (f && !sr_isError(VG_(stat)(f, &sd)) && sd.dev == se.dev &&
+             sd.ino == se.ino) {
+            found = di;
+            break;
+         }
+      }
    if (!found) {
       VG_(fmsg)("keel-sim: the address maps need the main executable's load "
                 "address, but no debug info names '%s'\n",
@@ -556,6 +572,114 @@ static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
          var->Bim++;
       var->btac[idx] = dst;
    }
+}
+
+/*------------------------------------------------------------*/
+/*--- Executed instructions per function, and processes   ---*/
+/*------------------------------------------------------------*/
+
+/* --keel-sim-fn-ir=yes: Ir per function name, as cachegrind's fn= lines sum
+   it (VG_(get_fnname) at translation, "???" where there is none).  Each
+   instruction adds 1 to its function's counter inline. */
+typedef struct {
+   HChar *name;
+   ULong ir;
+} FnCount;
+
+static FnCount **fn_table; /* open addressing; entries never move */
+static UWord fn_cap, fn_used;
+
+static UWord fn_hash(const HChar *s)
+{
+   UWord h = 5381;
+   for (; *s; s++)
+      h = h * 33 + (UChar)*s;
+   return h;
+}
+
+static ULong *fn_counter(Addr a)
+{
+   const HChar *name;
+   if (!VG_(get_fnname)(VG_(current_DiEpoch)(), a, &name))
+      name = "???";
+   if (2 * (fn_used + 1) > fn_cap) {
+      UWord cap = fn_cap ? 2 * fn_cap : 1024;
+      FnCount **t = VG_(calloc)("ks.fn", cap, sizeof(FnCount *));
+      for (UWord i = 0; i < fn_cap; i++)
+         if (fn_table[i]) {
+            UWord j = fn_hash(fn_table[i]->name) & (cap - 1);
+            while (t[j])
+               j = (j + 1) & (cap - 1);
+            t[j] = fn_table[i];
+         }
+      if (fn_table)
+         VG_(free)(fn_table);
+      fn_table = t;
+      fn_cap = cap;
+   }
+   UWord j = fn_hash(name) & (fn_cap - 1);
+   while (fn_table[j]) {
+      if (VG_(strcmp)(fn_table[j]->name, name) == 0)
+         return &fn_table[j]->ir;
+      j = (j + 1) & (fn_cap - 1);
+   }
+   FnCount *f = VG_(malloc)("ks.fn", sizeof(FnCount));
+   f->name = VG_(strdup)("ks.fn", name);
+   f->ir = 0;
+   fn_table[j] = f;
+   fn_used++;
+   return &f->ir;
+}
+
+/* A program that forks or execs is more than the one process this run
+   simulates: the results say so (`process forks N execs N`), and a child
+   writes nothing (it shares the parent's output file). */
+static ULong n_forks, n_execs;
+static Bool is_child;
+
+static void ks_atfork_parent(ThreadId tid)
+{
+   (void)tid;
+   n_forks++;
+}
+
+static void ks_atfork_child(ThreadId tid)
+{
+   (void)tid;
+   is_child = True;
+}
+
+static void write_results(void);
+
+/* An execve that succeeds replaces the process without running ks_fini
+   (valgrind does not follow it: --trace-children=no), so the results so far
+   are written first, marked. */
+static void ks_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
+{
+   (void)tid; (void)args; (void)nArgs;
+   if (sysno == __NR_execve || sysno == __NR_execveat) {
+      n_execs++;
+      if (!is_child)
+         write_results();
+   }
+}
+
+static void ks_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
+                            SysRes res)
+{
+   (void)tid; (void)sysno; (void)args; (void)nArgs; (void)res;
+}
+
+/* Add 1 to *counter, inline. */
+static void add_count(IRSB *out, ULong *counter)
+{
+   IRTemp t1 = newIRTemp(out->tyenv, Ity_I64);
+   IRTemp t2 = newIRTemp(out->tyenv, Ity_I64);
+   IRExpr *where = mkIRExpr_HWord((HWord)counter);
+   addStmtToIRSB(out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, where)));
+   addStmtToIRSB(out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
+                                                    IRExpr_Const(IRConst_U64(1)))));
+   addStmtToIRSB(out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
 }
 
 /*------------------------------------------------------------*/
@@ -754,6 +878,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          cur = infos + (UWord)next_info * stride;
          next_info++;
          fill_instr(cur, cia, isize);
+         if (clo_fn_ir)
+            add_count(st.out, fn_counter(cia));
          if (prev && fetch_repeats(prev, cur)) {
             /* Counted, not simulated: an I1 hit everywhere (see there). */
             IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
@@ -935,6 +1061,12 @@ static void ks_post_clo_init(void)
 static void ks_fini(Int exitcode)
 {
    (void)exitcode;
+   if (!is_child)
+      write_results();
+}
+
+static void write_results(void)
+{
    HChar *path = VG_(expand_file_name)("--keel-sim-out-file", clo_out_file);
    /* A regular file (or a new one) is written whole to PATH.tmp, then
       renamed: a reader never sees half.  Anything else (/dev/null, a pipe)
@@ -965,6 +1097,7 @@ static void ks_fini(Int exitcode)
    for (Int v = 0; v < n_variants; v++)
       VG_(fprintf)(fp, "variant %d %s unmapped %llu\n", v, variants[v].name,
                    variants[v].unmapped);
+   VG_(fprintf)(fp, "process forks %llu execs %llu\n", n_forks, n_execs);
    VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n");
    for (Int v = 0; v < n_variants; v++)
       for (Int g = 0; g < n_geoms; g++) {
@@ -976,6 +1109,10 @@ static void ks_fini(Int exitcode)
                       s->D1mw, s->DLmw, n_Bc, variants[v].Bcm, n_Bi,
                       variants[v].Bim);
       }
+   if (clo_fn_ir)
+      for (UWord i = 0; i < fn_cap; i++)
+         if (fn_table[i] && fn_table[i]->ir)
+            VG_(fprintf)(fp, "fn %llu %s\n", fn_table[i]->ir, fn_table[i]->name);
    VG_(fclose)(fp);
    if (!in_place && VG_(rename)(tmp, path) != 0)
       VG_(umsg)("keel-sim: cannot rename %s to %s\n", tmp, path);
@@ -996,6 +1133,8 @@ static void ks_pre_clo_init(void)
    VG_(basic_tool_funcs)(ks_post_clo_init, ks_instrument, ks_fini);
    VG_(needs_command_line_options)(ks_process_cmd_line_option, ks_print_usage,
                                    ks_print_debug_usage);
+   VG_(needs_syscall_wrapper)(ks_pre_syscall, ks_post_syscall);
+   VG_(atfork)(NULL, ks_atfork_parent, ks_atfork_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(ks_pre_clo_init)

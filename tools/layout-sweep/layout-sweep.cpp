@@ -49,7 +49,12 @@ cl::opt<std::string> BinaryArg(cl::Positional, cl::desc("<binary>"),
                                cl::Required, cl::cat(Cat));
 cl::list<std::string> ProgArgs(cl::ConsumeAfter, cl::desc("<program arguments>..."));
 
-cl::opt<std::string> Backend("backend", cl::desc("sim (cachegrind), time or perf"),
+cl::opt<std::string> Backend("backend",
+                             cl::desc("sim (keel-sim: one run for every variant "
+                                      "that is an address map of another; "
+                                      "cachegrind where keel-sim is not built), "
+                                      "cachegrind (one cachegrind run per "
+                                      "variant), time or perf"),
                              cl::init("sim"), cl::cat(Cat));
 cl::opt<std::string> Axis("axis",
                           cl::desc("what moves: code, data, stack, env, heap, "
@@ -587,7 +592,7 @@ static int runAuto(const char *Argv0) {
   Progress.Total = PerAxis * ToSweep.size();
   Progress.Parallel = Base->Jobs ? Base->Jobs
                                  : std::max(1u, std::thread::hardware_concurrency());
-  if (Base->Backend != "sim")
+  if (!isSimBackend(Base->Backend))
     Progress.Parallel = 1;
   {
     std::string Names, Skipped;

@@ -13,6 +13,7 @@
 #include "keel/Support/Process.h"
 #include "keel/Sweep/Journal.h"
 #include "keel/Sweep/Slurm.h"
+#include "keel/Sweep/VariantMap.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -89,7 +90,7 @@ std::string sweepFingerprint(const EngineOptions &O) {
                  {"compare_relink", O.Perturb.CompareRelinkTemplate},
                  {"bolt_pad", O.Perturb.BoltFunction},
                  {"env", json::Array(O.Perturb.ExtraEnv)},
-                 {"geometry", O.Backend == "sim" ? geometryText(O.Geometry) : ""},
+                 {"geometry", isSimBackend(O.Backend) ? geometryText(O.Geometry) : ""},
                  {"exec_as", execAsMode(O)}};
   // A recorded link (the automatic sweep) only when there is one, so the
   // fingerprints of journals written before it existed do not change.
@@ -133,6 +134,79 @@ Error checkPerfCounters() {
   }
   close(static_cast<int>(FD));
   return Error::success();
+}
+
+std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
+                                    const PreparedVariant &P, StringRef OutFile,
+                                    StringRef MapFile) {
+  std::vector<std::string> Cmd = {T.Valgrind};
+  std::string Log = P.Dir + "/valgrind.log";
+  for (std::string &A : T.KeelSim
+                            ? keelSimArgs(O.Geometry, OutFile, Log, MapFile)
+                            : cachegrindArgs(O.Geometry, OutFile, Log))
+    Cmd.push_back(std::move(A));
+  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
+  return Cmd;
+}
+
+std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P) {
+  std::vector<std::string> Env = P.Env;
+  if (!T.KeelSimLib.empty())
+    Env.push_back("VALGRIND_LIB=" + T.KeelSimLib);
+  return Env;
+}
+
+/// Counters and per-function Ir as a measurement of \p V.
+static Measurement simCounts(const EngineOptions &O, const Variant &V,
+                             std::map<std::string, double> Counters,
+                             std::map<std::string, uint64_t> FunctionIr) {
+  Measurement M;
+  M.V = V;
+  M.Counters = std::move(Counters);
+  M.FunctionInstructions = std::move(FunctionIr);
+  M.Cost = costOf(M.Counters, O.Weights);
+  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
+  return M;
+}
+
+/// The note of a run whose program forked or exec'd.
+static std::string processNote(const KeelSimOutput &K) {
+  return formatv("the program forks or execs ({0} fork{1}, {2} exec{3}): "
+                 "keel-sim (like cachegrind) counts only its first process, "
+                 "so each variant ran on its own binary",
+                 K.Forks, K.Forks == 1 ? "" : "s", K.Execs,
+                 K.Execs == 1 ? "" : "s")
+      .str();
+}
+
+Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
+                              const Variant &V, StringRef OutFile) {
+  auto Failed = [&](std::string Why) {
+    Measurement M;
+    M.V = V;
+    M.Failed = true;
+    M.FailReason = std::move(Why);
+    return M;
+  };
+  Expected<std::string> Text = readWholeFile(OutFile);
+  if (!Text)
+    return Failed((T.KeelSim ? "no keel-sim result: " : "no cachegrind result: ") +
+                  toString(Text.takeError()));
+  if (!T.KeelSim) {
+    Expected<std::map<std::string, double>> C =
+        parseCachegrindText(*Text, OutFile);
+    if (!C)
+      return Failed("no cachegrind result: " + toString(C.takeError()));
+    return simCounts(O, V, std::move(*C), cachegrindFunctionIr(*Text));
+  }
+  Expected<KeelSimOutput> K = parseKeelSimText(*Text, OutFile);
+  if (!K)
+    return Failed("no keel-sim result: " + toString(K.takeError()));
+  Measurement M = simCounts(O, V, std::move(K->Variants[0].Counters),
+                            std::move(K->FunctionIr));
+  if (K->Forks || K->Execs)
+    M.Fallback = processNote(*K);
+  return M;
 }
 
 namespace {
@@ -187,31 +261,18 @@ Measurement failed(const Variant &V, std::string Reason) {
   return M;
 }
 
-Measurement measureSim(const EngineOptions &O, StringRef Valgrind,
+Measurement measureSim(const EngineOptions &O, const SimTools &T,
                        const PreparedVariant &P) {
-  std::string OutFile = P.Dir + "/cachegrind.out";
-  std::string Log = P.Dir + "/valgrind.log";
+  std::string OutFile =
+      P.Dir + (T.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
   sys::fs::remove(OutFile);
-  std::vector<std::string> Cmd = {Valgrind.str()};
-  for (std::string &A : cachegrindArgs(O.Geometry, OutFile, Log))
-    Cmd.push_back(std::move(A));
-  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
-  RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
+  PreparedVariant Run = P;
+  Run.Env = simRunEnv(T, P);
+  RunOutcome R = runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
+                                   P.Dir + "/stderr");
   if (R.Failed)
     return failed(P.V, R.Reason);
-  Expected<std::string> Text = readWholeFile(OutFile);
-  Expected<std::map<std::string, double>> C =
-      Text ? parseCachegrindText(*Text, OutFile)
-           : Expected<std::map<std::string, double>>(Text.takeError());
-  if (!C)
-    return failed(P.V, "no cachegrind result: " + toString(C.takeError()));
-  Measurement M;
-  M.V = P.V;
-  M.Counters = std::move(*C);
-  M.FunctionInstructions = cachegrindFunctionIr(*Text);
-  M.Cost = costOf(M.Counters, O.Weights);
-  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
-  return M;
+  return simOwnMeasurement(O, T, P.V, OutFile);
 }
 
 // perf stat's CSV: "value,unit,event,..." one line per event.
@@ -256,8 +317,9 @@ struct WorkDirGuard {
 };
 
 Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
-  if (O.Backend != "sim" && O.Backend != "time" && O.Backend != "perf")
-    return makeError("unknown --backend '{0}' (sim, time, perf)", O.Backend);
+  if (!isSimBackend(O.Backend) && O.Backend != "time" && O.Backend != "perf")
+    return makeError("unknown --backend '{0}' (sim, cachegrind, time, perf)",
+                     O.Backend);
   if (Error E = validateGrid(O.G))
     return E;
   StringRef Axis = O.Perturb.Axis;
@@ -279,7 +341,7 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
     if (Error E = checkSlurmOptions(O))
       return E;
   } else if (!O.Executor.empty()) {
-    if (O.Backend != "sim")
+    if (!isSimBackend(O.Backend))
       return makeError("--executor runs variants elsewhere; only "
                        "--backend=sim measures there (time and perf must "
                        "measure on one machine)");
@@ -316,7 +378,7 @@ std::vector<Measurement> reuseJournal(const EngineOptions &O,
   for (Measurement &M : Done) {
     if (!InGrid.count(M.V))
       continue;
-    if (!M.Failed && O.Backend == "sim")
+    if (!M.Failed && isSimBackend(O.Backend))
       M.Cost = costOf(M.Counters, O.Weights);
     Keep.push_back(std::move(M));
   }
@@ -486,9 +548,11 @@ void applyExecAs(const EngineOptions &O, PreparedVariant &P, StringRef Argv0) {
   P.Argv[0] = Argv0.str();
 }
 
-/// sim and perf: prepare and measure each variant as one job on a pool.
-void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
-                       const Todo &Work, Recorder &Rec) {
+/// cachegrind and perf: prepare and measure each variant as one job on a
+/// pool.
+void measureInParallel(const EngineOptions &O, Perturber &P,
+                       const SimTools &Sim, StringRef Perf, const Todo &Work,
+                       Recorder &Rec) {
   unsigned Jobs = O.Backend == "perf" ? 1 : O.Jobs; // perf counts need quiet
   DefaultThreadPool Pool(hardware_concurrency(Jobs));
   for (const auto &[Index, V] : Work) {
@@ -502,12 +566,227 @@ void measureInParallel(const EngineOptions &O, Perturber &P, StringRef Tool,
         Rec.binarySeen(V.Series, PV->Argv[0]);
       // valgrind and perf pass their command's path on as argv[0].
       applyExecAs(O, *PV, VariantExecPath);
-      Rec.record(O.Backend == "sim" ? measureSim(O, Tool, *PV)
-                                    : measurePerf(O, Tool, *PV));
+      Rec.record(O.Backend == "perf" ? measurePerf(O, Perf, *PV)
+                                     : measureSim(O, Sim, *PV));
     });
   }
   Pool.wait();
 }
+
+/// Can variants of this sweep be address maps of one run? Only when they
+/// differ in their bytes' addresses alone: pads (code, data), and every
+/// variant started by one name (--exec-as=fd; with path each has its own
+/// argv[0]).
+bool keelSimMaps(const EngineOptions &O) {
+  return (O.Perturb.Axis == "code" || O.Perturb.Axis == "data") &&
+         execAsMode(O) == "fd";
+}
+
+/// keel-sim: one run of a series' first variant serves every other variant
+/// of that series whose binary is an address map of it (VariantMap.h: code
+/// and data pads, the same functions in another order). The rest -- axes
+/// that change the process (stack, env, heap), variants that are not maps,
+/// maps that missed accesses, a program that forks or execs, a shared run
+/// that failed -- run on their own binaries, keel-sim alone.
+class KeelSimSweep {
+public:
+  KeelSimSweep(const EngineOptions &O, Perturber &P, const SimTools &T,
+               StringRef WorkDir, Recorder &Rec)
+      : O(O), P(P), T(T), WorkDir(WorkDir), Rec(Rec) {}
+
+  void run(const Todo &Work) {
+    std::vector<std::optional<PreparedVariant>> Prepared(Work.size());
+    {
+      DefaultThreadPool Pool(hardware_concurrency(O.Jobs));
+      for (size_t I = 0; I < Work.size(); ++I)
+        Pool.async([&, I] {
+          Expected<PreparedVariant> PV = P.prepare(Work[I].second, Work[I].first);
+          if (!PV)
+            return Rec.fail(PV.takeError());
+          if (!PV->Failure.empty())
+            return Rec.record(failed(Work[I].second, PV->Failure));
+          if (!PV->Argv.empty())
+            Rec.binarySeen(PV->V.Series, PV->Argv[0]);
+          Prepared[I] = std::move(*PV);
+        });
+      Pool.wait();
+    }
+    // Group by series, in grid order; the first variant is the run's base.
+    bool Maps = keelSimMaps(O);
+    std::map<std::string, std::vector<size_t>> BySeries;
+    std::vector<std::string> SeriesOrder;
+    for (size_t I = 0; I < Prepared.size(); ++I) {
+      if (!Prepared[I] || Prepared[I]->Argv.empty())
+        continue;
+      auto [It, New] = BySeries.try_emplace(Prepared[I]->V.Series);
+      if (New)
+        SeriesOrder.push_back(It->first);
+      It->second.push_back(I);
+    }
+    std::vector<Group> Groups;
+    for (const std::string &S : SeriesOrder) {
+      std::vector<size_t> &Members = BySeries[S];
+      if (!Maps) {
+        for (size_t I : Members)
+          Own.push_back({std::move(*Prepared[I]), ""});
+        continue;
+      }
+      Group G;
+      G.Base = std::move(*Prepared[Members.front()]);
+      for (size_t K = 1; K < Members.size(); ++K) {
+        PreparedVariant &PV = *Prepared[Members[K]];
+        std::string Why = mapOf(G.Base, PV, G.Maps);
+        if (Why.empty())
+          G.Members.push_back(std::move(PV));
+        else
+          Own.push_back({std::move(PV), std::move(Why)});
+      }
+      Groups.push_back(std::move(G));
+    }
+    // The shared runs and the own runs known so far, then the own runs the
+    // shared runs' results asked for.
+    {
+      DefaultThreadPool Pool(hardware_concurrency(O.Jobs));
+      for (size_t G = 0; G < Groups.size(); ++G)
+        Pool.async([&, G] { runGroup(Groups[G], G); });
+      for (size_t I = 0; I < Own.size(); ++I)
+        Pool.async([&, I] { runOwn(Own[I]); });
+      Pool.wait();
+    }
+    std::vector<OwnRun> Later = std::move(Fallbacks);
+    DefaultThreadPool Pool(hardware_concurrency(O.Jobs));
+    for (size_t I = 0; I < Later.size(); ++I)
+      Pool.async([&, I] { runOwn(Later[I]); });
+    Pool.wait();
+  }
+
+private:
+  struct Group {
+    PreparedVariant Base;
+    std::vector<PreparedVariant> Members; ///< map file variants 1..n
+    std::vector<VariantMap> Maps;
+  };
+  struct OwnRun {
+    PreparedVariant PV;
+    std::string Why; ///< the measurement's Fallback ("" = by its axis)
+  };
+
+  /// "" when \p PV is a map of \p Base (appended to \p Maps), else why not.
+  std::string mapOf(const PreparedVariant &Base, const PreparedVariant &PV,
+                    std::vector<VariantMap> &Maps) {
+    if (PV.Env != Base.Env ||
+        !std::equal(PV.Argv.begin() + 1, PV.Argv.end(), Base.Argv.begin() + 1,
+                    Base.Argv.end()))
+      return "its environment or arguments differ from " + Base.V.key() +
+             "'s, so it is not an address map of that run";
+    Expected<VariantMap> M = deriveVariantMap(
+        Base.Argv[0], PV.Argv[0], formatv("v{0}", Maps.size() + 1).str());
+    if (!M)
+      return "not an address map of " + Base.V.key() + ": " +
+             toString(M.takeError());
+    Maps.push_back(std::move(*M));
+    return "";
+  }
+
+  void fallBack(PreparedVariant PV, std::string Why) {
+    std::lock_guard<std::mutex> L(Lock);
+    Fallbacks.push_back({std::move(PV), std::move(Why)});
+  }
+
+  void runOwn(OwnRun &R) {
+    applyExecAs(O, R.PV, VariantExecPath);
+    Measurement M = measureSim(O, T, R.PV);
+    // A failure is its own story: the shared run failed the same way.
+    if (!M.Failed && !R.Why.empty() && M.Fallback.empty())
+      M.Fallback = R.Why;
+    Rec.record(std::move(M));
+  }
+
+  void runGroup(Group &G, size_t Number) {
+    if (G.Members.empty()) {
+      OwnRun Alone{std::move(G.Base), ""};
+      return runOwn(Alone);
+    }
+    std::string MapFile = formatv("{0}/keel-sim-{1}.map", WorkDir, Number).str();
+    Expected<ExeExtent> E = exeExtent(G.Base.Argv[0]);
+    Error WE = E ? writeOutput(MapFile,
+                               [&](raw_ostream &OS) {
+                                 writeKeelSimMap(OS, *E, G.Maps);
+                                 return Error::success();
+                               })
+                 : E.takeError();
+    if (WE) {
+      std::string Why = "no address map: " + toString(std::move(WE));
+      for (PreparedVariant &PV : G.Members)
+        fallBack(std::move(PV), Why);
+      OwnRun Base{G.Base, ""};
+      return runOwn(Base);
+    }
+    PreparedVariant Run = G.Base;
+    applyExecAs(O, Run, VariantExecPath);
+    std::string OutFile = Run.Dir + "/keel-sim.out";
+    sys::fs::remove(OutFile);
+    EngineOptions Shared = O; // the run's timeout covers all its variants
+    Shared.TimeoutSeconds = O.TimeoutSeconds * unsigned(1 + G.Members.size());
+    PreparedVariant WithEnv = Run;
+    WithEnv.Env = simRunEnv(T, Run);
+    RunOutcome R = runVariantCommand(
+        Shared, WithEnv, simRunArgv(O, T, Run, OutFile, MapFile),
+        Run.Dir + "/stderr");
+    Expected<std::string> Text =
+        R.Failed ? Expected<std::string>(makeError("{0}", R.Reason))
+                 : readWholeFile(OutFile);
+    Expected<KeelSimOutput> K =
+        Text ? parseKeelSimText(*Text, OutFile)
+             : Expected<KeelSimOutput>(Text.takeError());
+    if (K && K->Variants.size() != 1 + G.Members.size())
+      K = makeError("{0}: {1} variants, expected {2}", OutFile,
+                    K->Variants.size(), 1 + G.Members.size());
+    if (!K) {
+      // Every variant learns its own fate (the program may fail in one
+      // layout only).
+      std::string Why = "the shared keel-sim run failed: " + toString(K.takeError());
+      for (PreparedVariant &PV : G.Members)
+        fallBack(std::move(PV), Why);
+      fallBack(std::move(G.Base), Why);
+      return;
+    }
+    if (K->Forks || K->Execs) {
+      std::string Why = processNote(*K);
+      Measurement M = simCounts(O, G.Base.V, K->Variants[0].Counters,
+                                K->FunctionIr);
+      M.Fallback = Why;
+      Rec.record(std::move(M));
+      for (PreparedVariant &PV : G.Members)
+        fallBack(std::move(PV), Why);
+      return;
+    }
+    Rec.record(simCounts(O, G.Base.V, K->Variants[0].Counters, K->FunctionIr));
+    for (size_t I = 0; I < G.Members.size(); ++I) {
+      KeelSimOutput::Variant &KV = K->Variants[1 + I];
+      if (KV.Unmapped) {
+        fallBack(std::move(G.Members[I]),
+                 formatv("its map of {0} missed {1} access{2} inside the "
+                         "executable (bytes no symbol or section covers)",
+                         G.Base.V.key(), KV.Unmapped,
+                         KV.Unmapped == 1 ? "" : "es")
+                     .str());
+        continue;
+      }
+      // The same instructions as the base: the same per-function counts.
+      Rec.record(simCounts(O, G.Members[I].V, std::move(KV.Counters),
+                           K->FunctionIr));
+    }
+  }
+
+  const EngineOptions &O;
+  Perturber &P;
+  const SimTools &T;
+  std::string WorkDir;
+  Recorder &Rec;
+  std::vector<OwnRun> Own, Fallbacks;
+  std::mutex Lock;
+};
 
 /// time: interleaved rounds need every variant built first; the A/A copies
 /// are of the first variant's binary.
@@ -543,16 +822,64 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
   return Error::success();
 }
 
-/// The backend's tool; a missing one is the machine's limit (exit 3).
-Expected<std::string> backendTool(const EngineOptions &O) {
-  if (O.Backend == "sim")
-    return findProgram("valgrind");
-  if (O.Backend == "perf") {
+/// The backend's tools; a missing one is the machine's limit (exit 3).
+struct BackendTools {
+  SimTools Sim;
+  std::string Perf;
+};
+
+Expected<BackendTools> backendTools(const EngineOptions &O) {
+  BackendTools T;
+  if (isSimBackend(O.Backend)) {
+    Expected<std::string> V = findProgram("valgrind");
+    if (!V)
+      return V.takeError();
+    T.Sim.Valgrind = *V;
+    T.Sim.KeelSimLib = findKeelSimLib();
+    T.Sim.KeelSim = O.Backend == "sim" && !T.Sim.KeelSimLib.empty();
+    if (O.Backend == "sim" && !T.Sim.KeelSim)
+      T.Sim.Note = "keel-sim is not built here (no lib/keel-sim beside "
+                   "layout-sweep, no KEEL_SIM_LIB): --backend=sim measured "
+                   "with cachegrind, one run per variant";
+  } else if (O.Backend == "perf") {
     if (Error E = checkPerfCounters())
       return std::move(E);
-    return findProgram("perf");
+    Expected<std::string> P = findProgram("perf");
+    if (!P)
+      return P.takeError();
+    T.Perf = *P;
   }
-  return std::string();
+  return T;
+}
+
+/// keel-sim's fallbacks as notes, one per reason, in variant order.
+void fallbackNotes(const SweepResult &R, std::vector<std::string> &Notes) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> ByWhy;
+  auto Add = [&](const std::vector<Measurement> &Ms) {
+    for (const Measurement &M : Ms) {
+      if (M.Fallback.empty())
+        continue;
+      auto It = llvm::find_if(ByWhy, [&](const auto &P) { return P.first == M.Fallback; });
+      if (It == ByWhy.end())
+        It = ByWhy.insert(ByWhy.end(), {M.Fallback, {}});
+      It->second.push_back(M.V.key());
+    }
+  };
+  Add(R.Ms);
+  if (R.Compare)
+    Add(R.Compare->Ms);
+  for (auto &[Why, Keys] : ByWhy) {
+    std::string List;
+    for (size_t I = 0; I < Keys.size() && I < 8; ++I)
+      List += (I ? ", " : "") + Keys[I];
+    if (Keys.size() > 8)
+      List += formatv(" and {0} more", Keys.size() - 8).str();
+    Notes.push_back(formatv("keel-sim: {0} variant{1} ran on {2} own binary "
+                            "({3}): {4}",
+                            Keys.size(), Keys.size() == 1 ? "" : "s",
+                            Keys.size() == 1 ? "its" : "their", List, Why)
+                        .str());
+  }
 }
 
 Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD) {
@@ -582,7 +909,8 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
   R.Backend = O.Backend;
   R.Axis = O.Perturb.Axis;
   R.Relink = O.Perturb.RelinkTemplate;
-  if (O.Backend == "sim") {
+  if (isSimBackend(O.Backend)) {
+    R.Backend = "sim"; // cachegrind or keel-sim: the same counters
     R.CacheGeometry = geometryText(O.Geometry);
     R.GeometryPreset = O.GeometryPreset;
     R.Weights = O.Weights;
@@ -606,6 +934,7 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
     std::string Bin = It != Binaries.end() ? It->second : Given.str();
     return definedFunctions(Bin);
   };
+  fallbackNotes(R, R.Notes);
   checkInstructions(R, R.Ms, "base", O.InstructionTolerance,
                     OwnFunctions("base", O.Binary));
   if (R.Compare)
@@ -660,9 +989,9 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
       Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
   if (!P)
     return P.takeError();
-  Expected<std::string> Tool = backendTool(O);
-  if (!Tool)
-    return Tool.takeError();
+  Expected<BackendTools> Tools = backendTools(O);
+  if (!Tools)
+    return Tools.takeError();
 
   // Journal: what a killed sweep finished is not measured again.
   std::vector<Variant> All = gridVariants(O, Offsets);
@@ -693,14 +1022,26 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   } else if (O.Executor == SlurmExecutor) {
     SlurmSink Sink{[&](Measurement M) { Rec.record(std::move(M)); },
                    [&](StringRef S, StringRef B) { Rec.binarySeen(S, B); }};
-    if (Error E = measureOnSlurm(O, **P, *Tool, WD.Dir, Work, Sink))
+    if (Error E = measureOnSlurm(O, **P, Tools->Sim, WD.Dir, Work, Sink))
       Rec.fail(std::move(E));
+  } else if (Tools->Sim.KeelSim) {
+    KeelSimSweep(O, **P, Tools->Sim, WD.Dir, Rec).run(Work);
   } else {
-    measureInParallel(O, **P, *Tool, Work, Rec);
+    measureInParallel(O, **P, Tools->Sim, Tools->Perf, Work, Rec);
   }
   if (Error E = Rec.takeError())
     return std::move(E);
 
+  if (isSimBackend(O.Backend)) {
+    R.SimTool = Tools->Sim.KeelSim ? "keel-sim" : "cachegrind";
+    if (!Tools->Sim.Note.empty())
+      R.Notes.push_back(Tools->Sim.Note);
+    if (Tools->Sim.KeelSim && !keelSimMaps(O) &&
+        (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
+      R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
+                        "own argv[0], so each ran on its own binary "
+                        "(--exec-as=fd lets one run serve every pad)");
+  }
   if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(), R))
     return std::move(E);
   return R;

@@ -52,6 +52,8 @@ json::Value toJSON(const Measurement &M) {
       O["functions"] = std::move(F);
     }
   }
+  if (!M.Fallback.empty())
+    O["fallback"] = M.Fallback;
   return O;
 }
 
@@ -130,6 +132,8 @@ json::Value toJSON(const SweepResult &R) {
   }
   if (!R.Relink.empty())
     O["relink"] = R.Relink;
+  if (!R.SimTool.empty())
+    O["sim_tool"] = R.SimTool;
   if (R.Compare) {
     json::Object C{{"name", R.Compare->Name},
                    {"binary", R.Compare->Binary},
@@ -152,6 +156,8 @@ bool fromJSON(const json::Value &E, Variant &V, json::Path P) {
 bool fromJSON(const json::Value &E, Measurement &M, json::Path P) {
   json::ObjectMapper O(E, P);
   if (!O || !O.map("variant", M.V) || !O.map("failed", M.Failed))
+    return false;
+  if (!O.mapOptional("fallback", M.Fallback))
     return false;
   if (M.Failed)
     return O.map("reason", M.FailReason);
@@ -195,7 +201,8 @@ bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
       !O.mapOptional("instructions_differ", R.InstructionsDiffer) ||
       !O.mapOptional("noise_floor", R.NoiseFloor) ||
       !O.mapOptional("instruction_checks", R.InstructionChecks) ||
-      !O.mapOptional("relink", R.Relink))
+      !O.mapOptional("relink", R.Relink) ||
+      !O.mapOptional("sim_tool", R.SimTool))
     return false;
   if (const json::Value *C = E.getAsObject()->get("compare")) {
     Series S;

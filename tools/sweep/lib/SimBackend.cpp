@@ -6,7 +6,11 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
 
 using namespace llvm;
 
@@ -211,6 +215,95 @@ Expected<std::map<std::string, double>> parseCachegrindOut(StringRef Path) {
   if (!Text)
     return Text.takeError();
   return parseCachegrindText(*Text, Path);
+}
+
+std::string findKeelSimLib() {
+  auto Holds = [](StringRef Dir) {
+    return sys::fs::exists(Dir + "/keel-sim-amd64-linux");
+  };
+  if (const char *Env = std::getenv("KEEL_SIM_LIB"))
+    return Env[0] && Holds(Env) ? std::string(Env) : std::string();
+  std::string Self = sys::fs::getMainExecutable(
+      "layout-sweep", reinterpret_cast<void *>(&findKeelSimLib));
+  if (Self.empty())
+    return "";
+  SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Self)));
+  sys::path::append(Dir, "lib", "keel-sim");
+  return Holds(Dir) ? Dir.str().str() : std::string();
+}
+
+std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef OutFile,
+                                     StringRef LogFile, StringRef MapFile) {
+  std::vector<std::string> A = {"--tool=keel-sim",
+                                "--I1=" + levelSpec(G.I1),
+                                "--D1=" + levelSpec(G.D1),
+                                "--LL=" + levelSpec(G.LL),
+                                "--keel-sim-fn-ir=yes",
+                                "--demangle=no",
+                                ("--keel-sim-out-file=" + OutFile).str(),
+                                ("--log-file=" + LogFile).str()};
+  if (!MapFile.empty())
+    A.push_back(("--keel-sim-map-file=" + MapFile).str());
+  return A;
+}
+
+Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
+  KeelSimOutput Out;
+  SmallVector<StringRef, 16> Events;
+  std::vector<bool> HasResult;
+  unsigned LineNo = 0;
+  bool Header = false;
+  for (StringRef Line : split(Text, '\n')) {
+    ++LineNo;
+    if (Line.empty())
+      continue;
+    SmallVector<StringRef, 20> F;
+    Line.split(F, ' ', -1, /*KeepEmpty=*/false);
+    StringRef Kind = F[0];
+    if (Kind == "keel-sim") {
+      Header = true;
+    } else if (Kind == "variant") {
+      unsigned N;
+      uint64_t K;
+      if (F.size() != 5 || F[1].getAsInteger(10, N) || F[4].getAsInteger(10, K) ||
+          N != Out.Variants.size())
+        return inputError(Name, LineNo, "bad 'variant' line");
+      Out.Variants.push_back({F[2].str(), K, {}});
+      HasResult.push_back(false);
+    } else if (Kind == "process") {
+      if (F.size() != 5 || F[2].getAsInteger(10, Out.Forks) ||
+          F[4].getAsInteger(10, Out.Execs))
+        return inputError(Name, LineNo, "bad 'process' line");
+    } else if (Kind == "events:") {
+      Events.assign(F.begin() + 1, F.end());
+    } else if (Kind == "result") {
+      unsigned V, G;
+      if (F.size() < 3 || F[1].getAsInteger(10, V) || F[2].getAsInteger(10, G) ||
+          V >= Out.Variants.size() || F.size() != 3 + Events.size())
+        return inputError(Name, LineNo, "bad 'result' line");
+      if (G != 0)
+        continue;
+      for (size_t I = 0; I < Events.size(); ++I) {
+        uint64_t C;
+        if (F[3 + I].getAsInteger(10, C))
+          return inputError(Name, LineNo, "'{0}' is not a count", F[3 + I]);
+        Out.Variants[V].Counters[Events[I].str()] = double(C);
+      }
+      HasResult[V] = true;
+    } else if (Kind == "fn") {
+      // "fn COUNT NAME" (the name may hold spaces: "(below main)").
+      auto [Count, FnName] = Line.drop_front(3).split(' ');
+      uint64_t C;
+      if (Count.getAsInteger(10, C) || FnName.empty())
+        return inputError(Name, LineNo, "bad 'fn' line");
+      Out.FunctionIr[FnName.split('@').first.str()] += C;
+    }
+  }
+  if (!Header)
+    return inputError(Name, 0, "not a keel-sim output file");
+  if (Out.Variants.empty() || !llvm::all_of(HasResult, [](bool B) { return B; }))
+    return inputError(Name, 0, "a variant without a result (truncated output?)");
+  return Out;
 }
 
 } // namespace sweep

@@ -64,7 +64,7 @@ static Expected<std::vector<std::string>> slurmArgWords(StringRef Args) {
 }
 
 Error checkSlurmOptions(const EngineOptions &O) {
-  if (O.Backend != "sim")
+  if (!isSimBackend(O.Backend))
     return makeError(
         "--executor=slurm measures with --backend=sim only: array tasks land "
         "on whatever node the scheduler picks, and a time or perf sweep must "
@@ -156,24 +156,11 @@ Measurement failedVariant(const Variant &V, std::string Reason) {
 }
 
 /// What a task's status file says, as the Measurement a local run makes.
-Measurement collect(const EngineOptions &O, const TaskEntry &E,
-                    const json::Object &Status) {
+Measurement collect(const EngineOptions &O, const SimTools &T,
+                    const TaskEntry &E, const json::Object &Status) {
   if (Status.getBoolean("failed").value_or(true))
     return failedVariant(E.V, Status.getString("reason").value_or("").str());
-  Expected<std::string> Text = readWholeFile(E.OutFile);
-  Expected<std::map<std::string, double>> C =
-      Text ? parseCachegrindText(*Text, E.OutFile)
-           : Expected<std::map<std::string, double>>(Text.takeError());
-  if (!C)
-    return failedVariant(E.V,
-                         "no cachegrind result: " + toString(C.takeError()));
-  Measurement M;
-  M.V = E.V;
-  M.Counters = std::move(*C);
-  M.FunctionInstructions = cachegrindFunctionIr(*Text);
-  M.Cost = costOf(M.Counters, O.Weights);
-  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
-  return M;
+  return simOwnMeasurement(O, T, E.V, E.OutFile);
 }
 
 /// Scheduler states after which a task runs no more.
@@ -242,7 +229,7 @@ std::string accountedState(StringRef JobId, unsigned Task, StringRef Dir) {
 
 } // namespace
 
-Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
+Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
                      StringRef WorkDir,
                      ArrayRef<std::pair<unsigned, Variant>> Work,
                      const SlurmSink &Sink) {
@@ -301,13 +288,11 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
     }
     TaskEntry E;
     E.V = PV.V;
-    E.OutFile = PV.Dir + "/cachegrind.out";
-    E.Argv = {Valgrind.str()};
-    for (std::string &A :
-         cachegrindArgs(O.Geometry, E.OutFile, PV.Dir + "/valgrind.log"))
-      E.Argv.push_back(std::move(A));
-    E.Argv.insert(E.Argv.end(), PV.Argv.begin(), PV.Argv.end());
-    E.Env = PV.Env;
+    // keel-sim runs each variant's own binary here: one task, one variant
+    // (docs/keel-sim.md).
+    E.OutFile = PV.Dir + (Sim.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
+    E.Argv = simRunArgv(O, Sim, PV, E.OutFile);
+    E.Env = simRunEnv(Sim, PV);
     E.ExecFile = PV.ExecFile;
     E.Stdout = PV.Dir + "/stdout";
     E.Stderr = PV.Dir + "/stderr";
@@ -391,7 +376,7 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, StringRef Valgrind,
         continue; // picked up again, or reported as unmeasured
       }
       Collected[I] = true;
-      Sink.Record(collect(O, Entries[I], *J->getAsObject()));
+      Sink.Record(collect(O, Sim, Entries[I], *J->getAsObject()));
     }
   };
   std::string LastLine;

@@ -31,7 +31,11 @@ struct EngineOptions {
   std::string Binary;
   std::vector<std::string> Args;
   std::optional<std::string> CompareBinary; ///< --compare: a second series
-  std::string Backend = "sim";              ///< sim, time, perf
+  /// sim (keel-sim: one run for every variant that is an address map of
+  /// another; docs/keel-sim.md), cachegrind (one cachegrind run per
+  /// variant), time, perf. Both sim and cachegrind give a result whose
+  /// backend is "sim": the same counters, cost model and JSON.
+  std::string Backend = "sim";
   Grid G;
   PerturbOptions Perturb;
 
@@ -69,6 +73,34 @@ struct EngineOptions {
   /// under a lock.
   std::function<void(size_t, size_t)> Progress;
 };
+
+/// --backend=sim or --backend=cachegrind: the deterministic backend.
+inline bool isSimBackend(llvm::StringRef Backend) {
+  return Backend == "sim" || Backend == "cachegrind";
+}
+
+/// The sim backend's tools.
+struct SimTools {
+  std::string Valgrind;
+  /// keel-sim's VALGRIND_LIB directory ("" = keel-sim was not built). Set,
+  /// cachegrind runs with it too, so both see the same client process.
+  std::string KeelSimLib;
+  bool KeelSim = false; ///< keel-sim counts; else cachegrind, per variant
+  std::string Note;     ///< why --backend=sim measures with cachegrind
+};
+
+/// valgrind's argv (valgrind first) for one run of \p P: cachegrind, or
+/// keel-sim on \p P's binary with the variants of \p MapFile ("" = alone).
+std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
+                                    const PreparedVariant &P,
+                                    llvm::StringRef OutFile,
+                                    llvm::StringRef MapFile = "");
+/// \p P's environment, plus VALGRIND_LIB where keel-sim's directory exists.
+std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P);
+/// The measurement of \p V from one run of its own binary (simRunArgv
+/// without a map) that wrote \p OutFile.
+Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
+                              const Variant &V, llvm::StringRef OutFile);
 
 /// The resolved --exec-as ("fd" or "path").
 std::string execAsMode(const EngineOptions &O);

@@ -73,6 +73,10 @@ struct Measurement {
   /// them; the engine empties it once the instruction check is done, so
   /// reports do not carry it.
   std::map<std::string, uint64_t> FunctionInstructions;
+  /// sim with keel-sim: why this variant was measured by a run of its own
+  /// binary instead of as an address map of one shared run ("" = it was a
+  /// map, or needs its own run by its axis: stack, env, heap).
+  std::string Fallback;
 };
 
 /// A function whose executed-instruction count differs across variants.
@@ -114,6 +118,9 @@ struct SweepResult {
   std::string Axis;          ///< the perturbation axis (see above)
   std::string CacheGeometry; ///< sim: "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64"
   std::string GeometryPreset;///< sim: "small", "skylake", ... ("" if custom)
+  /// sim: the simulator that counted: "keel-sim" (one run for every variant
+  /// that is an address map of another) or "cachegrind" (one run per variant).
+  std::string SimTool;
   /// sim cost model weights by counter name ("Ir", "I1mr", ...); cost =
   /// sum(weight * counter).
   std::map<std::string, double> Weights;

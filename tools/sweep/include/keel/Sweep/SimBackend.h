@@ -81,6 +81,36 @@ parseCachegrindText(llvm::StringRef Text, llvm::StringRef Name);
 /// over the per-line counts. Empty when there is no Ir event.
 std::map<std::string, uint64_t> cachegrindFunctionIr(llvm::StringRef Text);
 
+/// keel-sim (docs/keel-sim.md): the directory valgrind is started with as
+/// VALGRIND_LIB (it holds keel-sim-amd64-linux beside links to valgrind's own
+/// files): $KEEL_SIM_LIB, else lib/keel-sim next to this program's bin
+/// directory. "" when there is none (keel-sim was not built).
+std::string findKeelSimLib();
+
+/// valgrind's arguments for one keel-sim run: one geometry, per-function Ir,
+/// the variants of \p MapFile ("" = the base alone).
+std::vector<std::string> keelSimArgs(const CacheGeometry &G,
+                                     llvm::StringRef OutFile,
+                                     llvm::StringRef LogFile,
+                                     llvm::StringRef MapFile);
+
+/// What one keel-sim run wrote (geometry 0 of each variant).
+struct KeelSimOutput {
+  struct Variant {
+    std::string Name;
+    uint64_t Unmapped = 0; ///< accesses no range of its map covered
+    std::map<std::string, double> Counters; ///< cachegrind's event names
+  };
+  std::vector<Variant> Variants; ///< [0] = the base, then the map's order
+  uint64_t Forks = 0, Execs = 0; ///< of the simulated process
+  /// Executed instructions per function ("@version" dropped, summed).
+  std::map<std::string, uint64_t> FunctionIr;
+};
+
+/// Parse keel-sim's output file text. Errors name file:line.
+llvm::Expected<KeelSimOutput> parseKeelSimText(llvm::StringRef Text,
+                                               llvm::StringRef Name);
+
 } // namespace sweep
 } // namespace keel
 

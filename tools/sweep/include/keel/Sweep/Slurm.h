@@ -39,6 +39,8 @@ struct EngineOptions;
 /// The --executor value that selects this mode.
 inline constexpr const char *SlurmExecutor = "slurm";
 
+struct SimTools; // Engine.h
+
 /// Where finished measurements go (the engine's recorder).
 struct SlurmSink {
   std::function<void(Measurement)> Record;
@@ -56,7 +58,7 @@ llvm::Error checkSlurmOptions(const EngineOptions &O);
 /// sbatch refusing the job (its message), a task ending without measuring
 /// its variants, sbatch/squeue missing (UnavailableError).
 llvm::Error measureOnSlurm(const EngineOptions &O, Perturber &P,
-                           llvm::StringRef Valgrind, llvm::StringRef WorkDir,
+                           const SimTools &Sim, llvm::StringRef WorkDir,
                            llvm::ArrayRef<std::pair<unsigned, Variant>> Work,
                            const SlurmSink &Sink);
 
