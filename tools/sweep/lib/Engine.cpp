@@ -677,13 +677,22 @@ private:
     if (PV.Env != Base.Env ||
         !std::equal(PV.Argv.begin() + 1, PV.Argv.end(), Base.Argv.begin() + 1,
                     Base.Argv.end()))
-      return "its environment or arguments differ from " + Base.V.key() +
-             "'s, so it is not an address map of that run";
+      return "its environment or arguments differ from the shared run's, so "
+             "it is not an address map of that run";
     Expected<VariantMap> M = deriveVariantMap(
         Base.Argv[0], PV.Argv[0], formatv("v{0}", Maps.size() + 1).str());
-    if (!M)
-      return "not an address map of " + Base.V.key() + ": " +
-             toString(M.takeError());
+    if (!M) {
+      // Without the work directory's paths: the JSON does not depend on it.
+      std::string Why = toString(M.takeError());
+      for (const std::string &Path : {PV.Argv[0], Base.Argv[0]})
+        for (size_t At; (At = Why.find(Path + ": ")) != std::string::npos;)
+          Why.erase(At, Path.size() + 2);
+      for (const auto &[Path, Name] :
+           {std::pair(PV.Argv[0], "this variant"), {Base.Argv[0], "the base"}})
+        for (size_t At; (At = Why.find(Path)) != std::string::npos;)
+          Why.replace(At, Path.size(), Name);
+      return "not an address map of the shared run's binary: " + Why;
+    }
     Maps.push_back(std::move(*M));
     return "";
   }
@@ -766,9 +775,10 @@ private:
       KeelSimOutput::Variant &KV = K->Variants[1 + I];
       if (KV.Unmapped) {
         fallBack(std::move(G.Members[I]),
-                 formatv("its map of {0} missed {1} access{2} inside the "
-                         "executable (bytes no symbol or section covers)",
-                         G.Base.V.key(), KV.Unmapped,
+                 formatv("its map of the shared run's binary missed {0} "
+                         "access{1} inside the executable (bytes no symbol or "
+                         "section covers)",
+                         KV.Unmapped,
                          KV.Unmapped == 1 ? "" : "es")
                      .str());
         continue;

@@ -206,7 +206,18 @@ Expected<VariantMap> deriveVariantMap(StringRef BasePath, StringRef VarPath,
       return makeError("{0}: no section '{1}' (the base {2} has one)", VarPath,
                        SecName, BasePath);
     const Section &VS = It->second;
-    if (VS.Size == S.Size) {
+    // Whole only when every symbol in it moved with it: the same functions
+    // in another order keep the section's size.
+    int64_t SecOff = int64_t(VS.Addr) - int64_t(S.Addr);
+    bool SymbolsMoveWith = llvm::all_of(B->Symbols, [&](const auto &KS) {
+      const Symbol &Sym = KS.second;
+      if (Sym.Addr < S.Addr || Sym.Addr >= S.Addr + S.Size)
+        return true;
+      auto VIt = V->Symbols.find(KS.first);
+      return VIt != V->Symbols.end() && VIt->second.Size == Sym.Size &&
+             int64_t(VIt->second.Addr) - int64_t(Sym.Addr) == SecOff;
+    });
+    if (VS.Size == S.Size && SymbolsMoveWith) {
       if (Error E = addRange(Ranges,
                              {S.Addr, S.Addr + S.Size,
                               int64_t(VS.Addr) - int64_t(S.Addr)},
@@ -214,7 +225,7 @@ Expected<VariantMap> deriveVariantMap(StringRef BasePath, StringRef VarPath,
         return std::move(E);
       continue;
     }
-    // The section changed size: move its symbols one by one.
+    // The section changed size or order: move its symbols one by one.
     for (const auto &[Key, Sym] : B->Symbols) {
       if (Sym.Addr < S.Addr || Sym.Addr >= S.Addr + S.Size)
         continue;
