@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""layout-sweep --backend=sim (keel-sim: one run, every pad a map) against
+--backend=cachegrind (one cachegrind run per pad) on Lua 5.4, end to end:
+relinks, runs, parsing, journal. Prints the wall times, their ratio and
+whether the two JSON reports agree measurement by measurement.
+
+usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
+                                [--grid] [--no-ratio]
+  --variants N     code pads 0, 64, ..., 64(N-1) per I1 geometry (default 64)
+  --cg-variants M  cachegrind measures the first M of them (default 16) and
+                   its time is scaled by N/M (stated in the output): on this
+                   shared 2-core machine the full cachegrind side would take
+                   most of an hour
+  --grid           also time the 256-point grid 0..16320 by 64 (the
+                   seed002-power3 grid) with --backend=sim, one geometry
+                   (I1 32768,8,64) and then the other
+Geometries: I1 32768,8,64 and 8192,2,64; D1 32768,8,64; LL 262144,8,64.
+Lua is built from Debian's lua5.4 source package (bench/lib-real-programs.sh,
+which adds a deb-src entry when needed) under $KEEL_SRC or /tmp/realsrc; the
+workload is bench/workloads/lua-bench.lua 1. The relink puts {padobj}
+between the two halves of Lua's object files. Needs a Keel build in
+$KEEL_BUILD (default ./build) with lib/keel-sim.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
+SWEEP = os.path.join(BUILD, "bin", "layout-sweep")
+I1S = ["32768,8,64", "8192,2,64"]
+D1, LL = "32768,8,64", "262144,8,64"
+
+
+def shell(cmd):
+    return subprocess.run(["sh", "-c", f'. "{TOP}/bench/lib-real-programs.sh"; {cmd}'],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def build_lua(work):
+    src = shell(f'keel_get_source lua5.4 "{os.environ.get("KEEL_SRC", "/tmp/realsrc")}"')
+    objs = os.path.join(work, "objs")
+    shell(f'keel_build_lua "{src}" "{objs}" -O2 -ffunction-sections -fdata-sections')
+    names = sorted(os.path.join(objs, f) for f in os.listdir(objs) if f.endswith(".o"))
+    half = len(names) // 2
+    # Words only (layout-sweep splits the template itself, no shell).
+    relink = " ".join(["clang-22", "-fuse-ld=lld"] + names[:half] + ["{padobj}"] +
+                      names[half:] + ["-o", "{out}", "-lm"])
+    base = os.path.join(work, "lua")
+    subprocess.run(["clang-22", "-fuse-ld=lld"] + names + ["-o", base, "-lm"], check=True)
+    script = os.path.join(work, "lua-bench.lua")
+    shutil.copy(os.path.join(TOP, "bench/workloads/lua-bench.lua"), script)
+    return base, relink, [script, "1"]
+
+
+def sweep(backend, i1, last, base, relink, args, jobs, json_out):
+    argv = [SWEEP, f"--backend={backend}", f"--I1={i1}", f"--D1={D1}", f"--LL={LL}",
+            "--from=0", f"--to={last}", "--step=64", f"--relink={relink}",
+            f"-j{jobs}", f"--json={json_out}", base] + args
+    t0 = time.monotonic()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.monotonic() - t0
+
+
+def measurements(path):
+    r = json.load(open(path))
+    out = {}
+    for m in r["measurements"]:
+        out[m["variant"]["offset"]] = (m.get("counters"), m.get("cost"), m.get("failed"))
+    return r, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", type=int, default=64)
+    ap.add_argument("--cg-variants", type=int, default=16)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--grid", action="store_true")
+    ap.add_argument("--no-ratio", action="store_true")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")):
+        sys.exit(f"no keel-sim in {BUILD}/lib/keel-sim")
+    work = tempfile.mkdtemp(prefix="sim-sweep-speed-")
+    ok = True
+    try:
+        base, relink, args = build_lua(work)
+        if not a.no_ratio:
+            n, m = a.variants, min(a.cg_variants, a.variants)
+            t_sim = t_cg = 0.0
+            for gi, i1 in enumerate(I1S):
+                sj, cj = os.path.join(work, f"sim{gi}.json"), os.path.join(work, f"cg{gi}.json")
+                ts = sweep("sim", i1, 64 * (n - 1), base, relink, args, a.jobs, sj)
+                tc = sweep("cachegrind", i1, 64 * (m - 1), base, relink, args, a.jobs, cj)
+                rs, ms = measurements(sj)
+                _, mc = measurements(cj)
+                same = sum(1 for k in mc if ms.get(k) == mc[k] and not mc[k][2])
+                fell = [x for x in rs["notes"] if x.startswith("keel-sim:")]
+                print(f"I1={i1}: --backend=sim {n} pads {ts:7.1f} s; "
+                      f"--backend=cachegrind {m} pads {tc:7.1f} s; "
+                      f"{same} of {len(mc)} common pads equal in every counter")
+                for x in fell:
+                    print(f"  note: {x}")
+                ok &= same == len(mc)
+                t_sim += ts
+                t_cg += tc
+            scaled = t_cg * n / m
+            print(f"lua, {n} code pads x {len(I1S)} I1 geometries, -j{a.jobs}:")
+            print(f"  --backend=sim:        {t_sim:8.1f} s")
+            print(f"  --backend=cachegrind: {t_cg:8.1f} s for {m} pads per geometry,"
+                  f" scaled x{n / m:g} = {scaled:8.1f} s")
+            print(f"  ratio: {scaled / t_sim:.1f}x (goal >= 10x)")
+        if a.grid:
+            for i1 in I1S:
+                gj = os.path.join(work, "grid.json")
+                tg = sweep("sim", i1, 16320, base, relink, args, a.jobs, gj)
+                rg, mg = measurements(gj)
+                failed = sum(1 for v in mg.values() if v[2])
+                print(f"grid 0..16320 by 64 (256 points), I1={i1}, --backend=sim: "
+                      f"{tg:.1f} s ({tg / 60:.1f} min; goal < 10 min), "
+                      f"{len(mg)} measured, {failed} failed, "
+                      f"{sum(1 for x in rg['notes'] if x.startswith('keel-sim:'))} fallback notes")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
