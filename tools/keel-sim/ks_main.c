@@ -214,6 +214,8 @@ static Int n_variants;
 static Sim *sims; /* [variant * n_geoms + geometry] */
 
 static ULong n_Ir, n_Dr, n_Dw, n_Bc, n_Bi;
+/* log2 of the smallest D1 and I1 line sizes of all geometries. */
+static Int d_bits_min = 63, i_bits_min = 63;
 
 /* Bias of the main executable once known, and the hull of every mapped
    range at run addresses, to skip the lookup for other addresses. */
@@ -392,14 +394,20 @@ static void read_map_file(void)
 /* The ranges are file addresses; add the main executable's load bias (a PIE
    runs somewhere else than its file says).  Done once, before the first
    client instruction runs: the executable's debug info is read at start. */
+static void predictor_classes(void);
+static void d1_sharing(void);
+
 static void resolve_maps(void)
 {
    maps_resolved = True;
    Bool any = False;
    for (Int i = 1; i < n_variants; i++)
       if (variants[i].n_ranges) any = True;
-   if (!any)
+   if (!any) {
+      predictor_classes();
+      d1_sharing();
       return;
+   }
    const HChar *exe = VG_(args_the_exename);
    const DebugInfo *di, *found = NULL;
    for (di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
@@ -455,6 +463,238 @@ static void resolve_maps(void)
          }
       }
    }
+   predictor_classes();
+   d1_sharing();
+}
+
+/*------------------------------------------------------------*/
+/*--- Shared caches and predictors                         ---*/
+/*------------------------------------------------------------*/
+
+/* Variants that provably cannot differ in a structure share one simulation
+   of it.
+
+   Branch predictors: the conditional predictor indexes its counters with 7
+   address bits (and the global history, the same in every variant), the
+   indirect one its table with 9; two variants whose maps differ by a
+   multiple of 128 (512) at every address index them identically at every
+   branch, so they predict identically.  Each class is simulated once, by
+   its first variant.
+
+   D1: a variant's D1 is the base's while every data access so far lay where
+   the variant's map moves bytes by a multiple of the D1's sets x line size
+   (so the set is the same) and line-aligned ranges move whole lines (so one
+   base block is one variant block): the map is then a set-preserving,
+   one-to-one renaming of the blocks the base's D1 holds, and LRU's hits and
+   misses do not depend on names.  Such a variant misses in D1 exactly when
+   the base does; only then does it go to its own LL.  An access anywhere
+   else (a range moved by another amount, an unaligned moved range, bytes of
+   the executable no range covers -- counted as unmapped there -- or an
+   access whose two lines move differently) ends the sharing for that
+   variant first: its D1 becomes a copy of the base's with each block
+   renamed by its map, and it is simulated on its own from then on. */
+static Int *bc_rep, *bi_rep, *bc_reps, *bi_reps;
+static Int n_bc_reps, n_bi_reps;
+
+static Bool *d1_shared; /* [variant * n_geoms + geometry] */
+static Int n_d1_shared;
+typedef struct {
+   Range *bad; /* sorted, disjoint: accesses here end the sharing */
+   Int n_bad;
+} ShareInfo;
+static ShareInfo *d1_info; /* [variant * n_geoms + geometry] */
+static Range *all_bad;     /* the union of every variant's bad ranges */
+static Int n_all_bad;
+static Addr bad_lo = ~(Addr)0, bad_hi;
+
+/* The range of `v` holding `a` (NULL: none, the address does not move). */
+static const Range *range_of(const Variant *v, Addr a)
+{
+   Int lo = 0, hi = v->n_ranges;
+   while (lo < hi) {
+      Int mid = (lo + hi) / 2;
+      const Range *r = &v->ranges[mid];
+      if (a < r->lo)
+         hi = mid;
+      else if (a >= r->hi)
+         lo = mid + 1;
+      else
+         return r;
+   }
+   return NULL;
+}
+
+static Long off_of(const Variant *v, Addr a)
+{
+   const Range *r = range_of(v, a);
+   return r ? r->off : 0;
+}
+
+/* Do the maps of u and v differ by a multiple of `period` everywhere? */
+static Bool congruent(const Variant *u, const Variant *v, Long period)
+{
+   const Variant *w[2] = {u, v};
+   for (Int k = 0; k < 2; k++)
+      for (Int r = 0; r < w[k]->n_ranges; r++) {
+         Addr pts[2] = {w[k]->ranges[r].lo, w[k]->ranges[r].hi};
+         for (Int j = 0; j < 2; j++)
+            if (((off_of(u, pts[j]) - off_of(v, pts[j])) & (period - 1)) != 0)
+               return False;
+      }
+   return True;
+}
+
+static void predictor_classes(void)
+{
+   bc_rep = VG_(malloc)("ks.share", n_variants * sizeof(Int));
+   bi_rep = VG_(malloc)("ks.share", n_variants * sizeof(Int));
+   bc_reps = VG_(malloc)("ks.share", n_variants * sizeof(Int));
+   bi_reps = VG_(malloc)("ks.share", n_variants * sizeof(Int));
+   n_bc_reps = n_bi_reps = 0;
+   for (Int v = 0; v < n_variants; v++) {
+      bc_rep[v] = bi_rep[v] = v;
+      for (Int k = 0; k < n_bc_reps; k++)
+         if (congruent(&variants[bc_reps[k]], &variants[v], 1 << 7)) {
+            bc_rep[v] = bc_reps[k];
+            break;
+         }
+      if (bc_rep[v] == v)
+         bc_reps[n_bc_reps++] = v;
+      for (Int k = 0; k < n_bi_reps; k++)
+         if (congruent(&variants[bi_reps[k]], &variants[v], 1 << 9)) {
+            bi_rep[v] = bi_reps[k];
+            break;
+         }
+      if (bi_rep[v] == v)
+         bi_reps[n_bi_reps++] = v;
+   }
+}
+
+static void add_bad(ShareInfo *si, Addr lo, Addr hi)
+{
+   if (lo >= hi)
+      return;
+   si->bad = VG_(realloc)("ks.share", si->bad, (si->n_bad + 1) * sizeof(Range));
+   si->bad[si->n_bad].lo = lo;
+   si->bad[si->n_bad].hi = hi;
+   si->bad[si->n_bad].off = 0;
+   si->n_bad++;
+}
+
+/* After resolve_maps: which (variant, geometry) start with the base's D1,
+   and where their sharing ends. */
+static void d1_sharing(void)
+{
+   d1_shared = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(Bool));
+   d1_info = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(ShareInfo));
+   n_d1_shared = 0;
+   if (VG_(getenv)("KEEL_SIM_NO_SHARING"))
+      return;
+   for (Int v = 1; v < n_variants; v++) {
+      const Variant *var = &variants[v];
+      for (Int g = 0; g < n_geoms; g++) {
+         ShareInfo *si = &d1_info[v * n_geoms + g];
+         Long line = g_D1[g].line;
+         Long period = (Long)g_D1[g].size / g_D1[g].assoc;
+         Addr covered = exe_lo;
+         for (Int r = 0; r < var->n_ranges; r++) {
+            const Range *rg = &var->ranges[r];
+            if (exe_hi && rg->lo > covered && covered < exe_hi)
+               add_bad(si, covered, rg->lo < exe_hi ? rg->lo : exe_hi);
+            if (rg->hi > covered)
+               covered = rg->hi;
+            if (rg->off != 0 &&
+                ((rg->off & (period - 1)) != 0 || (rg->lo & (line - 1)) != 0 ||
+                 (rg->hi & (line - 1)) != 0))
+               add_bad(si, rg->lo, rg->hi);
+         }
+         if (exe_hi && covered < exe_hi)
+            add_bad(si, covered, exe_hi);
+         VG_(ssort)(si->bad, si->n_bad, sizeof(Range), cmp_range);
+         /* Merge (a gap and a bad range may touch). */
+         Int n = 0;
+         for (Int i = 0; i < si->n_bad; i++) {
+            if (n > 0 && si->bad[i].lo <= si->bad[n - 1].hi) {
+               if (si->bad[i].hi > si->bad[n - 1].hi)
+                  si->bad[n - 1].hi = si->bad[i].hi;
+            } else {
+               si->bad[n++] = si->bad[i];
+            }
+         }
+         si->n_bad = n;
+         d1_shared[v * n_geoms + g] = True;
+         n_d1_shared++;
+         for (Int i = 0; i < n; i++) {
+            all_bad = VG_(realloc)("ks.share", all_bad, (n_all_bad + 1) * sizeof(Range));
+            all_bad[n_all_bad++] = si->bad[i];
+         }
+      }
+   }
+   VG_(ssort)(all_bad, n_all_bad, sizeof(Range), cmp_range);
+   Int n = 0;
+   for (Int i = 0; i < n_all_bad; i++) {
+      if (n > 0 && all_bad[i].lo <= all_bad[n - 1].hi) {
+         if (all_bad[i].hi > all_bad[n - 1].hi)
+            all_bad[n - 1].hi = all_bad[i].hi;
+      } else {
+         all_bad[n++] = all_bad[i];
+      }
+   }
+   n_all_bad = n;
+   if (n > 0) {
+      bad_lo = all_bad[0].lo;
+      bad_hi = all_bad[n - 1].hi;
+   }
+}
+
+static Bool in_list(const Range *l, Int n, Addr lo, Addr hi)
+{
+   /* Does [lo, hi) meet any range of the sorted list? */
+   Int a = 0, b = n;
+   while (a < b) {
+      Int mid = (a + b) / 2;
+      if (l[mid].hi <= lo)
+         a = mid + 1;
+      else
+         b = mid;
+   }
+   return a < n && l[a].lo < hi;
+}
+
+/* End the sharing of (v, g): the base's D1, each block renamed. */
+static void d1_unshare(Int v, Int g)
+{
+   const Variant *var = &variants[v];
+   ShareInfo *si = &d1_info[v * n_geoms + g];
+   Cache *from = &sims[g].D1, *to = &sims[v * n_geoms + g].D1;
+   UWord n = (from->sets_mask + 1) * (UWord)from->assoc;
+   for (UWord i = 0; i < n; i++) {
+      UWord t = from->tags[i];
+      Addr a = (Addr)t << from->line_bits;
+      const Range *r = range_of(var, a);
+      if (r && r->off != 0 && !in_list(si->bad, si->n_bad, a, a + 1))
+         t = (UWord)((Long)a + r->off) >> from->line_bits;
+      to->tags[i] = t;
+   }
+   d1_shared[v * n_geoms + g] = False;
+   n_d1_shared--;
+}
+
+static void d1_check_shared(Addr addr, UWord size)
+{
+   Addr end = addr + size;
+   if (!in_list(all_bad, n_all_bad, addr, end) &&
+       (addr >> d_bits_min) == ((end - 1) >> d_bits_min))
+      return;
+   for (Int v = 1; v < n_variants; v++)
+      for (Int g = 0; g < n_geoms; g++) {
+         if (!d1_shared[v * n_geoms + g])
+            continue;
+         ShareInfo *si = &d1_info[v * n_geoms + g];
+         if (in_list(si->bad, si->n_bad, addr, end) ||
+             off_of(&variants[v], addr) != off_of(&variants[v], end - 1))
+            d1_unshare(v, g);
+      }
 }
 
 /*------------------------------------------------------------*/
@@ -489,7 +729,6 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
    access within that one block hits everywhere and changes nothing.  Checked
    once instead of once per simulated cache. */
 static UWord last_d_block = ~(UWord)0;
-static Int d_bits_min = 63, i_bits_min = 63;
 
 static inline Bool d_repeats(Addr addr, UWord size)
 {
@@ -501,24 +740,63 @@ static inline Bool d_repeats(Addr addr, UWord size)
    return False;
 }
 
+/* One data access of every variant and geometry: D1, then LL on a miss.
+   A (variant, geometry) whose D1 is shared with the base's (see "Shared
+   caches") is not looked up: it misses exactly when the base's D1 misses,
+   and only then goes to its own LL at its own address. */
+static inline void data_access(Addr addr, UWord size, Bool write)
+{
+   if (n_d1_shared &&
+       ((addr + size > bad_lo && addr < bad_hi) ||
+        (addr >> d_bits_min) != ((addr + size - 1) >> d_bits_min)))
+      d1_check_shared(addr, size);
+   Bool base_miss[KS_MAX_GEOMS];
+   Sim *s = sims;
+   for (Int v = 0; v < n_variants; v++) {
+      Bool mapped = False;
+      Addr a = addr;
+      for (Int g = 0; g < n_geoms; g++, s++) {
+         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
+         Bool miss;
+         if (v > 0 && d1_shared[v * n_geoms + g]) {
+            if (!base_miss[g])
+               continue;
+            miss = True;
+         } else {
+            if (!mapped) {
+               a = map_addr(&variants[v], addr);
+               mapped = True;
+            }
+            miss = access_misses(&s->D1, a, sz);
+            if (v == 0)
+               base_miss[g] = miss;
+         }
+         if (miss) {
+            if (!mapped) {
+               a = map_addr(&variants[v], addr);
+               mapped = True;
+            }
+            if (write) {
+               s->D1mw++;
+               if (access_misses(&s->LL, a, sz))
+                  s->DLmw++;
+            } else {
+               s->D1mr++;
+               if (access_misses(&s->LL, a, sz))
+                  s->DLmr++;
+            }
+         }
+      }
+   }
+}
+
 static VG_REGPARM(3) void ks_dr(InstrInfo *ii, Addr addr, UWord size)
 {
    (void)ii;
    n_Dr++;
    if (d_repeats(addr, size))
       return;
-   Sim *s = sims;
-   for (Int v = 0; v < n_variants; v++) {
-      Addr a = map_addr(&variants[v], addr);
-      for (Int g = 0; g < n_geoms; g++, s++) {
-         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
-         if (access_misses(&s->D1, a, sz)) {
-            s->D1mr++;
-            if (access_misses(&s->LL, a, sz))
-               s->DLmr++;
-         }
-      }
-   }
+   data_access(addr, size, False);
 }
 
 static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
@@ -527,24 +805,14 @@ static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
    n_Dw++;
    if (d_repeats(addr, size))
       return;
-   Sim *s = sims;
-   for (Int v = 0; v < n_variants; v++) {
-      Addr a = map_addr(&variants[v], addr);
-      for (Int g = 0; g < n_geoms; g++, s++) {
-         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
-         if (access_misses(&s->D1, a, sz)) {
-            s->D1mw++;
-            if (access_misses(&s->LL, a, sz))
-               s->DLmw++;
-         }
-      }
-   }
+   data_access(addr, size, True);
 }
 
 static VG_REGPARM(2) void ks_bc(InstrInfo *ii, UWord taken)
 {
    n_Bc++;
-   for (Int v = 0; v < n_variants; v++) {
+   for (Int k = 0; k < n_bc_reps; k++) {
+      Int v = bc_reps[k];
       Variant *var = &variants[v];
       UWord idx = ((var->history & 0x7f) << 7) | (ii[1 + v] & 0x7f);
       UChar c = var->counters[idx];
@@ -565,7 +833,8 @@ static VG_REGPARM(2) void ks_bc(InstrInfo *ii, UWord taken)
 static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
 {
    n_Bi++;
-   for (Int v = 0; v < n_variants; v++) {
+   for (Int k = 0; k < n_bi_reps; k++) {
+      Int v = bi_reps[k];
       Variant *var = &variants[v];
       UWord idx = ii[1 + v] & 0x1ff;
       if (var->btac[idx] != dst)
@@ -1106,8 +1375,9 @@ static void write_results(void)
                       "result %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu "
                       "%llu %llu %llu %llu\n",
                       v, g, n_Ir, s->I1mr, s->ILmr, n_Dr, s->D1mr, s->DLmr, n_Dw,
-                      s->D1mw, s->DLmw, n_Bc, variants[v].Bcm, n_Bi,
-                      variants[v].Bim);
+                      s->D1mw, s->DLmw, n_Bc,
+                      variants[bc_rep ? bc_rep[v] : v].Bcm, n_Bi,
+                      variants[bi_rep ? bi_rep[v] : v].Bim);
       }
    if (clo_fn_ir)
       for (UWord i = 0; i < fn_cap; i++)
