@@ -498,6 +498,10 @@ static Int n_bc_reps, n_bi_reps;
 
 static Bool *d1_shared; /* [variant * n_geoms + geometry] */
 static Int n_d1_shared;
+/* The pairs (variant * n_geoms + geometry, variant > 0) that share the
+   base's D1, and those simulated on their own, each in increasing order. */
+static Int *shared_pairs, *own_pairs;
+static Int n_shared_pairs, n_own_pairs;
 typedef struct {
    Range *bad; /* sorted, disjoint: accesses here end the sharing */
    Int n_bad;
@@ -587,9 +591,14 @@ static void d1_sharing(void)
 {
    d1_shared = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(Bool));
    d1_info = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(ShareInfo));
-   n_d1_shared = 0;
-   if (VG_(getenv)("KEEL_SIM_NO_SHARING"))
+   shared_pairs = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(Int));
+   own_pairs = VG_(calloc)("ks.share", (SizeT)n_variants * n_geoms, sizeof(Int));
+   n_d1_shared = n_shared_pairs = n_own_pairs = 0;
+   if (VG_(getenv)("KEEL_SIM_NO_SHARING")) {
+      for (Int p = n_geoms; p < n_variants * n_geoms; p++)
+         own_pairs[n_own_pairs++] = p;
       return;
+   }
    for (Int v = 1; v < n_variants; v++) {
       const Variant *var = &variants[v];
       for (Int g = 0; g < n_geoms; g++) {
@@ -624,6 +633,7 @@ static void d1_sharing(void)
          si->n_bad = n;
          d1_shared[v * n_geoms + g] = True;
          n_d1_shared++;
+         shared_pairs[n_shared_pairs++] = v * n_geoms + g;
          for (Int i = 0; i < n; i++) {
             all_bad = VG_(realloc)("ks.share", all_bad, (n_all_bad + 1) * sizeof(Range));
             all_bad[n_all_bad++] = si->bad[i];
@@ -678,6 +688,16 @@ static void d1_unshare(Int v, Int g)
    }
    d1_shared[v * n_geoms + g] = False;
    n_d1_shared--;
+   Int p = v * n_geoms + g, k = 0;
+   while (shared_pairs[k] != p)
+      k++;
+   for (; k + 1 < n_shared_pairs; k++)
+      shared_pairs[k] = shared_pairs[k + 1];
+   n_shared_pairs--;
+   for (k = n_own_pairs; k > 0 && own_pairs[k - 1] > p; k--)
+      own_pairs[k] = own_pairs[k - 1];
+   own_pairs[k] = p;
+   n_own_pairs++;
 }
 
 static void d1_check_shared(Addr addr, UWord size)
@@ -743,49 +763,80 @@ static inline Bool d_repeats(Addr addr, UWord size)
 /* One data access of every variant and geometry: D1, then LL on a miss.
    A (variant, geometry) whose D1 is shared with the base's (see "Shared
    caches") is not looked up: it misses exactly when the base's D1 misses,
-   and only then goes to its own LL at its own address. */
+   and only then goes to its own LL at its own address.  The base first;
+   then the pairs on their own, in variant order; then, on a base miss, the
+   sharing pairs. */
+static inline void one_access(Sim *s, Addr a, UWord sz, Bool write)
+{
+   if (access_misses(&s->D1, a, sz)) {
+      if (write) {
+         s->D1mw++;
+         if (access_misses(&s->LL, a, sz))
+            s->DLmw++;
+      } else {
+         s->D1mr++;
+         if (access_misses(&s->LL, a, sz))
+            s->DLmr++;
+      }
+   }
+}
+
 static inline void data_access(Addr addr, UWord size, Bool write)
 {
    if (n_d1_shared &&
        ((addr + size > bad_lo && addr < bad_hi) ||
         (addr >> d_bits_min) != ((addr + size - 1) >> d_bits_min)))
       d1_check_shared(addr, size);
+   Bool any_miss = False;
    Bool base_miss[KS_MAX_GEOMS];
-   Sim *s = sims;
-   for (Int v = 0; v < n_variants; v++) {
-      Bool mapped = False;
-      Addr a = addr;
-      for (Int g = 0; g < n_geoms; g++, s++) {
-         UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
-         Bool miss;
-         if (v > 0 && d1_shared[v * n_geoms + g]) {
-            if (!base_miss[g])
-               continue;
-            miss = True;
+   for (Int g = 0; g < n_geoms; g++) {
+      Sim *s = &sims[g];
+      UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
+      base_miss[g] = access_misses(&s->D1, addr, sz);
+      if (base_miss[g]) {
+         any_miss = True;
+         if (write) {
+            s->D1mw++;
+            if (access_misses(&s->LL, addr, sz))
+               s->DLmw++;
          } else {
-            if (!mapped) {
-               a = map_addr(&variants[v], addr);
-               mapped = True;
-            }
-            miss = access_misses(&s->D1, a, sz);
-            if (v == 0)
-               base_miss[g] = miss;
+            s->D1mr++;
+            if (access_misses(&s->LL, addr, sz))
+               s->DLmr++;
          }
-         if (miss) {
-            if (!mapped) {
-               a = map_addr(&variants[v], addr);
-               mapped = True;
-            }
-            if (write) {
-               s->D1mw++;
-               if (access_misses(&s->LL, a, sz))
-                  s->DLmw++;
-            } else {
-               s->D1mr++;
-               if (access_misses(&s->LL, a, sz))
-                  s->DLmr++;
-            }
-         }
+      }
+   }
+   Int last_v = -1;
+   Addr a = addr;
+   for (Int k = 0; k < n_own_pairs; k++) {
+      Int p = own_pairs[k], v = p / n_geoms, g = p % n_geoms;
+      if (v != last_v) {
+         a = map_addr(&variants[v], addr);
+         last_v = v;
+      }
+      one_access(&sims[p], a, size > g_min_line[g] ? g_min_line[g] : size, write);
+   }
+   if (!any_miss)
+      return;
+   last_v = -1;
+   for (Int k = 0; k < n_shared_pairs; k++) {
+      Int p = shared_pairs[k], v = p / n_geoms, g = p % n_geoms;
+      if (!base_miss[g])
+         continue;
+      if (v != last_v) {
+         a = map_addr(&variants[v], addr);
+         last_v = v;
+      }
+      Sim *s = &sims[p];
+      UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
+      if (write) {
+         s->D1mw++;
+         if (access_misses(&s->LL, a, sz))
+            s->DLmw++;
+      } else {
+         s->D1mr++;
+         if (access_misses(&s->LL, a, sz))
+            s->DLmr++;
       }
    }
 }
@@ -1367,6 +1418,10 @@ static void write_results(void)
       VG_(fprintf)(fp, "variant %d %s unmapped %llu\n", v, variants[v].name,
                    variants[v].unmapped);
    VG_(fprintf)(fp, "process forks %llu execs %llu\n", n_forks, n_execs);
+   /* How much was shared (docs/keel-sim.md, "Shared caches"): (variant,
+      geometry) pairs still on the base's D1, predictor classes. */
+   VG_(fprintf)(fp, "sharing d1 %d of %d bc-classes %d bi-classes %d\n",
+                n_d1_shared, (n_variants - 1) * n_geoms, n_bc_reps, n_bi_reps);
    VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n");
    for (Int v = 0; v < n_variants; v++)
       for (Int g = 0; g < n_geoms; g++) {
