@@ -12,8 +12,8 @@ usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
                    shared 2-core machine the full cachegrind side would take
                    most of an hour
   --grid           also time the 256-point grid 0..16320 by 64 (the
-                   seed002-power3 grid) with --backend=sim, one geometry
-                   (I1 32768,8,64) and then the other
+                   seed002-power3 grid) with --backend=sim, I1 32768,8,64
+                   (--grid-geometries=2: then 8192,2,64 too)
 Geometries: I1 32768,8,64 and 8192,2,64; D1 32768,8,64; LL 262144,8,64.
 Lua is built from Debian's lua5.4 source package (bench/lib-real-programs.sh,
 which adds a deb-src entry when needed) under $KEEL_SRC or /tmp/realsrc; the
@@ -81,6 +81,7 @@ def main():
     ap.add_argument("--cg-variants", type=int, default=16)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--grid", action="store_true")
+    ap.add_argument("--grid-geometries", type=int, default=1)
     ap.add_argument("--no-ratio", action="store_true")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")):
@@ -115,7 +116,7 @@ def main():
                   f" scaled x{n / m:g} = {scaled:8.1f} s")
             print(f"  ratio: {scaled / t_sim:.1f}x (goal >= 10x)")
         if a.grid:
-            for i1 in I1S:
+            for i1 in I1S[:a.grid_geometries]:
                 gj = os.path.join(work, "grid.json")
                 tg = sweep("sim", i1, 16320, base, relink, args, a.jobs, gj)
                 rg, mg = measurements(gj)
