@@ -806,21 +806,34 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          }
       }
    }
+   UWord sz[KS_MAX_GEOMS];
+   for (Int g = 0; g < n_geoms; g++)
+      sz[g] = size > g_min_line[g] ? g_min_line[g] : size;
    Int last_v = -1;
    Addr a = addr;
-   for (Int k = 0; k < n_own_pairs; k++) {
-      Int p = own_pairs[k], v = p / n_geoms, g = p % n_geoms;
-      if (v != last_v) {
+   if (n_own_pairs == (n_variants - 1) * n_geoms) {
+      /* Nothing shared: every variant, every geometry. */
+      Sim *s = sims + n_geoms;
+      for (Int v = 1; v < n_variants; v++) {
          a = map_addr(&variants[v], addr);
-         last_v = v;
+         for (Int g = 0; g < n_geoms; g++, s++)
+            one_access(s, a, sz[g], write);
       }
-      one_access(&sims[p], a, size > g_min_line[g] ? g_min_line[g] : size, write);
+   } else {
+      for (Int k = 0; k < n_own_pairs; k++) {
+         Int p = own_pairs[k], v = p / n_geoms;
+         if (v != last_v) {
+            a = map_addr(&variants[v], addr);
+            last_v = v;
+         }
+         one_access(&sims[p], a, sz[p - v * n_geoms], write);
+      }
    }
    if (!any_miss)
       return;
    last_v = -1;
    for (Int k = 0; k < n_shared_pairs; k++) {
-      Int p = shared_pairs[k], v = p / n_geoms, g = p % n_geoms;
+      Int p = shared_pairs[k], v = p / n_geoms, g = p - v * n_geoms;
       if (!base_miss[g])
          continue;
       if (v != last_v) {
@@ -828,14 +841,13 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          last_v = v;
       }
       Sim *s = &sims[p];
-      UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
       if (write) {
          s->D1mw++;
-         if (access_misses(&s->LL, a, sz))
+         if (access_misses(&s->LL, a, sz[g]))
             s->DLmw++;
       } else {
          s->D1mr++;
-         if (access_misses(&s->LL, a, sz))
+         if (access_misses(&s->LL, a, sz[g]))
             s->DLmr++;
       }
    }
