@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A code-pad sweep simulated two ways: one cachegrind run per (pad, I1
-geometry) -- what `layout-sweep --backend=sim` does today -- and one keel-sim
+geometry) -- what `layout-sweep --backend=cachegrind` does -- and one keel-sim
 run of the unpadded binary with every pad's address map and both geometries
 (docs/keel-sim.md). Prints both wall times, their ratio, and whether every
 (pad, geometry) result is equal, event by event.
