@@ -609,9 +609,10 @@ def main():
     ap.add_argument("--build-only", action="store_true",
                     help="build, profile, plan and link every build of every program; measure nothing")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim's front-end model NAME (skylake, zen4: layout-sweep "
-                         "--cost=NAME's weights) instead of cachegrind; Bcm/Bim are then the model's "
-                         "conditional and indirect mispredicts")
+                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
+                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
+                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME; "
+                         "Bcm/Bim are then the model's conditional and indirect mispredicts")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
     if a.model:

@@ -493,7 +493,9 @@ def keelsim(binary, args, cwd, env=None):
     lib = os.path.join(BUILD, "lib", "keel-sim")
     out = binary + f".{MODEL}.ks"
     argv = ["valgrind", "--tool=keel-sim", *(f"--I1={GEOMETRIES[g]}" for g in GEOMETRIES),
-            f"--D1={D1}", f"--LL={LL}", f"--frontend={MODEL}", f"--keel-sim-out-file={out}",
+            f"--D1={D1}", f"--LL={LL}",
+            # "cachegrind": keel-sim alone, exact against cachegrind, both geometries at once.
+            *([] if MODEL == "cachegrind" else [f"--frontend={MODEL}"]), f"--keel-sim-out-file={out}",
             f"/dev/fd/{EXEC_FD}", *args]
     e = dict(env if env is not None else os.environ)
     e["VALGRIND_LIB"] = lib
