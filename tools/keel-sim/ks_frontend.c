@@ -1,0 +1,462 @@
+/*===- ks_frontend.c - keel-sim's front-end model (--frontend=NAME) -------===*
+ *
+ * docs/frontend-model.md describes the model, its parameters and their
+ * sources.  Every structure is per variant (its addresses are the variant's)
+ * except the return stack, whose contents are return addresses compared as
+ * the base binary's (a map is one-to-one, so a return is mispredicted in a
+ * variant exactly when it is in the base).  Nothing here depends on the
+ * cache geometry: each (variant, geometry) result carries its variant's
+ * counts.
+ *===----------------------------------------------------------------------===*/
+
+#include "ks_frontend.h"
+
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+
+/*------------------------------------------------------------*/
+/*--- Presets: every parameter of the model                ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   const HChar *name;
+   Int win_bits;             /* fetch / uop-cache window: 2^win_bits bytes */
+   Int wc_sets, wc_ways;     /* uop (op) cache, in windows */
+   Int btb_sets, btb_ways;   /* branch target buffer */
+   Int btb_lo;               /* set = (pc >> btb_lo) & (sets - 1) */
+   Int pht_bits;             /* conditional predictor: 2^pht_bits 2-bit counters */
+   Int ind_bits;             /* indirect predictor: 2^ind_bits targets */
+   Int ras_depth;            /* return stack entries */
+   Int sb_depth;             /* store buffer entries (4K aliasing) */
+   Int itlb_sets, itlb_ways; /* first-level TLBs, 4 KB pages */
+   Int dtlb_sets, dtlb_ways;
+   Bool l2_shared;           /* one second-level TLB for both sides */
+   Int l2i_sets, l2i_ways;   /* second level (the shared one when l2_shared) */
+   Int l2d_sets, l2d_ways;
+} FePreset;
+
+static const FePreset presets[] = {
+   /* Intel Skylake client core. */
+   {"skylake", 5, 32, 8, 512, 8, 5, 14, 12, 16, 56,
+    16, 8, 16, 4, True, 128, 12, 128, 12},
+   /* AMD Zen 4 core. */
+   {"zen4", 6, 64, 8, 1024, 7, 5, 15, 12, 32, 64,
+    1, 64, 1, 72, False, 64, 8, 128, 24},
+};
+
+static const FePreset *P;
+Bool ks_fe_on;
+
+Bool ks_fe_option(const HChar *arg)
+{
+   const HChar *v;
+   if (!VG_STR_CLO(arg, "--frontend", v))
+      return False;
+   if (VG_(strcmp)(v, "none") == 0) {
+      P = NULL;
+      ks_fe_on = False;
+      return True;
+   }
+   for (UInt i = 0; i < sizeof presets / sizeof presets[0]; i++)
+      if (VG_(strcmp)(v, presets[i].name) == 0) {
+         P = &presets[i];
+         ks_fe_on = True;
+         return True;
+      }
+   VG_(fmsg_bad_option)(arg, "known front-end models: skylake, zen4, none\n");
+   return False;
+}
+
+void ks_fe_usage(void)
+{
+   VG_(printf)(
+"    --frontend=skylake|zen4|none     front-end model: 11 more events [none]\n");
+}
+
+/*------------------------------------------------------------*/
+/*--- Set-associative LRU tables                           ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   UWord *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
+   UWord sets_mask;
+   Int ways;
+} Tab;
+
+static void tab_init(Tab *t, Int sets, Int ways)
+{
+   tl_assert(sets > 0 && (sets & (sets - 1)) == 0 && ways > 0);
+   t->sets_mask = (UWord)sets - 1;
+   t->ways = ways;
+   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UWord));
+}
+
+/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
+   key is then the most recent of its set. */
+static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+{
+   UWord k = key + 1;
+   UWord *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
+   if (s[0] == k)
+      return False;
+   Int n = t->ways, i;
+   for (i = 1; i < n; i++)
+      if (s[i] == k)
+         break;
+   Bool miss = i == n;
+   if (miss)
+      i = n - 1;
+   for (; i > 0; i--)
+      s[i] = s[i - 1];
+   s[0] = k;
+   return miss;
+}
+
+/*------------------------------------------------------------*/
+/*--- State                                                ---*/
+/*------------------------------------------------------------*/
+
+enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
+enum { F_SELF = 1 };
+
+#define SB_SLOTS 512 /* 8-byte slots of a 4 KB page */
+
+typedef struct {
+   Addr addr;
+   UWord size;
+} Store;
+
+typedef struct {
+   /* fetch */
+   UWord cur_win;
+   UWord last_ipage;
+   Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
+   /* prediction */
+   ULong phr; /* path history: 2 bits per taken branch */
+   UChar *pht;
+   Addr *ind;
+   /* data */
+   UWord last_dpage;
+   Store *sb;
+   Int sb_next;
+   UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
+   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
+         ItlbMiss, DtlbMiss, TlbWalk;
+} FeVar;
+
+static FeVar *fv;
+static Int fe_nv;
+static Addr (*fe_map)(Int v, Addr a);
+
+/* The instruction stream is the same in every variant. */
+static const UWord *last_ii;   /* the last instruction record with a hook */
+static Addr next_pc = ~(Addr)0; /* base address after its run */
+static Bool redirect;          /* a conditional branch was just taken ... */
+static const UWord *br_ii;     /* ... this one */
+static Addr self_pc = ~(Addr)0; /* a rep instruction goes round again */
+
+static Addr *ras;
+static Int ras_top, ras_n;
+static ULong RasMiss;
+
+#define EXTRA(ii, k) ((ii)[1 + fe_nv + (k)])
+
+void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
+{
+   tl_assert(P);
+   fe_nv = n_variants;
+   fe_map = map;
+   fv = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
+   for (Int v = 0; v < n_variants; v++) {
+      FeVar *s = &fv[v];
+      s->cur_win = s->last_ipage = s->last_dpage = ~(UWord)0;
+      tab_init(&s->wc, P->wc_sets, P->wc_ways);
+      tab_init(&s->btb, P->btb_sets, P->btb_ways);
+      tab_init(&s->itlb, P->itlb_sets, P->itlb_ways);
+      tab_init(&s->dtlb, P->dtlb_sets, P->dtlb_ways);
+      tab_init(&s->l2i, P->l2i_sets, P->l2i_ways);
+      if (!P->l2_shared)
+         tab_init(&s->l2d, P->l2d_sets, P->l2d_ways);
+      s->pht = VG_(malloc)("ks.fe.pht", (SizeT)1 << P->pht_bits);
+      /* Counters start weakly not-taken. */
+      VG_(memset)(s->pht, 1, (SizeT)1 << P->pht_bits);
+      s->ind = VG_(calloc)("ks.fe.ind", (SizeT)1 << P->ind_bits, sizeof(Addr));
+      s->sb = VG_(calloc)("ks.fe.sb", (SizeT)P->sb_depth, sizeof(Store));
+   }
+   ras = VG_(calloc)("ks.fe.ras", (SizeT)P->ras_depth, sizeof(Addr));
+}
+
+Int ks_fe_window_bits(void) { return P->win_bits; }
+Int ks_fe_extra_words(void) { return N_EXTRA; }
+
+void ks_fe_fill(UWord *ii)
+{
+   EXTRA(ii, E_RUN) = ii[0];
+   EXTRA(ii, E_LAST) = 0;
+   EXTRA(ii, E_FLAGS) = 0;
+}
+
+Bool ks_fe_may_skip(const UWord *prev, const UWord *cur)
+{
+   if (cur[1] != prev[1] + prev[0])
+      return False; /* a jump that VEX followed inside the block */
+   for (Int v = 1; v < fe_nv; v++)
+      if (cur[1 + v] - cur[1] != prev[1 + v] - prev[1])
+         return False;
+   return True;
+}
+
+void ks_fe_extend(UWord *head, const UWord *cur)
+{
+   EXTRA(head, E_RUN) = cur[1] + cur[0] - head[1];
+   EXTRA(head, E_LAST) = cur[1] - head[1];
+}
+
+Bool ks_fe_is_call(Addr a)
+{
+   const UChar *p = (const UChar *)a;
+   Int k = 0;
+   /* Operand-size, address-size, bnd/rep, notrack and segment prefixes, REX. */
+   while (k < 4 && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 ||
+                    p[k] == 0xf3 || p[k] == 0x2e || p[k] == 0x3e ||
+                    (p[k] & 0xf0) == 0x40))
+      k++;
+   if (p[k] == 0xe8)
+      return True;
+   return p[k] == 0xff && (((p[k + 1] >> 3) & 7) == 2 || ((p[k + 1] >> 3) & 7) == 3);
+}
+
+void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
+
+/*------------------------------------------------------------*/
+/*--- Fetch: windows, taken branches, BTB, iTLB            ---*/
+/*------------------------------------------------------------*/
+
+static inline UWord fold(ULong h, Int bits)
+{
+   UWord r = 0, m = ((UWord)1 << bits) - 1;
+   while (h) {
+      r ^= (UWord)h & m;
+      h >>= bits;
+   }
+   return r;
+}
+
+static inline void itlb_access(FeVar *s, UWord page)
+{
+   if (tab_miss(&s->itlb, page, page)) {
+      s->ItlbMiss++;
+      if (tab_miss(&s->l2i, page, page))
+         s->TlbWalk++;
+   }
+}
+
+static inline void enter_window(FeVar *s, UWord w)
+{
+   s->FeWin++;
+   if (tab_miss(&s->wc, w, w))
+      s->FeWinMiss++;
+}
+
+void ks_fe_fetch(const UWord *ii)
+{
+   Addr base = ii[1];
+   UWord run = EXTRA(ii, E_RUN);
+   const UWord *prev = last_ii;
+   Bool self = base == self_pc;
+   Bool transfer = prev && !self && (redirect || base != next_pc);
+   /* The branch: the conditional one just taken, or the last instruction
+      of the previous run (a jump, call, return or indirect branch). */
+   const UWord *br = redirect ? br_ii : prev;
+   UWord br_off = redirect || !prev ? 0 : EXTRA(prev, E_LAST);
+   redirect = False;
+   self_pc = ~(Addr)0;
+   last_ii = ii;
+   next_pc = base + run;
+   Int wb = P->win_bits;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr a = ii[1 + v];
+      if (transfer) {
+         Addr bpc = br[1 + v] + br_off;
+         s->Taken++;
+         if (tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+            s->BtbMiss++;
+         /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
+            branch's address bits 3..18 and the target's bits 0..5. */
+         s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+      }
+      UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
+      if (transfer || w0 != s->cur_win)
+         enter_window(s, w0);
+      for (UWord w = w0 + 1; w <= w1; w++)
+         enter_window(s, w);
+      s->cur_win = w1;
+      UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
+      if (p0 != s->last_ipage)
+         itlb_access(s, p0);
+      if (p1 != p0)
+         itlb_access(s, p1);
+      s->last_ipage = p1;
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Branch prediction                                    ---*/
+/*------------------------------------------------------------*/
+
+void ks_fe_cond(const UWord *ii, UWord taken)
+{
+   if (EXTRA(ii, E_FLAGS) & F_SELF) {
+      if (taken)
+         self_pc = ii[1];
+      return;
+   }
+   Int bits = P->pht_bits;
+   UWord mask = ((UWord)1 << bits) - 1;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr pc = ii[1 + v];
+      UWord idx = ((pc >> 1) ^ fold(s->phr, bits)) & mask;
+      UChar c = s->pht[idx];
+      if ((c >= 2) != (taken != 0))
+         s->CondMiss++;
+      if (taken) {
+         if (c < 3) s->pht[idx] = c + 1;
+      } else {
+         if (c > 0) s->pht[idx] = c - 1;
+      }
+   }
+   if (taken) {
+      redirect = True;
+      br_ii = ii;
+   }
+}
+
+/* Targets are compared as base addresses (a map is one-to-one). */
+void ks_fe_ind(const UWord *ii, Addr dst)
+{
+   Int bits = P->ind_bits;
+   UWord mask = ((UWord)1 << bits) - 1;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr pc = ii[1 + v];
+      UWord idx = ((pc >> 1) ^ fold(s->phr, bits)) & mask;
+      if (s->ind[idx] != dst)
+         s->IndMiss++;
+      s->ind[idx] = dst;
+   }
+}
+
+VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret)
+{
+   Int d = P->ras_depth;
+   if (!is_ret) {
+      ras_top = (ras_top + 1) % d;
+      ras[ras_top] = ii[1] + ii[0];
+      if (ras_n < d)
+         ras_n++;
+      return;
+   }
+   if (ras_n == 0) {
+      RasMiss++;
+      return;
+   }
+   if (ras[ras_top] != target)
+      RasMiss++;
+   ras_top = (ras_top + d - 1) % d;
+   ras_n--;
+}
+
+/*------------------------------------------------------------*/
+/*--- Data: 4K aliasing, dTLB                              ---*/
+/*------------------------------------------------------------*/
+
+/* [a, a+n) and [b, b+m) overlap in address bits 11:0. */
+static inline Bool low12_overlap(Addr a, UWord n, Addr b, UWord m)
+{
+   return ((a - b) & 0xfff) < m || ((b - a) & 0xfff) < n;
+}
+
+static inline void sb_slots(Store st, FeVar *s, Int delta)
+{
+   UWord first = st.addr >> 3, last = (st.addr + st.size - 1) >> 3;
+   if (last - first >= SB_SLOTS)
+      last = first + SB_SLOTS - 1;
+   for (UWord k = first; k <= last; k++)
+      s->slot[k & (SB_SLOTS - 1)] += (UChar)delta;
+}
+
+static inline void dtlb_access(FeVar *s, UWord page)
+{
+   if (tab_miss(&s->dtlb, page, page)) {
+      s->DtlbMiss++;
+      if (tab_miss(P->l2_shared ? &s->l2i : &s->l2d, page, page))
+         s->TlbWalk++;
+   }
+}
+
+void ks_fe_data(Addr addr, UWord size, Bool store)
+{
+   if (size == 0)
+      size = 1;
+   if (size > 64)
+      size = 64;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr a = v == 0 ? addr : fe_map(v, addr);
+      UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
+      if (p0 != s->last_dpage)
+         dtlb_access(s, p0);
+      if (p1 != p0)
+         dtlb_access(s, p1);
+      s->last_dpage = p1;
+      if (store) {
+         Store *e = &s->sb[s->sb_next];
+         if (e->size)
+            sb_slots(*e, s, -1);
+         e->addr = a;
+         e->size = size;
+         sb_slots(*e, s, 1);
+         s->sb_next = (s->sb_next + 1) % P->sb_depth;
+         continue;
+      }
+      /* A load: any store in the buffer on its 8-byte slots? */
+      UWord first = a >> 3, last = (a + size - 1) >> 3;
+      Bool any = False;
+      for (UWord k = first; k <= last && !any; k++)
+         any = s->slot[k & (SB_SLOTS - 1)] != 0;
+      if (!any)
+         continue;
+      for (Int i = 0; i < P->sb_depth; i++) {
+         const Store *e = &s->sb[i];
+         if (e->size && low12_overlap(a, size, e->addr, e->size) &&
+             !(a < e->addr + e->size && e->addr < a + size)) {
+            s->Alias4K++;
+            break;
+         }
+      }
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Output                                               ---*/
+/*------------------------------------------------------------*/
+
+const HChar *ks_fe_event_names(void)
+{
+   return " FeWin FeWinMiss Taken BtbMiss CondMiss IndMiss RasMiss Alias4K "
+          "ItlbMiss DtlbMiss TlbWalk";
+}
+
+void ks_fe_print(VgFile *fp, Int v)
+{
+   FeVar *s = &fv[v];
+   VG_(fprintf)(fp, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+                s->FeWin, s->FeWinMiss, s->Taken, s->BtbMiss, s->CondMiss,
+                s->IndMiss, RasMiss, s->Alias4K, s->ItlbMiss, s->DtlbMiss,
+                s->TlbWalk);
+}
