@@ -136,6 +136,7 @@ typedef struct {
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
    ULong phr; /* path history: 2 bits per taken branch */
+   UWord phr_pht, phr_ind; /* phr folded to each table's index width */
    UChar *pht;
    Addr *ind;
    /* data */
@@ -189,7 +190,6 @@ void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
    ras = VG_(calloc)("ks.fe.ras", (SizeT)P->ras_depth, sizeof(Addr));
 }
 
-Int ks_fe_window_bits(void) { return P->win_bits; }
 Int ks_fe_extra_words(void) { return N_EXTRA; }
 
 void ks_fe_fill(UWord *ii)
@@ -203,9 +203,14 @@ Bool ks_fe_may_skip(const UWord *prev, const UWord *cur)
 {
    if (cur[1] != prev[1] + prev[0])
       return False; /* a jump that VEX followed inside the block */
-   for (Int v = 1; v < fe_nv; v++)
-      if (cur[1 + v] - cur[1] != prev[1 + v] - prev[1])
+   Int wb = P->win_bits;
+   for (Int v = 0; v < fe_nv; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord last = (pa + prev[0] - 1) >> wb;
+      if (ca - cur[1] != pa - prev[1] || (ca >> wb) != last ||
+          ((ca + cur[0] - 1) >> wb) != last)
          return False;
+   }
    return True;
 }
 
@@ -261,7 +266,7 @@ static inline void enter_window(FeVar *s, UWord w)
       s->FeWinMiss++;
 }
 
-void ks_fe_fetch(const UWord *ii)
+VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
    UWord run = EXTRA(ii, E_RUN);
@@ -288,6 +293,8 @@ void ks_fe_fetch(const UWord *ii)
          /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
             branch's address bits 3..18 and the target's bits 0..5. */
          s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+         s->phr_pht = fold(s->phr, P->pht_bits);
+         s->phr_ind = fold(s->phr, P->ind_bits);
       }
       UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
       if (transfer || w0 != s->cur_win)
@@ -320,7 +327,7 @@ void ks_fe_cond(const UWord *ii, UWord taken)
    for (Int v = 0; v < fe_nv; v++) {
       FeVar *s = &fv[v];
       Addr pc = ii[1 + v];
-      UWord idx = ((pc >> 1) ^ fold(s->phr, bits)) & mask;
+      UWord idx = ((pc >> 1) ^ s->phr_pht) & mask;
       UChar c = s->pht[idx];
       if ((c >= 2) != (taken != 0))
          s->CondMiss++;
@@ -344,7 +351,7 @@ void ks_fe_ind(const UWord *ii, Addr dst)
    for (Int v = 0; v < fe_nv; v++) {
       FeVar *s = &fv[v];
       Addr pc = ii[1 + v];
-      UWord idx = ((pc >> 1) ^ fold(s->phr, bits)) & mask;
+      UWord idx = ((pc >> 1) ^ s->phr_ind) & mask;
       if (s->ind[idx] != dst)
          s->IndMiss++;
       s->ind[idx] = dst;

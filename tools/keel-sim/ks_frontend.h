@@ -29,9 +29,6 @@ void ks_fe_usage(void);
    (V >= 1) without side effects. */
 void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a));
 
-/* log2 of the fetch window: an instruction may be left out of the fetch
-   hook only inside the window of the one before it. */
-Int ks_fe_window_bits(void);
 
 /* Words the model adds to each instruction record (after the addresses of
    the variants), and their values at translation.  ii[0] is the length,
@@ -39,8 +36,9 @@ Int ks_fe_window_bits(void);
 Int ks_fe_extra_words(void);
 void ks_fe_fill(UWord *ii);
 /* May CUR (right after PREV in its superblock) go without a fetch hook?
-   Only when it follows PREV in every variant; HEAD (the last instruction
-   with a hook) then covers CUR's bytes too. */
+   Only when it follows PREV and lies in PREV's last fetch window, in every
+   variant; HEAD (the last instruction with a hook) then covers CUR's bytes
+   too. */
 Bool ks_fe_may_skip(const UWord *prev, const UWord *cur);
 void ks_fe_extend(UWord *head, const UWord *cur);
 /* The instruction's side exit goes to the instruction itself (a rep-prefixed
@@ -52,7 +50,7 @@ void ks_fe_mark_self_loop(UWord *ii);
 Bool ks_fe_is_call(Addr a);
 
 /* Run time. */
-void ks_fe_fetch(const UWord *ii);
+VG_REGPARM(1) void ks_fe_fetch(const UWord *ii);
 void ks_fe_cond(const UWord *ii, UWord taken);
 void ks_fe_ind(const UWord *ii, Addr dst);
 VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret);

@@ -589,7 +589,7 @@ static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
    before it (a modify); the queue is emitted, in order, before every side
    exit, when full, before a guarded access, after a load-linked, and at the
    end of the block -- the same points cachegrind emits its own. */
-typedef enum { Ev_Ir, Ev_Dr, Ev_Dw, Ev_Dm, Ev_Bc, Ev_Bi } EvTag;
+typedef enum { Ev_Ir, Ev_Dr, Ev_Dw, Ev_Dm, Ev_Bc, Ev_Bi, Ev_Fe } EvTag;
 
 typedef struct {
    EvTag tag;
@@ -624,6 +624,9 @@ static void flush(State *st)
       switch (e->tag) {
       case Ev_Ir:
          emit(st, "ks_ir", &ks_ir, 1, mkIRExprVec_1(ii), NULL);
+         break;
+      case Ev_Fe: /* a fetch only the front-end model needs */
+         emit(st, "ks_fe_fetch", &ks_fe_fetch, 1, mkIRExprVec_1(ii), NULL);
          break;
       case Ev_Dr:
       case Ev_Dm:
@@ -788,10 +791,15 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                     NULL);
             }
          }
-         if (prev && fetch_repeats(prev, cur) &&
-             (!ks_fe_on || ks_fe_may_skip(prev, cur))) {
-            if (ks_fe_on)
-               ks_fe_extend(fe_head, cur);
+         if (prev && fetch_repeats(prev, cur)) {
+            if (ks_fe_on) {
+               if (ks_fe_may_skip(prev, cur)) {
+                  ks_fe_extend(fe_head, cur);
+               } else {
+                  fe_head = cur;
+                  new_event(&st, Ev_Fe, cur, NULL, (Int)isize);
+               }
+            }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
             IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
             IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
@@ -957,8 +965,6 @@ static void ks_post_clo_init(void)
       if (VG_(log2)((UInt)g_I1[g].line) < i_bits_min)
          i_bits_min = VG_(log2)((UInt)g_I1[g].line);
       if (m < min_line_all) min_line_all = m;
-      if (ks_fe_on && ks_fe_window_bits() < i_bits_min)
-         i_bits_min = ks_fe_window_bits();
       if ((Int)m < largest) {
          VG_(fmsg)("keel-sim: the smallest line size (%d) is below the largest "
                    "register (%d)\n", (Int)m, largest);
