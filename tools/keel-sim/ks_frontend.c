@@ -144,6 +144,7 @@ typedef struct {
    Store *sb;
    Int sb_next;
    UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
+   ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
    ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
          ItlbMiss, DtlbMiss, TlbWalk;
 } FeVar;
@@ -388,13 +389,24 @@ static inline Bool low12_overlap(Addr a, UWord n, Addr b, UWord m)
    return ((a - b) & 0xfff) < m || ((b - a) & 0xfff) < n;
 }
 
+/* A 64-bit mix of a page number: a slot whose stores all lie in the
+   load's page (the common case: a reload of a spill) has a sum equal to
+   count * page_mix(page), and needs no scan of the buffer. */
+static inline ULong page_mix(UWord page)
+{
+   ULong x = (ULong)page * 0x9e3779b97f4a7c15ULL;
+   return x ^ (x >> 29);
+}
+
 static inline void sb_slots(Store st, FeVar *s, Int delta)
 {
    UWord first = st.addr >> 3, last = (st.addr + st.size - 1) >> 3;
    if (last - first >= SB_SLOTS)
       last = first + SB_SLOTS - 1;
-   for (UWord k = first; k <= last; k++)
+   for (UWord k = first; k <= last; k++) {
       s->slot[k & (SB_SLOTS - 1)] += (UChar)delta;
+      s->slot_pages[k & (SB_SLOTS - 1)] += (ULong)(Long)delta * page_mix(k >> 9);
+   }
 }
 
 static inline void dtlb_access(FeVar *s, UWord page)
@@ -434,8 +446,10 @@ void ks_fe_data(Addr addr, UWord size, Bool store)
       /* A load: any store in the buffer on its 8-byte slots? */
       UWord first = a >> 3, last = (a + size - 1) >> 3;
       Bool any = False;
-      for (UWord k = first; k <= last && !any; k++)
-         any = s->slot[k & (SB_SLOTS - 1)] != 0;
+      for (UWord k = first; k <= last && !any; k++) {
+         UWord i = k & (SB_SLOTS - 1);
+         any = s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9);
+      }
       if (!any)
          continue;
       for (Int i = 0; i < P->sb_depth; i++) {
