@@ -80,8 +80,11 @@ void ks_fe_usage(void)
 /*--- Set-associative LRU tables                           ---*/
 /*------------------------------------------------------------*/
 
+/* Keys are compared in their low 32 bits (a branch address, a window or a
+   page number): half the memory of full words, and the model's tables stay
+   in the host's caches.  Two hot keys 4 GB apart would alias. */
 typedef struct {
-   UWord *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
+   UInt *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
    UWord sets_mask;
    Int ways;
 } Tab;
@@ -91,15 +94,15 @@ static void tab_init(Tab *t, Int sets, Int ways)
    tl_assert(sets > 0 && (sets & (sets - 1)) == 0 && ways > 0);
    t->sets_mask = (UWord)sets - 1;
    t->ways = ways;
-   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UWord));
+   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
 }
 
 /* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
    key is then the most recent of its set. */
 static inline Bool tab_miss(Tab *t, UWord set, UWord key)
 {
-   UWord k = key + 1;
-   UWord *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
+   UInt k = (UInt)key + 1;
+   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
    if (s[0] == k)
       return False;
    Int n = t->ways, i;
@@ -131,16 +134,16 @@ typedef struct {
 
 typedef struct {
    /* fetch */
-   UWord cur_win;
-   UWord last_ipage;
+   UWord cur_win;   /* also the window looked up last */
+   UWord last_bpc;  /* the branch looked up last in the BTB */
+   UWord ipage[2], dpage[2]; /* see tlb_touch */
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
    ULong phr; /* path history: 2 bits per taken branch */
    UWord phr_pht, phr_ind; /* phr folded to each table's index width */
    UChar *pht;
-   Addr *ind;
+   UInt *ind; /* targets' low 32 bits */
    /* data */
-   UWord last_dpage;
    Store *sb;
    Int sb_next;
    UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
@@ -174,7 +177,8 @@ void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
    fv = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
    for (Int v = 0; v < n_variants; v++) {
       FeVar *s = &fv[v];
-      s->cur_win = s->last_ipage = s->last_dpage = ~(UWord)0;
+      s->cur_win = s->last_bpc = ~(UWord)0;
+      s->ipage[0] = s->ipage[1] = s->dpage[0] = s->dpage[1] = ~(UWord)0;
       tab_init(&s->wc, P->wc_sets, P->wc_ways);
       tab_init(&s->btb, P->btb_sets, P->btb_ways);
       tab_init(&s->itlb, P->itlb_sets, P->itlb_ways);
@@ -185,7 +189,7 @@ void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
       s->pht = VG_(malloc)("ks.fe.pht", (SizeT)1 << P->pht_bits);
       /* Counters start weakly not-taken. */
       VG_(memset)(s->pht, 1, (SizeT)1 << P->pht_bits);
-      s->ind = VG_(calloc)("ks.fe.ind", (SizeT)1 << P->ind_bits, sizeof(Addr));
+      s->ind = VG_(calloc)("ks.fe.ind", (SizeT)1 << P->ind_bits, sizeof(UInt));
       s->sb = VG_(calloc)("ks.fe.sb", (SizeT)P->sb_depth, sizeof(Store));
    }
    ras = VG_(calloc)("ks.fe.ras", (SizeT)P->ras_depth, sizeof(Addr));
@@ -251,8 +255,32 @@ static inline UWord fold(ULong h, Int bits)
    return r;
 }
 
+/* A lookup of PAGE in T: the key looked up last in a set is the first of
+   that set, so a lookup of it again hits and changes nothing.  LAST[0] is
+   the page looked up last, LAST[1] (when not ~0) one looked up before it in
+   another set: both are the first of their sets, and need no lookup.  True
+   when the table must be looked up. */
+static inline Bool tlb_touch(const Tab *t, UWord *last, UWord page)
+{
+   if (page == last[0])
+      return False;
+   if (page == last[1]) {
+      last[1] = last[0];
+      last[0] = page;
+      return False;
+   }
+   if ((page ^ last[0]) & t->sets_mask)
+      last[1] = last[0];
+   else if (!((page ^ last[1]) & t->sets_mask))
+      last[1] = ~(UWord)0;
+   last[0] = page;
+   return True;
+}
+
 static inline void itlb_access(FeVar *s, UWord page)
 {
+   if (!tlb_touch(&s->itlb, s->ipage, page))
+      return;
    if (tab_miss(&s->itlb, page, page)) {
       s->ItlbMiss++;
       if (tab_miss(&s->l2i, page, page))
@@ -263,6 +291,9 @@ static inline void itlb_access(FeVar *s, UWord page)
 static inline void enter_window(FeVar *s, UWord w)
 {
    s->FeWin++;
+   if (w == s->cur_win)
+      return; /* looked up last: the first of its set, a hit */
+   s->cur_win = w;
    if (tab_miss(&s->wc, w, w))
       s->FeWinMiss++;
 }
@@ -289,8 +320,9 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
       if (transfer) {
          Addr bpc = br[1 + v] + br_off;
          s->Taken++;
-         if (tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+         if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
             s->BtbMiss++;
+         s->last_bpc = bpc;
          /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
             branch's address bits 3..18 and the target's bits 0..5. */
          s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
@@ -304,11 +336,10 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
          enter_window(s, w);
       s->cur_win = w1;
       UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-      if (p0 != s->last_ipage)
+      if (p0 != s->ipage[0])
          itlb_access(s, p0);
       if (p1 != p0)
          itlb_access(s, p1);
-      s->last_ipage = p1;
    }
 }
 
@@ -353,9 +384,9 @@ void ks_fe_ind(const UWord *ii, Addr dst)
       FeVar *s = &fv[v];
       Addr pc = ii[1 + v];
       UWord idx = ((pc >> 1) ^ s->phr_ind) & mask;
-      if (s->ind[idx] != dst)
+      if (s->ind[idx] != (UInt)dst)
          s->IndMiss++;
-      s->ind[idx] = dst;
+      s->ind[idx] = (UInt)dst;
    }
 }
 
@@ -411,10 +442,45 @@ static inline void sb_slots(Store st, FeVar *s, Int delta)
 
 static inline void dtlb_access(FeVar *s, UWord page)
 {
+   if (!tlb_touch(&s->dtlb, s->dpage, page))
+      return;
    if (tab_miss(&s->dtlb, page, page)) {
       s->DtlbMiss++;
       if (tab_miss(P->l2_shared ? &s->l2i : &s->l2d, page, page))
          s->TlbWalk++;
+   }
+}
+
+/* The pages of [a, a+size), when they are not the last one looked up. */
+__attribute__((noinline)) static void dtlb_pages(FeVar *s, Addr a, UWord size)
+{
+   UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
+   dtlb_access(s, p0);
+   if (p1 != p0)
+      dtlb_access(s, p1);
+}
+
+__attribute__((noinline)) static void sb_push(FeVar *s, Addr a, UWord size)
+{
+   Store *e = &s->sb[s->sb_next];
+   if (e->size)
+      sb_slots(*e, s, -1);
+   e->addr = a;
+   e->size = size;
+   sb_slots(*e, s, 1);
+   s->sb_next = s->sb_next + 1 == P->sb_depth ? 0 : s->sb_next + 1;
+}
+
+/* A load whose slots hold a store of another page: does one alias it? */
+__attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
+{
+   for (Int i = 0; i < P->sb_depth; i++) {
+      const Store *e = &s->sb[i];
+      if (e->size && low12_overlap(a, size, e->addr, e->size) &&
+          !(a < e->addr + e->size && e->addr < a + size)) {
+         s->Alias4K++;
+         return;
+      }
    }
 }
 
@@ -427,36 +493,23 @@ void ks_fe_data(Addr addr, UWord size, Bool store)
    for (Int v = 0; v < fe_nv; v++) {
       FeVar *s = &fv[v];
       Addr a = v == 0 ? addr : fe_map(v, addr);
-      UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
-      if (p0 != s->last_dpage)
-         dtlb_access(s, p0);
-      if (p1 != p0)
-         dtlb_access(s, p1);
-      s->last_dpage = p1;
+      UWord p0 = a >> 12;
+      if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
+         s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+         s->dpage[0] = p0;
+      } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+         dtlb_pages(s, a, size);
+      }
       if (store) {
-         Store *e = &s->sb[s->sb_next];
-         if (e->size)
-            sb_slots(*e, s, -1);
-         e->addr = a;
-         e->size = size;
-         sb_slots(*e, s, 1);
-         s->sb_next = (s->sb_next + 1) % P->sb_depth;
+         sb_push(s, a, size);
          continue;
       }
-      /* A load: any store in the buffer on its 8-byte slots? */
+      /* A load: a store of another page in the buffer on its 8-byte slots? */
       UWord first = a >> 3, last = (a + size - 1) >> 3;
-      Bool any = False;
-      for (UWord k = first; k <= last && !any; k++) {
+      for (UWord k = first; k <= last; k++) {
          UWord i = k & (SB_SLOTS - 1);
-         any = s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9);
-      }
-      if (!any)
-         continue;
-      for (Int i = 0; i < P->sb_depth; i++) {
-         const Store *e = &s->sb[i];
-         if (e->size && low12_overlap(a, size, e->addr, e->size) &&
-             !(a < e->addr + e->size && e->addr < a + size)) {
-            s->Alias4K++;
+         if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
+            alias_scan(s, a, size);
             break;
          }
       }

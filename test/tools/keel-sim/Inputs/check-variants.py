@@ -92,7 +92,11 @@ def main():
             want, got = summary(cg), results[(vi, gi)]
             if frontend:
                 want.update(fe_own[(vi, gi)])
-            diff = [e for e in want if want[e] != got.get(e)]
+            # Alias4K compares single byte addresses, and one load of the C
+            # library's start-up lands on another stack byte from run to run
+            # (the same binary gave 1717 and 1718): a few counts of slack.
+            diff = [e for e in want if want[e] != got.get(e) and
+                    not (e == "Alias4K" and abs(want[e] - got.get(e, 0)) <= 4)]
             n += 1
             name = "base" if vi == 0 else names[vi - 1]
             print(f"{name} I1={i1}: I1mr={want['I1mr']} D1mr={want['D1mr']} "
