@@ -140,7 +140,8 @@ typedef struct {
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
    ULong phr; /* path history: 2 bits per taken branch */
-   UWord phr_pht, phr_ind; /* phr folded to each table's index width */
+   UWord phr_pht, phr_ind; /* phr folded to each table's index width ... */
+   Bool pht_stale, ind_stale; /* ... unless phr changed since */
    UChar *pht;
    UInt *ind; /* targets' low 32 bits */
    /* data */
@@ -326,8 +327,7 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
          /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
             branch's address bits 3..18 and the target's bits 0..5. */
          s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
-         s->phr_pht = fold(s->phr, P->pht_bits);
-         s->phr_ind = fold(s->phr, P->ind_bits);
+         s->pht_stale = s->ind_stale = True;
       }
       UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
       if (transfer || w0 != s->cur_win)
@@ -359,6 +359,10 @@ void ks_fe_cond(const UWord *ii, UWord taken)
    for (Int v = 0; v < fe_nv; v++) {
       FeVar *s = &fv[v];
       Addr pc = ii[1 + v];
+      if (s->pht_stale) {
+         s->phr_pht = fold(s->phr, bits);
+         s->pht_stale = False;
+      }
       UWord idx = ((pc >> 1) ^ s->phr_pht) & mask;
       UChar c = s->pht[idx];
       if ((c >= 2) != (taken != 0))
@@ -383,6 +387,10 @@ void ks_fe_ind(const UWord *ii, Addr dst)
    for (Int v = 0; v < fe_nv; v++) {
       FeVar *s = &fv[v];
       Addr pc = ii[1 + v];
+      if (s->ind_stale) {
+         s->phr_ind = fold(s->phr, bits);
+         s->ind_stale = False;
+      }
       UWord idx = ((pc >> 1) ^ s->phr_ind) & mask;
       if (s->ind[idx] != (UInt)dst)
          s->IndMiss++;
