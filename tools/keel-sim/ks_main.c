@@ -26,7 +26,8 @@
  *
  * Output (--keel-sim-out-file, default keel-sim.out.<pid>): text, one line per
  * (variant, geometry):  result <variant> <geometry> <13 counts> in the order
- * of the `events:` line, which uses cachegrind's event names.
+ * of the `events:` line, which uses cachegrind's event names; with
+ * --frontend=NAME, 11 more (the front-end model, ks_frontend.c).
  *===----------------------------------------------------------------------===*/
 
 #include "pub_tool_basics.h"
