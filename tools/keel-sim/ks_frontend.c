@@ -27,7 +27,8 @@ typedef struct {
    Int wc_sets, wc_ways;     /* uop (op) cache, in windows */
    Int btb_sets, btb_ways;   /* branch target buffer */
    Int btb_lo;               /* set = (pc >> btb_lo) & (sets - 1) */
-   Int pht_bits;             /* conditional predictor: 2^pht_bits 2-bit counters */
+   Int pht_bits;             /* conditional predictor: 2^pht_bits 2-bit base counters */
+   Int tage_bits;            /* ... and 3 tagged tables of 2^tage_bits entries */
    Int ind_bits;             /* indirect predictor: 2^ind_bits targets */
    Int ras_depth;            /* return stack entries */
    Int sb_depth;             /* store buffer entries (4K aliasing) */
@@ -40,10 +41,10 @@ typedef struct {
 
 static const FePreset presets[] = {
    /* Intel Skylake client core. */
-   {"skylake", 5, 32, 8, 512, 8, 5, 14, 12, 16, 56,
+   {"skylake", 5, 32, 8, 512, 8, 5, 13, 10, 12, 16, 56,
     16, 8, 16, 4, True, 128, 12, 128, 12},
    /* AMD Zen 4 core. */
-   {"zen4", 6, 64, 8, 1024, 7, 5, 15, 12, 32, 64,
+   {"zen4", 6, 64, 8, 1024, 7, 5, 14, 11, 12, 32, 64,
     1, 64, 1, 72, False, 64, 8, 128, 24},
 };
 
@@ -123,6 +124,32 @@ static inline Bool tab_miss(Tab *t, UWord set, UWord key)
 /*------------------------------------------------------------*/
 
 enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
+
+/* The conditional predictor: a small TAGE (Seznec and Michaud, "A case for
+   (partially) TAgged GEometric history length branch prediction", JILP
+   2006): a base table of 2-bit counters by address, and N_TAGE tagged
+   tables indexed and tagged by the address and ever longer path histories
+   (tage_hist[i] taken branches).  The longest matching table predicts. */
+#define N_TAGE 3
+static const Int tage_hist[N_TAGE] = {4, 10, 24};
+
+typedef struct {
+   UShort tag;  /* 8 bits; 0 = empty */
+   Char ctr;    /* -4..3: taken when >= 0 */
+   UChar u;     /* 0..3: useful */
+} TageEntry;
+
+/* The indirect predictor, the same way (Seznec, "A 64-Kbytes ITTAGE indirect
+   branch predictor", JWAC-2 2011): a base table of last targets by address
+   and tagged tables of targets by address and path history. */
+#define N_ITTAGE 2
+static const Int ittage_hist[N_ITTAGE] = {3, 12};
+
+typedef struct {
+   UInt target; /* low 32 bits */
+   UShort tag;  /* 0 = empty */
+   UChar u;
+} IttageEntry;
 enum { F_SELF = 1 };
 
 #define SB_SLOTS 512 /* 8-byte slots of a 4 KB page */
@@ -140,10 +167,10 @@ typedef struct {
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
    ULong phr; /* path history: 2 bits per taken branch */
-   UWord phr_pht, phr_ind; /* phr folded to each table's index width ... */
-   Bool pht_stale, ind_stale; /* ... unless phr changed since */
-   UChar *pht;
-   UInt *ind; /* targets' low 32 bits */
+   UChar *pht;      /* the predictor's base: 2-bit counters by address */
+   TageEntry *tage[N_TAGE];
+   UInt *ind; /* the indirect predictor's base: last target by address */
+   IttageEntry *itt[N_ITTAGE];
    /* data */
    Store *sb;
    Int sb_next;
@@ -187,10 +214,16 @@ void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
       tab_init(&s->l2i, P->l2i_sets, P->l2i_ways);
       if (!P->l2_shared)
          tab_init(&s->l2d, P->l2d_sets, P->l2d_ways);
+      for (Int t = 0; t < N_TAGE; t++)
+         s->tage[t] = VG_(calloc)("ks.fe.tage", (SizeT)1 << P->tage_bits,
+                                  sizeof(TageEntry));
       s->pht = VG_(malloc)("ks.fe.pht", (SizeT)1 << P->pht_bits);
       /* Counters start weakly not-taken. */
       VG_(memset)(s->pht, 1, (SizeT)1 << P->pht_bits);
       s->ind = VG_(calloc)("ks.fe.ind", (SizeT)1 << P->ind_bits, sizeof(UInt));
+      for (Int t = 0; t < N_ITTAGE; t++)
+         s->itt[t] = VG_(calloc)("ks.fe.itt", (SizeT)1 << (P->ind_bits - 1),
+                                 sizeof(IttageEntry));
       s->sb = VG_(calloc)("ks.fe.sb", (SizeT)P->sb_depth, sizeof(Store));
    }
    ras = VG_(calloc)("ks.fe.ras", (SizeT)P->ras_depth, sizeof(Addr));
@@ -245,16 +278,6 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
 /*------------------------------------------------------------*/
 /*--- Fetch: windows, taken branches, BTB, iTLB            ---*/
 /*------------------------------------------------------------*/
-
-static inline UWord fold(ULong h, Int bits)
-{
-   UWord r = 0, m = ((UWord)1 << bits) - 1;
-   while (h) {
-      r ^= (UWord)h & m;
-      h >>= bits;
-   }
-   return r;
-}
 
 /* A lookup of PAGE in T: the key looked up last in a set is the first of
    that set, so a lookup of it again hits and changes nothing.  LAST[0] is
@@ -327,7 +350,6 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
          /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
             branch's address bits 3..18 and the target's bits 0..5. */
          s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
-         s->pht_stale = s->ind_stale = True;
       }
       UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
       if (transfer || w0 != s->cur_win)
@@ -347,6 +369,80 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 /*--- Branch prediction                                    ---*/
 /*------------------------------------------------------------*/
 
+/* The history of the last N taken branches: 2 bits each, and the 16-bit
+   footprint of the oldest one reaches 14 bits further. */
+static inline ULong hist_bits(ULong phr, Int n)
+{
+   Int b = 2 * n + 14;
+   return b >= 64 ? phr : phr & (((ULong)1 << b) - 1);
+}
+
+static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
+{
+   Int bits = P->tage_bits;
+   UWord idx[N_TAGE];
+   UShort tag[N_TAGE];
+   Int prov = -1, alt = -1;
+   for (Int i = N_TAGE - 1; i >= 0; i--) {
+      /* Multiplicative hashes of (address, history) stand in for the
+         hardware's folded xors. */
+      ULong h = hist_bits(s->phr, tage_hist[i]) ^ ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
+      ULong x = h * 0xbf58476d1ce4e5b9ULL + (ULong)i;
+      idx[i] = (UWord)(x >> (64 - bits));
+      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
+      if (s->tage[i][idx[i]].tag == tag[i]) {
+         if (prov < 0)
+            prov = i;
+         else if (alt < 0)
+            alt = i;
+      }
+   }
+   UWord bidx = (pc >> 1) & (((UWord)1 << P->pht_bits) - 1);
+   UChar *bc = &s->pht[bidx];
+   Bool base_pred = *bc >= 2;
+   Bool alt_pred = alt >= 0 ? s->tage[alt][idx[alt]].ctr >= 0 : base_pred;
+   Bool pred = prov >= 0 ? s->tage[prov][idx[prov]].ctr >= 0 : base_pred;
+   if (pred != taken)
+      s->CondMiss++;
+   /* Update the provider (or the base). */
+   if (prov >= 0) {
+      TageEntry *e = &s->tage[prov][idx[prov]];
+      if (taken) {
+         if (e->ctr < 3) e->ctr++;
+      } else {
+         if (e->ctr > -4) e->ctr--;
+      }
+      if (pred != alt_pred) {
+         if (pred == taken) {
+            if (e->u < 3) e->u++;
+         } else if (e->u > 0) {
+            e->u--;
+         }
+      }
+   } else {
+      if (taken) {
+         if (*bc < 3) (*bc)++;
+      } else {
+         if (*bc > 0) (*bc)--;
+      }
+   }
+   /* A mispredict allocates an entry in a longer table. */
+   if (pred != taken && prov < N_TAGE - 1) {
+      Bool done = False;
+      for (Int i = prov + 1; i < N_TAGE && !done; i++) {
+         TageEntry *e = &s->tage[i][idx[i]];
+         if (e->u == 0) {
+            e->tag = tag[i];
+            e->ctr = taken ? 0 : -1;
+            done = True;
+         }
+      }
+      if (!done)
+         for (Int i = prov + 1; i < N_TAGE; i++)
+            s->tage[i][idx[i]].u--;
+   }
+}
+
 void ks_fe_cond(const UWord *ii, UWord taken)
 {
    if (EXTRA(ii, E_FLAGS) & F_SELF) {
@@ -354,25 +450,9 @@ void ks_fe_cond(const UWord *ii, UWord taken)
          self_pc = ii[1];
       return;
    }
-   Int bits = P->pht_bits;
-   UWord mask = ((UWord)1 << bits) - 1;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr pc = ii[1 + v];
-      if (s->pht_stale) {
-         s->phr_pht = fold(s->phr, bits);
-         s->pht_stale = False;
-      }
-      UWord idx = ((pc >> 1) ^ s->phr_pht) & mask;
-      UChar c = s->pht[idx];
-      if ((c >= 2) != (taken != 0))
-         s->CondMiss++;
-      if (taken) {
-         if (c < 3) s->pht[idx] = c + 1;
-      } else {
-         if (c > 0) s->pht[idx] = c - 1;
-      }
-   }
+   Bool t = taken != 0;
+   for (Int v = 0; v < fe_nv; v++)
+      tage_predict_update(&fv[v], ii[1 + v], t);
    if (taken) {
       redirect = True;
       br_ii = ii;
@@ -380,22 +460,56 @@ void ks_fe_cond(const UWord *ii, UWord taken)
 }
 
 /* Targets are compared as base addresses (a map is one-to-one). */
+static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
+{
+   Int bits = P->ind_bits - 1;
+   UWord idx[N_ITTAGE];
+   UShort tag[N_ITTAGE];
+   Int prov = -1;
+   for (Int i = N_ITTAGE - 1; i >= 0; i--) {
+      ULong h = hist_bits(s->phr, ittage_hist[i]) ^
+                ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
+      ULong x = h * 0xbf58476d1ce4e5b9ULL + 7 + (ULong)i;
+      idx[i] = (UWord)(x >> (64 - bits));
+      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+      if (prov < 0 && s->itt[i][idx[i]].tag == tag[i])
+         prov = i;
+   }
+   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << P->ind_bits) - 1)];
+   UInt pred = prov >= 0 ? s->itt[prov][idx[prov]].target : *base;
+   if (pred == dst) {
+      if (prov >= 0 && s->itt[prov][idx[prov]].u < 3)
+         s->itt[prov][idx[prov]].u++;
+      return;
+   }
+   s->IndMiss++;
+   if (prov >= 0) {
+      IttageEntry *e = &s->itt[prov][idx[prov]];
+      if (e->u == 0)
+         e->target = dst;
+      else
+         e->u--;
+   } else {
+      *base = dst;
+   }
+   Bool done = False;
+   for (Int i = prov + 1; i < N_ITTAGE && !done; i++) {
+      IttageEntry *e = &s->itt[i][idx[i]];
+      if (e->u == 0) {
+         e->tag = tag[i];
+         e->target = dst;
+         done = True;
+      }
+   }
+   if (!done)
+      for (Int i = prov + 1; i < N_ITTAGE; i++)
+         s->itt[i][idx[i]].u--;
+}
+
 void ks_fe_ind(const UWord *ii, Addr dst)
 {
-   Int bits = P->ind_bits;
-   UWord mask = ((UWord)1 << bits) - 1;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr pc = ii[1 + v];
-      if (s->ind_stale) {
-         s->phr_ind = fold(s->phr, bits);
-         s->ind_stale = False;
-      }
-      UWord idx = ((pc >> 1) ^ s->phr_ind) & mask;
-      if (s->ind[idx] != (UInt)dst)
-         s->IndMiss++;
-      s->ind[idx] = (UInt)dst;
-   }
+   for (Int v = 0; v < fe_nv; v++)
+      ittage_predict_update(&fv[v], ii[1 + v], (UInt)dst);
 }
 
 VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret)
