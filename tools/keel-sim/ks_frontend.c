@@ -169,6 +169,12 @@ typedef struct {
    ULong phr; /* path history: 2 bits per taken branch */
    UChar *pht;      /* the predictor's base: 2-bit counters by address */
    TageEntry *tage[N_TAGE];
+   /* The last conditional branch's hashes, reused while the branch and the
+      history are the same (a loop's branch, once its history settles). */
+   Addr tage_pc;
+   ULong tage_phr;
+   UWord tage_idx[N_TAGE];
+   UShort tage_tag[N_TAGE];
    UInt *ind; /* the indirect predictor's base: last target by address */
    IttageEntry *itt[N_ITTAGE];
    /* data */
@@ -217,6 +223,7 @@ void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
       for (Int t = 0; t < N_TAGE; t++)
          s->tage[t] = VG_(calloc)("ks.fe.tage", (SizeT)1 << P->tage_bits,
                                   sizeof(TageEntry));
+      s->tage_pc = ~(Addr)0;
       s->pht = VG_(malloc)("ks.fe.pht", (SizeT)1 << P->pht_bits);
       /* Counters start weakly not-taken. */
       VG_(memset)(s->pht, 1, (SizeT)1 << P->pht_bits);
@@ -380,16 +387,23 @@ static inline ULong hist_bits(ULong phr, Int n)
 static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
 {
    Int bits = P->tage_bits;
-   UWord idx[N_TAGE];
-   UShort tag[N_TAGE];
+   UWord *idx = s->tage_idx;
+   UShort *tag = s->tage_tag;
+   if (pc != s->tage_pc || s->phr != s->tage_phr) {
+      s->tage_pc = pc;
+      s->tage_phr = s->phr;
+      for (Int i = 0; i < N_TAGE; i++) {
+         /* Multiplicative hashes of (address, history) stand in for the
+            hardware's folded xors. */
+         ULong h = hist_bits(s->phr, tage_hist[i]) ^
+                   ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
+         ULong x = h * 0xbf58476d1ce4e5b9ULL + (ULong)i;
+         idx[i] = (UWord)(x >> (64 - bits));
+         tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
+      }
+   }
    Int prov = -1, alt = -1;
    for (Int i = N_TAGE - 1; i >= 0; i--) {
-      /* Multiplicative hashes of (address, history) stand in for the
-         hardware's folded xors. */
-      ULong h = hist_bits(s->phr, tage_hist[i]) ^ ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
-      ULong x = h * 0xbf58476d1ce4e5b9ULL + (ULong)i;
-      idx[i] = (UWord)(x >> (64 - bits));
-      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
       if (s->tage[i][idx[i]].tag == tag[i]) {
          if (prov < 0)
             prov = i;
