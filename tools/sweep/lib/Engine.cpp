@@ -97,6 +97,9 @@ std::string sweepFingerprint(const EngineOptions &O) {
   // is the env axis now): a journal of that older stack sweep is not this.
   if (O.Perturb.Axis == "stack")
     F["stack_shift"] = "libkeelstackshift";
+  // The front-end model's events (only when on: older fingerprints stay).
+  if (O.Backend == "sim" && !O.Frontend.empty())
+    F["frontend"] = O.Frontend;
   if (!O.Perturb.RelinkArgv.empty())
     F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
   if (!O.Perturb.CompareRelinkArgv.empty())
@@ -187,8 +190,44 @@ Measurement failed(const Variant &V, std::string Reason) {
   return M;
 }
 
+/// --cost=skylake|zen4: keel-sim with its front-end model on the variant's
+/// own binary (the same process as cachegrind's run: same argv and
+/// environment, VALGRIND_LIB naming keel-sim's directory).
+Measurement measureKeelSim(const EngineOptions &O, StringRef Valgrind,
+                           const PreparedVariant &P) {
+  std::string OutFile = P.Dir + "/keel-sim.out";
+  std::string Log = P.Dir + "/valgrind.log";
+  sys::fs::remove(OutFile);
+  std::vector<std::string> Cmd = {Valgrind.str()};
+  for (std::string &A : keelSimArgs(O.Geometry, O.Frontend, OutFile, Log))
+    Cmd.push_back(std::move(A));
+  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
+  PreparedVariant KP = P;
+  llvm::erase_if(KP.Env, [](const std::string &E) {
+    return StringRef(E).starts_with("VALGRIND_LIB=");
+  });
+  KP.Env.push_back("VALGRIND_LIB=" + O.KeelSimLib);
+  RunOutcome R = runVariantCommand(O, KP, Cmd, P.Dir + "/stderr");
+  if (R.Failed)
+    return failed(P.V, R.Reason);
+  Expected<std::string> Text = readWholeFile(OutFile);
+  Expected<std::map<std::string, double>> C =
+      Text ? parseKeelSimText(*Text, OutFile)
+           : Expected<std::map<std::string, double>>(Text.takeError());
+  if (!C)
+    return failed(P.V, "no keel-sim result: " + toString(C.takeError()));
+  Measurement M;
+  M.V = P.V;
+  M.Counters = std::move(*C);
+  M.Cost = costOf(M.Counters, O.Weights);
+  M.Instructions = static_cast<uint64_t>(M.Counters["Ir"]);
+  return M;
+}
+
 Measurement measureSim(const EngineOptions &O, StringRef Valgrind,
                        const PreparedVariant &P) {
+  if (!O.Frontend.empty())
+    return measureKeelSim(O, Valgrind, P);
   std::string OutFile = P.Dir + "/cachegrind.out";
   std::string Log = P.Dir + "/valgrind.log";
   sys::fs::remove(OutFile);
@@ -275,6 +314,14 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
                        "{0}; got {1}",
                        MaxEnvPad, Off);
   }
+  if (!O.Frontend.empty() && O.Backend != "sim")
+    return makeError("--cost={0} weighs simulated events: it needs "
+                     "--backend=sim",
+                     O.Frontend);
+  if (!O.Frontend.empty() && O.Executor == SlurmExecutor)
+    return makeError("--cost={0} measures with keel-sim; --executor=slurm "
+                     "runs cachegrind only",
+                     O.Frontend);
   if (O.Executor == SlurmExecutor) {
     if (Error E = checkSlurmOptions(O))
       return E;
@@ -545,6 +592,15 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
 
 /// The backend's tool; a missing one is the machine's limit (exit 3).
 Expected<std::string> backendTool(const EngineOptions &O) {
+  if (O.Backend == "sim" && !O.Frontend.empty()) {
+    std::string Tool = O.KeelSimLib + "/keel-sim-amd64-linux";
+    if (!sys::fs::exists(Tool))
+      return make_error<UnavailableError>(
+          formatv("--cost={0} measures with keel-sim, which is not built here "
+                  "({1} is missing; it needs valgrind's tool headers)",
+                  O.Frontend, Tool)
+              .str());
+  }
   if (O.Backend == "sim")
     return findProgram("valgrind");
   if (O.Backend == "perf") {

@@ -39,6 +39,11 @@ struct EngineOptions {
   CacheGeometry Geometry;     ///< explicit I1/D1/LL
   std::string GeometryPreset; ///< its name ("" when overridden)
   CostWeights Weights = defaultWeights();
+  /// --cost=skylake|zen4: measure with keel-sim's front-end model of this
+  /// name (docs/frontend-model.md) instead of cachegrind; "" = cachegrind.
+  std::string Frontend;
+  /// keel-sim's tool directory (VALGRIND_LIB), for Frontend.
+  std::string KeelSimLib;
 
   // time
   TimeOptions Time;

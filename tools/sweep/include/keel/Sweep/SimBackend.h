@@ -17,6 +17,12 @@
 //   Bim 15   indirect branch mispredict
 // Events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim (cachegrind's).
 //
+// --cost=NAME picks a preset weight table (costPreset): "cachegrind" is the
+// table above; "skylake" and "zen4" weigh the events of keel-sim's front-end
+// model too (docs/frontend-model.md), and measure each variant with keel-sim
+// --frontend=NAME instead of cachegrind. --weights then overrides single
+// weights of the preset.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_SIMBACKEND_H
 #define KEEL_SWEEP_SIMBACKEND_H
@@ -37,11 +43,31 @@ namespace sweep {
 /// Cachegrind's event names, in its output order.
 llvm::ArrayRef<llvm::StringRef> cachegrindEvents();
 
+/// keel-sim's front-end model's events (--frontend), after cachegrind's in
+/// its output.
+llvm::ArrayRef<llvm::StringRef> frontendEvents();
+
 using CostWeights = std::map<std::string, double>;
 CostWeights defaultWeights();
 
-/// Parse "Ir=1,I1mr=12" on top of \p Base (unknown event names and negative
-/// or non-numeric weights are errors).
+/// A --cost preset: its weights, the events that are its branch mispredicts,
+/// and the keel-sim front-end model it needs ("" = cachegrind's events only).
+struct CostPreset {
+  std::string Name;
+  CostWeights Weights;
+  std::vector<std::string> BranchEvents;
+  std::string Frontend;
+};
+llvm::ArrayRef<llvm::StringRef> costPresetNames();
+/// Unknown names are an error listing the known ones.
+llvm::Expected<CostPreset> costPreset(llvm::StringRef Name);
+/// {"cost":NAME,"weights":{...},"branch_events":[...]} on one line
+/// (layout-sweep --print-cost).
+std::string costPresetJSON(const CostPreset &P, const CostWeights &W);
+
+/// Parse "Ir=1,I1mr=12" on top of \p Base (unknown event names -- neither
+/// cachegrind's nor the front-end model's -- and negative or non-numeric
+/// weights are errors).
 llvm::Expected<CostWeights> parseWeights(llvm::StringRef Text,
                                          CostWeights Base = defaultWeights());
 
@@ -68,6 +94,18 @@ std::string geometryText(const CacheGeometry &G);
 std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
                                         llvm::StringRef OutFile,
                                         llvm::StringRef LogFile);
+
+/// valgrind's arguments for one variant under keel-sim with the front-end
+/// model \p Frontend (its tool directory goes into VALGRIND_LIB).
+std::vector<std::string> keelSimArgs(const CacheGeometry &G,
+                                     llvm::StringRef Frontend,
+                                     llvm::StringRef OutFile,
+                                     llvm::StringRef LogFile);
+
+/// The base variant's counts (variant 0, geometry 0) of a keel-sim output,
+/// by the names of its "events:" line. Errors name file:line.
+llvm::Expected<std::map<std::string, double>>
+parseKeelSimText(llvm::StringRef Text, llvm::StringRef Name);
 
 /// Read the totals ("events:" and "summary:" lines) of a cachegrind output
 /// file. Errors name file:line.
