@@ -606,10 +606,13 @@ def main():
                          "\"name\", to be listed in --builds (repeatable)")
     ap.add_argument("--check", action="store_true",
                     help="print instruction counts of two runs of each input and the distinct text")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build, profile, plan and link every build of every program; measure nothing")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim's front-end model NAME (skylake, zen4: layout-sweep "
-                         "--cost=NAME's weights) instead of cachegrind; Bcm/Bim are then the model's "
-                         "conditional and indirect mispredicts")
+                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
+                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
+                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME; "
+                         "Bcm/Bim are then the model's conditional and indirect mispredicts")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
     if a.model:
@@ -650,13 +653,18 @@ def main():
         if a.check:
             check(name, B, prog)
             continue
+        if a.build_only:
+            for n in names:
+                B.build(n, B.path(n + ".bin"))
+            log(f"{name}: built {', '.join(names)}")
+            continue
         M = Measurements(B.path(f"{keelbench.MODEL_TAG}-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
                          B.w, prog.run_env)
         all_res[name] = measure(a, name, B, prog, M, names)
         log(f"{name}: done")
         print(f"\n{name}: {prog.inputs}")
         table(all_res, names, [name], geo=False)
-    if a.check:
+    if a.check or a.build_only:
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
             else "one link per build (no sweep: no spreads)")

@@ -209,12 +209,16 @@ class Builds:
                 sys.exit(f"keelbench: layout-order --blocks wrote another {f} than layout-blocks")
         self.bb_objs = self.bb_compile(self.path("blocks", "bbsections.txt"))
 
-    def bb_compile(self, bbsections):
-        """The objects compiled with -fbasic-block-sections=list=BBSECTIONS, in a
-        directory named by the list's hash (a changed plan or KEEL_BUILD never reuses
-        objects compiled for another list; equal lists share them)."""
-        out = self.path("obj-bb-" + sha1_of(bbsections)[:12])
-        return self.p.compile(out, [f"-fbasic-block-sections=list={bbsections}"])
+    def bb_compile(self, bbsections, extra=()):
+        """The objects compiled with -fbasic-block-sections=list=BBSECTIONS (and the
+        compiler flags EXTRA), in a directory named by the list's hash and EXTRA (a
+        changed plan or KEEL_BUILD never reuses objects compiled for another list;
+        equal lists and flags share them)."""
+        key = sha1_of(bbsections)
+        if extra:
+            key = hashlib.sha1((key + "\0" + "\0".join(extra)).encode()).hexdigest()
+        out = self.path("obj-bb-" + key[:12])
+        return self.p.compile(out, [f"-fbasic-block-sections=list={bbsections}", *extra])
 
     def recipe_file(self, name):
         """The JSON recipe behind a recipe build: keel-rec is RECOMMENDED, the others
@@ -233,7 +237,8 @@ class Builds:
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
              *r.get("layout_order_flags", []), "-o", plan])
         bbs = os.path.join(plan, "bbsections.txt")
-        objs = self.bb_compile(bbs) if r.get("bbsections") and os.path.exists(bbs) else self.objs
+        objs = (self.bb_compile(bbs, r.get("compile_flags", [])) if r.get("bbsections") and os.path.exists(bbs)
+                else self.objs)
         self.recipe_builds[name] = (objs, [f.replace("{plan}", plan) for f in r.get("link_flags", [])], None)
 
     # Each build: (objects, extra link flags, post-link step)
@@ -445,7 +450,8 @@ def load_recipe(path):
         sys.exit(f"keelbench: {path}:{e.lineno}:{e.colno}: not JSON: {e.msg}")
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         sys.exit(f"keelbench: {path}: a recipe is a JSON object with a \"name\" string")
-    for k, kind in (("layout_order_flags", list), ("link_flags", list), ("bbsections", bool)):
+    for k, kind in (("layout_order_flags", list), ("link_flags", list), ("compile_flags", list),
+                    ("bbsections", bool)):
         if k in r and not isinstance(r[k], kind):
             sys.exit(f"keelbench: {path}: \"{k}\" must be a {'list of strings' if kind is list else 'boolean'}")
         if kind is list and any(not isinstance(x, str) for x in r.get(k, [])):
@@ -493,7 +499,9 @@ def keelsim(binary, args, cwd, env=None):
     lib = os.path.join(BUILD, "lib", "keel-sim")
     out = binary + f".{MODEL}.ks"
     argv = ["valgrind", "--tool=keel-sim", *(f"--I1={GEOMETRIES[g]}" for g in GEOMETRIES),
-            f"--D1={D1}", f"--LL={LL}", f"--frontend={MODEL}", f"--keel-sim-out-file={out}",
+            f"--D1={D1}", f"--LL={LL}",
+            # "cachegrind": keel-sim alone, exact against cachegrind, both geometries at once.
+            *([] if MODEL == "cachegrind" else [f"--frontend={MODEL}"]), f"--keel-sim-out-file={out}",
             f"/dev/fd/{EXEC_FD}", *args]
     e = dict(env if env is not None else os.environ)
     e["VALGRIND_LIB"] = lib

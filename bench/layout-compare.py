@@ -144,8 +144,9 @@ def main():
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim's front-end model NAME (skylake, zen4: layout-sweep "
-                         "--cost=NAME's weights) instead of cachegrind")
+                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
+                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
+                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if a.model:

@@ -26,7 +26,8 @@
  *
  * Output (--keel-sim-out-file, default keel-sim.out.<pid>): text, one line per
  * (variant, geometry):  result <variant> <geometry> <13 counts> in the order
- * of the `events:` line, which uses cachegrind's event names.
+ * of the `events:` line, which uses cachegrind's event names; with
+ * --frontend=NAME, 11 more (the front-end model, ks_frontend.c).
  *===----------------------------------------------------------------------===*/
 
 #include "pub_tool_basics.h"
@@ -43,6 +44,8 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+
+#include "ks_frontend.h"
 
 #define KS_MAX_GEOMS 16
 #define KS_MAX_VARIANTS 1024
@@ -101,7 +104,7 @@ static Bool ks_process_cmd_line_option(const HChar *arg)
    } else if VG_STR_CLO(arg, "--keel-sim-map-file", clo_map_file) {
    } else if VG_BOOL_CLO(arg, "--keel-sim-fn-ir", clo_fn_ir) {
    } else
-      return False;
+      return ks_fe_option(arg);
    return True;
 }
 
@@ -114,6 +117,7 @@ static void ks_print_usage(void)
 "    --keel-sim-out-file=<file>       results [keel-sim.out.%%p]\n"
 "    --keel-sim-map-file=<file>       address maps of the variants to simulate\n"
 "    --keel-sim-fn-ir=no|yes          executed instructions per function [no]\n");
+   ks_fe_usage();
 }
 
 static void ks_print_debug_usage(void)
@@ -245,6 +249,16 @@ static inline Addr map_addr(Variant *v, Addr a)
    if (a >= exe_lo && a < exe_hi)
       v->unmapped++;
    return a;
+}
+
+/* map_addr for variant V without counting unmapped accesses (the front-end
+   model's data side; ks_frontend.h). */
+static Addr map_addr_quiet(Int v, Addr a)
+{
+   ULong unmapped = variants[v].unmapped;
+   Addr r = map_addr(&variants[v], a);
+   variants[v].unmapped = unmapped;
+   return r;
 }
 
 /*------------------------------------------------------------*/
@@ -729,6 +743,8 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
 {
    UWord len = ii[0];
    n_Ir++;
+   if (ks_fe_on)
+      ks_fe_fetch(ii);
    Sim *s = sims;
    for (Int v = 0; v < n_variants; v++) {
       Addr a = ii[1 + v];
@@ -857,6 +873,8 @@ static VG_REGPARM(3) void ks_dr(InstrInfo *ii, Addr addr, UWord size)
 {
    (void)ii;
    n_Dr++;
+   if (ks_fe_on)
+      ks_fe_data(addr, size, False);
    if (d_repeats(addr, size))
       return;
    data_access(addr, size, False);
@@ -866,6 +884,8 @@ static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
 {
    (void)ii;
    n_Dw++;
+   if (ks_fe_on)
+      ks_fe_data(addr, size, True);
    if (d_repeats(addr, size))
       return;
    data_access(addr, size, True);
@@ -874,6 +894,8 @@ static VG_REGPARM(3) void ks_dw(InstrInfo *ii, Addr addr, UWord size)
 static VG_REGPARM(2) void ks_bc(InstrInfo *ii, UWord taken)
 {
    n_Bc++;
+   if (ks_fe_on)
+      ks_fe_cond(ii, taken);
    for (Int k = 0; k < n_bc_reps; k++) {
       Int v = bc_reps[k];
       Variant *var = &variants[v];
@@ -896,6 +918,8 @@ static VG_REGPARM(2) void ks_bc(InstrInfo *ii, UWord taken)
 static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
 {
    n_Bi++;
+   if (ks_fe_on)
+      ks_fe_ind(ii, dst);
    for (Int k = 0; k < n_bi_reps; k++) {
       Int v = bi_reps[k];
       Variant *var = &variants[v];
@@ -1022,7 +1046,7 @@ static void add_count(IRSB *out, ULong *counter)
    before it (a modify); the queue is emitted, in order, before every side
    exit, when full, before a guarded access, after a load-linked, and at the
    end of the block -- the same points cachegrind emits its own. */
-typedef enum { Ev_Ir, Ev_Dr, Ev_Dw, Ev_Dm, Ev_Bc, Ev_Bi } EvTag;
+typedef enum { Ev_Ir, Ev_Dr, Ev_Dw, Ev_Dm, Ev_Bc, Ev_Bi, Ev_Fe } EvTag;
 
 typedef struct {
    EvTag tag;
@@ -1057,6 +1081,9 @@ static void flush(State *st)
       switch (e->tag) {
       case Ev_Ir:
          emit(st, "ks_ir", &ks_ir, 1, mkIRExprVec_1(ii), NULL);
+         break;
+      case Ev_Fe: /* a fetch only the front-end model needs */
+         emit(st, "ks_fe_fetch", &ks_fe_fetch, 1, mkIRExprVec_1(ii), NULL);
          break;
       case Ev_Dr:
       case Ev_Dm:
@@ -1176,7 +1203,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          n_instrs++;
    /* Instruction records live as long as the tool: a discarded block's few
       words are not worth tracking. */
-   UWord stride = 1 + (UWord)n_variants;
+   UWord stride = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0);
    InstrInfo *infos =
       VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
    Int next_info = 0;
@@ -1187,7 +1214,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
    }
    tl_assert(i < in->stmts_used);
 
-   InstrInfo *cur = NULL;
+   InstrInfo *cur = NULL, *fe_head = NULL;
    Addr cia = 0;
    UInt isize = 0;
    for (; i < in->stmts_used; i++) {
@@ -1212,7 +1239,26 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          fill_instr(cur, cia, isize);
          if (clo_fn_ir)
             add_count(st.out, fn_counter(cia));
+         if (ks_fe_on) {
+            ks_fe_fill(cur);
+            /* A call VEX followed into its callee inside this block. */
+            if (prev && cia != prev[1] + prev[0] && ks_fe_is_call(prev[1])) {
+               flush(&st);
+               emit(&st, "ks_fe_callret", &ks_fe_callret, 3,
+                    mkIRExprVec_3(mkIRExpr_HWord((HWord)prev),
+                                  mkIRExpr_HWord(cia), mkIRExpr_HWord(0)),
+                    NULL);
+            }
+         }
          if (prev && fetch_repeats(prev, cur)) {
+            if (ks_fe_on) {
+               if (ks_fe_may_skip(prev, cur)) {
+                  ks_fe_extend(fe_head, cur);
+               } else {
+                  fe_head = cur;
+                  new_event(&st, Ev_Fe, cur, NULL, (Int)isize);
+               }
+            }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
             IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
             IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
@@ -1225,6 +1271,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                                                         IRExpr_Const(IRConst_U64(1)))));
             addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
          } else {
+            fe_head = cur;
             new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
          }
          break;
@@ -1300,6 +1347,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
             tl_assert(tyW == Ity_I64 && s->Ist.Exit.dst->tag == Ico_U64);
             Addr sea = s->Ist.Exit.dst->Ico.U64;
             Bool inverted = cia + isize == sea;
+            if (ks_fe_on && sea == cia)
+               ks_fe_mark_self_loop(cur);
             addStmtToIRSB(st.out, IRStmt_WrTmp(g1, s->Ist.Exit.guard));
             addStmtToIRSB(st.out, IRStmt_WrTmp(gW, IRExpr_Unop(Iop_1Uto64,
                                                               IRExpr_RdTmp(g1))));
@@ -1329,6 +1378,12 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          tl_assert(in->next->tag == Iex_Const);
    }
    flush(&st);
+   /* The front-end model's return stack: calls and returns at block ends. */
+   if (ks_fe_on && (in->jumpkind == Ijk_Call || in->jumpkind == Ijk_Ret))
+      emit(&st, "ks_fe_callret", &ks_fe_callret, 3,
+           mkIRExprVec_3(mkIRExpr_HWord((HWord)cur), in->next,
+                         mkIRExpr_HWord(in->jumpkind == Ijk_Ret)),
+           NULL);
    tl_assert(next_info == n_instrs);
    return st.out;
 }
@@ -1380,6 +1435,8 @@ static void ks_post_clo_init(void)
    add_variant("base", 4);
    if (clo_map_file)
       read_map_file();
+   if (ks_fe_on)
+      ks_fe_init(n_variants, map_addr_quiet);
    sims = VG_(calloc)("ks.sims", (SizeT)n_variants * n_geoms, sizeof(Sim));
    for (Int v = 0; v < n_variants; v++)
       for (Int g = 0; g < n_geoms; g++) {
@@ -1431,20 +1488,25 @@ static void write_results(void)
                    variants[v].unmapped);
    VG_(fprintf)(fp, "process forks %llu execs %llu\n", n_forks, n_execs);
    /* How much was shared (docs/keel-sim.md, "Shared caches"): (variant,
-      geometry) pairs still on the base's D1, predictor classes. */
+      geometry) pairs still on the base's D1, predictor classes.  The
+      front-end model's state is never shared: one per variant. */
    VG_(fprintf)(fp, "sharing d1 %d of %d bc-classes %d bi-classes %d\n",
                 n_d1_shared, (n_variants - 1) * n_geoms, n_bc_reps, n_bi_reps);
-   VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n");
+   VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim%s\n",
+                ks_fe_on ? ks_fe_event_names() : "");
    for (Int v = 0; v < n_variants; v++)
       for (Int g = 0; g < n_geoms; g++) {
          Sim *s = &sims[v * n_geoms + g];
          VG_(fprintf)(fp,
                       "result %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu "
-                      "%llu %llu %llu %llu\n",
+                      "%llu %llu %llu %llu",
                       v, g, n_Ir, s->I1mr, s->ILmr, n_Dr, s->D1mr, s->DLmr, n_Dw,
                       s->D1mw, s->DLmw, n_Bc,
                       variants[bc_rep ? bc_rep[v] : v].Bcm, n_Bi,
                       variants[bi_rep ? bi_rep[v] : v].Bim);
+         if (ks_fe_on)
+            ks_fe_print(fp, v);
+         VG_(fprintf)(fp, "\n");
       }
    if (clo_fn_ir)
       for (UWord i = 0; i < fn_cap; i++)

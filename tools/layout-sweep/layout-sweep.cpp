@@ -113,8 +113,19 @@ cl::opt<std::string> D1("D1", cl::desc("sim L1 D-cache size,assoc,line"), cl::ca
 cl::opt<std::string> LL("LL", cl::desc("sim last-level cache size,assoc,line"), cl::cat(Cat));
 cl::opt<std::string> Weights("weights",
                              cl::desc("sim cost weights, e.g. Ir=1,I1mr=10,Bim=20 "
-                                      "(0 removes an event)"),
+                                      "(0 removes an event), over --cost's"),
                              cl::cat(Cat));
+cl::opt<std::string> Cost(
+    "cost",
+    cl::desc("sim cost model: cachegrind (cachegrind's events, the default), "
+             "skylake or zen4 (keel-sim's front-end model too: fetch windows, "
+             "taken branches, BTB, predictors, 4K aliasing, TLBs; "
+             "docs/frontend-model.md)"),
+    cl::init("cachegrind"), cl::cat(Cat));
+cl::opt<bool> PrintCost("print-cost",
+                        cl::desc("print the cost model (--cost, --weights) as "
+                                 "JSON and exit; no binary needed"),
+                        cl::cat(Cat));
 
 cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("variants measured in parallel (sim; 0 = all cores)"),
                        cl::init(0), cl::cat(Cat));
@@ -264,13 +275,22 @@ static Error buildGeometry(EngineOptions &O) {
     Ov.Level = *L;
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
-  if (Weights.empty())
-    return Error::success();
-  Expected<CostWeights> W = parseWeights(Weights);
-  if (!W)
-    return W.takeError();
-  O.Weights = *W;
   return Error::success();
+}
+
+/// --cost and --weights: the preset's weights, single ones overridden.
+static Expected<CostPreset> costModel(CostWeights &W) {
+  Expected<CostPreset> P = costPreset(Cost);
+  if (!P)
+    return P.takeError();
+  W = P->Weights;
+  if (!Weights.empty()) {
+    Expected<CostWeights> Over = parseWeights(Weights, W);
+    if (!Over)
+      return Over.takeError();
+    W = std::move(*Over);
+  }
+  return P;
 }
 
 /// The first output file decides where the default journal goes.
@@ -299,6 +319,10 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
   if (Error E = buildGeometry(O))
     return std::move(E);
+  Expected<CostPreset> CP = costModel(O.Weights);
+  if (!CP)
+    return CP.takeError();
+  O.Frontend = CP->Frontend;
   O.Time.Rounds = Rounds;
   O.Time.Warmup = Warmup;
   O.Time.AACopies = AACopies;
@@ -742,6 +766,10 @@ int main(int argc, char **argv) {
   }
   cl::HideUnrelatedOptions(Cat);
   setToolVersionPrinter("layout-sweep");
+  // --print-cost needs no binary.
+  for (int I = 1; I < argc; ++I)
+    if (StringRef(argv[I]) == "--print-cost" || StringRef(argv[I]) == "-print-cost")
+      BinaryArg.setNumOccurrencesFlag(cl::Optional);
   cl::ParseCommandLineOptions(
       argc, argv,
       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
@@ -755,6 +783,15 @@ int main(int argc, char **argv) {
       "  layout-sweep --axis=stack --backend=sim ./app args\n"
       "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
       "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");
+
+  if (PrintCost) {
+    CostWeights W;
+    Expected<CostPreset> P = costModel(W);
+    if (!P)
+      return reportError(Tool, P.takeError());
+    outs() << costPresetJSON(*P, W) << "\n";
+    return ExitOK;
+  }
 
   if (isAutomatic())
     return runAuto(argv[0]);

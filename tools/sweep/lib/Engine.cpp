@@ -98,6 +98,9 @@ std::string sweepFingerprint(const EngineOptions &O) {
   // is the env axis now): a journal of that older stack sweep is not this.
   if (O.Perturb.Axis == "stack")
     F["stack_shift"] = "libkeelstackshift";
+  // The front-end model's events (only when on: older fingerprints stay).
+  if (O.Backend == "sim" && !O.Frontend.empty())
+    F["frontend"] = O.Frontend;
   if (!O.Perturb.RelinkArgv.empty())
     F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
   if (!O.Perturb.CompareRelinkArgv.empty())
@@ -142,7 +145,8 @@ std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
   std::vector<std::string> Cmd = {T.Valgrind};
   std::string Log = P.Dir + "/valgrind.log";
   for (std::string &A : T.KeelSim
-                            ? keelSimArgs(O.Geometry, OutFile, Log, MapFile)
+                            ? keelSimArgs(O.Geometry, T.Frontend, OutFile,
+                                          Log, MapFile)
                             : cachegrindArgs(O.Geometry, OutFile, Log))
     Cmd.push_back(std::move(A));
   Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
@@ -151,8 +155,12 @@ std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
 
 std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P) {
   std::vector<std::string> Env = P.Env;
-  if (!T.KeelSimLib.empty())
+  if (!T.KeelSimLib.empty()) {
+    llvm::erase_if(Env, [](const std::string &E) {
+      return StringRef(E).starts_with("VALGRIND_LIB=");
+    });
     Env.push_back("VALGRIND_LIB=" + T.KeelSimLib);
+  }
   return Env;
 }
 
@@ -337,6 +345,20 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
                        "{0}; got {1}",
                        MaxEnvPad, Off);
   }
+  if (!O.Frontend.empty() && O.Backend == "cachegrind")
+    return makeError("--cost={0} weighs the events of keel-sim's front-end "
+                     "model, which cachegrind does not count: it needs "
+                     "--backend=sim (--backend=cachegrind takes "
+                     "--cost=cachegrind only)",
+                     O.Frontend);
+  if (!O.Frontend.empty() && O.Backend != "sim")
+    return makeError("--cost={0} weighs simulated events: it needs "
+                     "--backend=sim",
+                     O.Frontend);
+  if (!O.Frontend.empty() && O.Executor == SlurmExecutor)
+    return makeError("--cost={0} measures with keel-sim's front-end model, "
+                     "which --executor=slurm does not run",
+                     O.Frontend);
   if (O.Executor == SlurmExecutor) {
     if (Error E = checkSlurmOptions(O))
       return E;
@@ -841,12 +863,21 @@ struct BackendTools {
 Expected<BackendTools> backendTools(const EngineOptions &O) {
   BackendTools T;
   if (isSimBackend(O.Backend)) {
+    T.Sim.KeelSimLib = findKeelSimLib();
+    if (!O.Frontend.empty() && T.Sim.KeelSimLib.empty())
+      return make_error<UnavailableError>(
+          formatv("--cost={0} measures with keel-sim, which is not built here "
+                  "(no lib/keel-sim beside layout-sweep, no KEEL_SIM_LIB; it "
+                  "needs valgrind's tool headers)",
+                  O.Frontend)
+              .str());
     Expected<std::string> V = findProgram("valgrind");
     if (!V)
       return V.takeError();
     T.Sim.Valgrind = *V;
-    T.Sim.KeelSimLib = findKeelSimLib();
     T.Sim.KeelSim = O.Backend == "sim" && !T.Sim.KeelSimLib.empty();
+    if (T.Sim.KeelSim)
+      T.Sim.Frontend = O.Frontend;
     if (O.Backend == "sim" && !T.Sim.KeelSim)
       T.Sim.Note = "keel-sim is not built here (no lib/keel-sim beside "
                    "layout-sweep, no KEEL_SIM_LIB): --backend=sim measured "

@@ -81,12 +81,17 @@ std::map<int64_t, Row> rowsByOffset(const SweepResult &R) {
 }
 
 /// The counters worth a column in the table, in a fixed order: cachegrind's
-/// headline events for sim, the median's interval for time.
+/// headline events for sim (and the front-end model's), the median's
+/// interval for time.
 std::vector<std::string> tableCounters(const SweepResult &R) {
-  static const char *const Wanted[] = {"Ir",   "I1mr",          "ILmr",
-                                       "D1mr", "DLmr",          "Bcm",
-                                       "Bim",  "median_ci_low", "median_ci_high",
-                                       "cycles", "instructions"};
+  static const char *const Wanted[] = {
+      "Ir",      "I1mr",     "ILmr",     "D1mr",     "DLmr",
+      "Bcm",     "Bim",
+      // keel-sim's front-end model (--cost=skylake|zen4)
+      "FeWin",   "FeWinMiss", "Taken",   "BtbMiss",  "CondMiss",
+      "IndMiss", "RasMiss",  "Alias4K",  "ItlbMiss", "DtlbMiss",
+      "TlbWalk",
+      "median_ci_low", "median_ci_high", "cycles", "instructions"};
   std::set<std::string> Have;
   for (const Measurement &M : R.Ms)
     for (const auto &KV : M.Counters)

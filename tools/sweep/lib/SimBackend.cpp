@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -24,9 +25,65 @@ ArrayRef<StringRef> cachegrindEvents() {
   return Events;
 }
 
+ArrayRef<StringRef> frontendEvents() {
+  static const StringRef Events[] = {"FeWin",   "FeWinMiss", "Taken",
+                                     "BtbMiss", "CondMiss",  "IndMiss",
+                                     "RasMiss", "Alias4K",   "ItlbMiss",
+                                     "DtlbMiss", "TlbWalk"};
+  return Events;
+}
+
 CostWeights defaultWeights() {
   return {{"Ir", 1},    {"I1mr", 10}, {"D1mr", 10}, {"ILmr", 100},
           {"DLmr", 100}, {"Bcm", 15},  {"Bim", 15}};
+}
+
+// The weights, one reason each, are in docs/frontend-model.md ("Weights").
+ArrayRef<StringRef> costPresetNames() {
+  static const StringRef Names[] = {"cachegrind", "skylake", "zen4"};
+  return Names;
+}
+
+Expected<CostPreset> costPreset(StringRef Name) {
+  if (Name == "cachegrind")
+    return CostPreset{"cachegrind", defaultWeights(), {"Bcm", "Bim"}, ""};
+  // Cache misses as in cachegrind's table; cachegrind's toy predictor (Bcm,
+  // Bim) is replaced by the model's.
+  auto Frontend = [&](double Mispredict, double Tlb, double Walk) {
+    return CostWeights{{"Ir", 1},          {"I1mr", 10},        {"D1mr", 10},
+                       {"ILmr", 100},      {"DLmr", 100},       {"CondMiss", Mispredict},
+                       {"IndMiss", Mispredict}, {"RasMiss", Mispredict},
+                       {"BtbMiss", 8},     {"FeWin", 0.25},     {"FeWinMiss", 3},
+                       {"Taken", 0.5},     {"Alias4K", 5},      {"ItlbMiss", Tlb},
+                       {"DtlbMiss", Tlb},  {"TlbWalk", Walk}};
+  };
+  if (Name == "skylake")
+    return CostPreset{"skylake", Frontend(16, 9, 30), {"CondMiss", "IndMiss"},
+                      "skylake"};
+  if (Name == "zen4")
+    return CostPreset{"zen4", Frontend(13, 7, 30), {"CondMiss", "IndMiss"},
+                      "zen4"};
+  return makeError("unknown --cost '{0}' (known: {1})", Name,
+                   join(costPresetNames(), ", "));
+}
+
+std::string costPresetJSON(const CostPreset &P, const CostWeights &W) {
+  // Keys in this order, weights in event order (cachegrind's, then the
+  // front-end model's): one stable line for scripts and for people.
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "{\"cost\":" << json::Value(P.Name) << ",\"weights\":{";
+  bool First = true;
+  for (ArrayRef<StringRef> Names : {cachegrindEvents(), frontendEvents()})
+    for (StringRef E : Names) {
+      auto It = W.find(E.str());
+      if (It == W.end())
+        continue;
+      OS << (First ? "" : ",") << json::Value(E) << ":" << json::Value(It->second);
+      First = false;
+    }
+  OS << "},\"branch_events\":" << json::Value(json::Array(P.BranchEvents)) << "}";
+  return S;
 }
 
 Expected<CostWeights> parseWeights(StringRef Text, CostWeights Base) {
@@ -34,9 +91,11 @@ Expected<CostWeights> parseWeights(StringRef Text, CostWeights Base) {
   Text.split(Items, ',', -1, /*KeepEmpty=*/false);
   for (StringRef Item : Items) {
     auto [Name, Value] = Item.trim().split('=');
-    if (!is_contained(cachegrindEvents(), Name))
-      return makeError("--weights: unknown event '{0}' (events: {1})", Name,
-                       join(cachegrindEvents(), " "));
+    if (!is_contained(cachegrindEvents(), Name) &&
+        !is_contained(frontendEvents(), Name))
+      return makeError("--weights: unknown event '{0}' (events: {1} {2})", Name,
+                       join(cachegrindEvents(), " "),
+                       join(frontendEvents(), " "));
     double W;
     if (Value.empty() || Value.getAsDouble(W) || W < 0)
       return makeError("--weights: '{0}' needs a non-negative number", Item);
@@ -232,8 +291,9 @@ std::string findKeelSimLib() {
   return Holds(Dir) ? Dir.str().str() : std::string();
 }
 
-std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef OutFile,
-                                     StringRef LogFile, StringRef MapFile) {
+std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef Frontend,
+                                     StringRef OutFile, StringRef LogFile,
+                                     StringRef MapFile) {
   std::vector<std::string> A = {"--tool=keel-sim",
                                 "--I1=" + levelSpec(G.I1),
                                 "--D1=" + levelSpec(G.D1),
@@ -242,6 +302,8 @@ std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef OutFile,
                                 "--demangle=no",
                                 ("--keel-sim-out-file=" + OutFile).str(),
                                 ("--log-file=" + LogFile).str()};
+  if (!Frontend.empty())
+    A.push_back(("--frontend=" + Frontend).str());
   if (!MapFile.empty())
     A.push_back(("--keel-sim-map-file=" + MapFile).str());
   return A;

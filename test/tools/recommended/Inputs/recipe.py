@@ -4,7 +4,8 @@
   recipe.py RECIPE plan BINARY PROFILE PLAN   layout-order with the recipe's flags
   recipe.py RECIPE compile CLANG PLAN OUT ARG... compile: CLANG ARG... -c -o OUT, plus
                                               -fbasic-block-sections=list=PLAN/bbsections.txt
-                                              when the recipe asks for it and it exists
+                                              and the recipe's compile_flags when the recipe
+                                              asks for it and it exists
   recipe.py RECIPE link CLANG PLAN OUT OBJ... link OBJ... as the recipe says
 """
 import json
@@ -23,7 +24,8 @@ def main():
     elif step == "compile":
         clang, plan, out, args = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
         bbs = os.path.join(plan, "bbsections.txt")
-        extra = [f"-fbasic-block-sections=list={bbs}"] if recipe.get("bbsections") and os.path.exists(bbs) else []
+        extra = ([f"-fbasic-block-sections=list={bbs}", *recipe.get("compile_flags", [])]
+                 if recipe.get("bbsections") and os.path.exists(bbs) else [])
         argv = [clang, *args, *extra, "-c", "-o", out]
     elif step == "link":
         clang, plan, out, objs = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]

@@ -43,6 +43,10 @@ struct EngineOptions {
   CacheGeometry Geometry;     ///< explicit I1/D1/LL
   std::string GeometryPreset; ///< its name ("" when overridden)
   CostWeights Weights = defaultWeights();
+  /// --cost=skylake|zen4: keel-sim's front-end model of this name
+  /// (docs/frontend-model.md) counts too; "" = cachegrind's events only.
+  /// Needs --backend=sim and keel-sim.
+  std::string Frontend;
 
   // time
   TimeOptions Time;
@@ -86,6 +90,9 @@ struct SimTools {
   /// cachegrind runs with it too, so both see the same client process.
   std::string KeelSimLib;
   bool KeelSim = false; ///< keel-sim counts; else cachegrind, per variant
+  /// keel-sim's --frontend (EngineOptions::Frontend), on every keel-sim run:
+  /// the shared runs and the own runs alike.
+  std::string Frontend;
   std::string Note;     ///< why --backend=sim measures with cachegrind
 };
 

@@ -17,6 +17,12 @@
 //   Bim 15   indirect branch mispredict
 // Events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim (cachegrind's).
 //
+// --cost=NAME picks a preset weight table (costPreset): "cachegrind" is the
+// table above; "skylake" and "zen4" weigh the events of keel-sim's front-end
+// model too (docs/frontend-model.md), and measure each variant with keel-sim
+// --frontend=NAME instead of cachegrind. --weights then overrides single
+// weights of the preset.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_SIMBACKEND_H
 #define KEEL_SWEEP_SIMBACKEND_H
@@ -37,11 +43,31 @@ namespace sweep {
 /// Cachegrind's event names, in its output order.
 llvm::ArrayRef<llvm::StringRef> cachegrindEvents();
 
+/// keel-sim's front-end model's events (--frontend), after cachegrind's in
+/// its output.
+llvm::ArrayRef<llvm::StringRef> frontendEvents();
+
 using CostWeights = std::map<std::string, double>;
 CostWeights defaultWeights();
 
-/// Parse "Ir=1,I1mr=12" on top of \p Base (unknown event names and negative
-/// or non-numeric weights are errors).
+/// A --cost preset: its weights, the events that are its branch mispredicts,
+/// and the keel-sim front-end model it needs ("" = cachegrind's events only).
+struct CostPreset {
+  std::string Name;
+  CostWeights Weights;
+  std::vector<std::string> BranchEvents;
+  std::string Frontend;
+};
+llvm::ArrayRef<llvm::StringRef> costPresetNames();
+/// Unknown names are an error listing the known ones.
+llvm::Expected<CostPreset> costPreset(llvm::StringRef Name);
+/// {"cost":NAME,"weights":{...},"branch_events":[...]} on one line
+/// (layout-sweep --print-cost).
+std::string costPresetJSON(const CostPreset &P, const CostWeights &W);
+
+/// Parse "Ir=1,I1mr=12" on top of \p Base (unknown event names -- neither
+/// cachegrind's nor the front-end model's -- and negative or non-numeric
+/// weights are errors).
 llvm::Expected<CostWeights> parseWeights(llvm::StringRef Text,
                                          CostWeights Base = defaultWeights());
 
@@ -88,18 +114,23 @@ std::map<std::string, uint64_t> cachegrindFunctionIr(llvm::StringRef Text);
 std::string findKeelSimLib();
 
 /// valgrind's arguments for one keel-sim run: one geometry, per-function Ir,
-/// the variants of \p MapFile ("" = the base alone).
+/// the front-end model \p Frontend ("" = none: cachegrind's 13 events only;
+/// docs/frontend-model.md), the variants of \p MapFile ("" = the base
+/// alone). Its tool directory goes into VALGRIND_LIB.
 std::vector<std::string> keelSimArgs(const CacheGeometry &G,
+                                     llvm::StringRef Frontend,
                                      llvm::StringRef OutFile,
                                      llvm::StringRef LogFile,
-                                     llvm::StringRef MapFile);
+                                     llvm::StringRef MapFile = "");
 
 /// What one keel-sim run wrote (geometry 0 of each variant).
 struct KeelSimOutput {
   struct Variant {
     std::string Name;
     uint64_t Unmapped = 0; ///< accesses no range of its map covered
-    std::map<std::string, double> Counters; ///< cachegrind's event names
+    /// By the names of the "events:" line: cachegrind's, then (--frontend)
+    /// the front-end model's.
+    std::map<std::string, double> Counters;
   };
   std::vector<Variant> Variants; ///< [0] = the base, then the map's order
   uint64_t Forks = 0, Execs = 0; ///< of the simulated process

@@ -1,0 +1,672 @@
+/*===- ks_frontend.c - keel-sim's front-end model (--frontend=NAME) -------===*
+ *
+ * docs/frontend-model.md describes the model, its parameters and their
+ * sources.  Every structure is per variant (its addresses are the variant's)
+ * except the return stack, whose contents are return addresses compared as
+ * the base binary's (a map is one-to-one, so a return is mispredicted in a
+ * variant exactly when it is in the base).  Nothing here depends on the
+ * cache geometry: each (variant, geometry) result carries its variant's
+ * counts.
+ *===----------------------------------------------------------------------===*/
+
+#include "ks_frontend.h"
+
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+
+/*------------------------------------------------------------*/
+/*--- Presets: every parameter of the model                ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   const HChar *name;
+   Int win_bits;             /* fetch / uop-cache window: 2^win_bits bytes */
+   Int wc_sets, wc_ways;     /* uop (op) cache, in windows */
+   Int btb_sets, btb_ways;   /* branch target buffer */
+   Int btb_lo;               /* set = (pc >> btb_lo) & (sets - 1) */
+   Int pht_bits;             /* conditional predictor: 2^pht_bits 2-bit base counters */
+   Int tage_bits;            /* ... and 3 tagged tables of 2^tage_bits entries */
+   Int ind_bits;             /* indirect predictor: 2^ind_bits targets */
+   Int ras_depth;            /* return stack entries */
+   Int sb_depth;             /* store buffer entries (4K aliasing) */
+   Int itlb_sets, itlb_ways; /* first-level TLBs, 4 KB pages */
+   Int dtlb_sets, dtlb_ways;
+   Bool l2_shared;           /* one second-level TLB for both sides */
+   Int l2i_sets, l2i_ways;   /* second level (the shared one when l2_shared) */
+   Int l2d_sets, l2d_ways;
+} FePreset;
+
+static const FePreset presets[] = {
+   /* Intel Skylake client core. */
+   {"skylake", 5, 32, 8, 512, 8, 5, 13, 10, 12, 16, 56,
+    16, 8, 16, 4, True, 128, 12, 128, 12},
+   /* AMD Zen 4 core. */
+   {"zen4", 6, 64, 8, 1024, 7, 5, 14, 11, 12, 32, 64,
+    1, 64, 1, 72, False, 64, 8, 128, 24},
+};
+
+static const FePreset *P;
+Bool ks_fe_on;
+
+Bool ks_fe_option(const HChar *arg)
+{
+   const HChar *v;
+   if (!VG_STR_CLO(arg, "--frontend", v))
+      return False;
+   if (VG_(strcmp)(v, "none") == 0) {
+      P = NULL;
+      ks_fe_on = False;
+      return True;
+   }
+   for (UInt i = 0; i < sizeof presets / sizeof presets[0]; i++)
+      if (VG_(strcmp)(v, presets[i].name) == 0) {
+         P = &presets[i];
+         ks_fe_on = True;
+         return True;
+      }
+   VG_(fmsg_bad_option)(arg, "known front-end models: skylake, zen4, none\n");
+   return False;
+}
+
+void ks_fe_usage(void)
+{
+   VG_(printf)(
+"    --frontend=skylake|zen4|none     front-end model: 11 more events [none]\n");
+}
+
+/*------------------------------------------------------------*/
+/*--- Set-associative LRU tables                           ---*/
+/*------------------------------------------------------------*/
+
+/* Keys are compared in their low 32 bits (a branch address, a window or a
+   page number): half the memory of full words, and the model's tables stay
+   in the host's caches.  Two hot keys 4 GB apart would alias. */
+typedef struct {
+   UInt *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
+   UWord sets_mask;
+   Int ways;
+} Tab;
+
+static void tab_init(Tab *t, Int sets, Int ways)
+{
+   tl_assert(sets > 0 && (sets & (sets - 1)) == 0 && ways > 0);
+   t->sets_mask = (UWord)sets - 1;
+   t->ways = ways;
+   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
+}
+
+/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
+   key is then the most recent of its set. */
+static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+{
+   UInt k = (UInt)key + 1;
+   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
+   if (s[0] == k)
+      return False;
+   Int n = t->ways, i;
+   for (i = 1; i < n; i++)
+      if (s[i] == k)
+         break;
+   Bool miss = i == n;
+   if (miss)
+      i = n - 1;
+   for (; i > 0; i--)
+      s[i] = s[i - 1];
+   s[0] = k;
+   return miss;
+}
+
+/*------------------------------------------------------------*/
+/*--- State                                                ---*/
+/*------------------------------------------------------------*/
+
+enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
+
+/* The conditional predictor: a small TAGE (Seznec and Michaud, "A case for
+   (partially) TAgged GEometric history length branch prediction", JILP
+   2006): a base table of 2-bit counters by address, and N_TAGE tagged
+   tables indexed and tagged by the address and ever longer path histories
+   (tage_hist[i] taken branches).  The longest matching table predicts. */
+#define N_TAGE 3
+static const Int tage_hist[N_TAGE] = {4, 10, 24};
+
+typedef struct {
+   UShort tag;  /* 8 bits; 0 = empty */
+   Char ctr;    /* -4..3: taken when >= 0 */
+   UChar u;     /* 0..3: useful */
+} TageEntry;
+
+/* The indirect predictor, the same way (Seznec, "A 64-Kbytes ITTAGE indirect
+   branch predictor", JWAC-2 2011): a base table of last targets by address
+   and tagged tables of targets by address and path history. */
+#define N_ITTAGE 2
+static const Int ittage_hist[N_ITTAGE] = {3, 12};
+
+typedef struct {
+   UInt target; /* low 32 bits */
+   UShort tag;  /* 0 = empty */
+   UChar u;
+} IttageEntry;
+enum { F_SELF = 1 };
+
+#define SB_SLOTS 512 /* 8-byte slots of a 4 KB page */
+
+typedef struct {
+   Addr addr;
+   UWord size;
+} Store;
+
+typedef struct {
+   /* fetch */
+   UWord cur_win;   /* also the window looked up last */
+   UWord last_bpc;  /* the branch looked up last in the BTB */
+   UWord ipage[2], dpage[2]; /* see tlb_touch */
+   Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
+   /* prediction */
+   ULong phr; /* path history: 2 bits per taken branch */
+   UChar *pht;      /* the predictor's base: 2-bit counters by address */
+   TageEntry *tage[N_TAGE];
+   /* The last conditional branch's hashes, reused while the branch and the
+      history are the same (a loop's branch, once its history settles). */
+   Addr tage_pc;
+   ULong tage_phr;
+   UWord tage_idx[N_TAGE];
+   UShort tage_tag[N_TAGE];
+   UInt *ind; /* the indirect predictor's base: last target by address */
+   IttageEntry *itt[N_ITTAGE];
+   /* data */
+   Store *sb;
+   Int sb_next;
+   UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
+   ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
+   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
+         ItlbMiss, DtlbMiss, TlbWalk;
+} FeVar;
+
+static FeVar *fv;
+static Int fe_nv;
+static Addr (*fe_map)(Int v, Addr a);
+
+/* The instruction stream is the same in every variant. */
+static const UWord *last_ii;   /* the last instruction record with a hook */
+static Addr next_pc = ~(Addr)0; /* base address after its run */
+static Bool redirect;          /* a conditional branch was just taken ... */
+static const UWord *br_ii;     /* ... this one */
+static Addr self_pc = ~(Addr)0; /* a rep instruction goes round again */
+
+static Addr *ras;
+static Int ras_top, ras_n;
+static ULong RasMiss;
+
+#define EXTRA(ii, k) ((ii)[1 + fe_nv + (k)])
+
+void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
+{
+   tl_assert(P);
+   fe_nv = n_variants;
+   fe_map = map;
+   fv = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
+   for (Int v = 0; v < n_variants; v++) {
+      FeVar *s = &fv[v];
+      s->cur_win = s->last_bpc = ~(UWord)0;
+      s->ipage[0] = s->ipage[1] = s->dpage[0] = s->dpage[1] = ~(UWord)0;
+      tab_init(&s->wc, P->wc_sets, P->wc_ways);
+      tab_init(&s->btb, P->btb_sets, P->btb_ways);
+      tab_init(&s->itlb, P->itlb_sets, P->itlb_ways);
+      tab_init(&s->dtlb, P->dtlb_sets, P->dtlb_ways);
+      tab_init(&s->l2i, P->l2i_sets, P->l2i_ways);
+      if (!P->l2_shared)
+         tab_init(&s->l2d, P->l2d_sets, P->l2d_ways);
+      for (Int t = 0; t < N_TAGE; t++)
+         s->tage[t] = VG_(calloc)("ks.fe.tage", (SizeT)1 << P->tage_bits,
+                                  sizeof(TageEntry));
+      s->tage_pc = ~(Addr)0;
+      s->pht = VG_(malloc)("ks.fe.pht", (SizeT)1 << P->pht_bits);
+      /* Counters start weakly not-taken. */
+      VG_(memset)(s->pht, 1, (SizeT)1 << P->pht_bits);
+      s->ind = VG_(calloc)("ks.fe.ind", (SizeT)1 << P->ind_bits, sizeof(UInt));
+      for (Int t = 0; t < N_ITTAGE; t++)
+         s->itt[t] = VG_(calloc)("ks.fe.itt", (SizeT)1 << (P->ind_bits - 1),
+                                 sizeof(IttageEntry));
+      s->sb = VG_(calloc)("ks.fe.sb", (SizeT)P->sb_depth, sizeof(Store));
+   }
+   ras = VG_(calloc)("ks.fe.ras", (SizeT)P->ras_depth, sizeof(Addr));
+}
+
+Int ks_fe_extra_words(void) { return N_EXTRA; }
+
+void ks_fe_fill(UWord *ii)
+{
+   EXTRA(ii, E_RUN) = ii[0];
+   EXTRA(ii, E_LAST) = 0;
+   EXTRA(ii, E_FLAGS) = 0;
+}
+
+Bool ks_fe_may_skip(const UWord *prev, const UWord *cur)
+{
+   if (cur[1] != prev[1] + prev[0])
+      return False; /* a jump that VEX followed inside the block */
+   Int wb = P->win_bits;
+   for (Int v = 0; v < fe_nv; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord last = (pa + prev[0] - 1) >> wb;
+      if (ca - cur[1] != pa - prev[1] || (ca >> wb) != last ||
+          ((ca + cur[0] - 1) >> wb) != last)
+         return False;
+   }
+   return True;
+}
+
+void ks_fe_extend(UWord *head, const UWord *cur)
+{
+   EXTRA(head, E_RUN) = cur[1] + cur[0] - head[1];
+   EXTRA(head, E_LAST) = cur[1] - head[1];
+}
+
+Bool ks_fe_is_call(Addr a)
+{
+   const UChar *p = (const UChar *)a;
+   Int k = 0;
+   /* Operand-size, address-size, bnd/rep, notrack and segment prefixes, REX. */
+   while (k < 4 && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 ||
+                    p[k] == 0xf3 || p[k] == 0x2e || p[k] == 0x3e ||
+                    (p[k] & 0xf0) == 0x40))
+      k++;
+   if (p[k] == 0xe8)
+      return True;
+   return p[k] == 0xff && (((p[k + 1] >> 3) & 7) == 2 || ((p[k + 1] >> 3) & 7) == 3);
+}
+
+void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
+
+/*------------------------------------------------------------*/
+/*--- Fetch: windows, taken branches, BTB, iTLB            ---*/
+/*------------------------------------------------------------*/
+
+/* A lookup of PAGE in T: the key looked up last in a set is the first of
+   that set, so a lookup of it again hits and changes nothing.  LAST[0] is
+   the page looked up last, LAST[1] (when not ~0) one looked up before it in
+   another set: both are the first of their sets, and need no lookup.  True
+   when the table must be looked up. */
+static inline Bool tlb_touch(const Tab *t, UWord *last, UWord page)
+{
+   if (page == last[0])
+      return False;
+   if (page == last[1]) {
+      last[1] = last[0];
+      last[0] = page;
+      return False;
+   }
+   if ((page ^ last[0]) & t->sets_mask)
+      last[1] = last[0];
+   else if (!((page ^ last[1]) & t->sets_mask))
+      last[1] = ~(UWord)0;
+   last[0] = page;
+   return True;
+}
+
+static inline void itlb_access(FeVar *s, UWord page)
+{
+   if (!tlb_touch(&s->itlb, s->ipage, page))
+      return;
+   if (tab_miss(&s->itlb, page, page)) {
+      s->ItlbMiss++;
+      if (tab_miss(&s->l2i, page, page))
+         s->TlbWalk++;
+   }
+}
+
+static inline void enter_window(FeVar *s, UWord w)
+{
+   s->FeWin++;
+   if (w == s->cur_win)
+      return; /* looked up last: the first of its set, a hit */
+   s->cur_win = w;
+   if (tab_miss(&s->wc, w, w))
+      s->FeWinMiss++;
+}
+
+VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
+{
+   Addr base = ii[1];
+   UWord run = EXTRA(ii, E_RUN);
+   const UWord *prev = last_ii;
+   Bool self = base == self_pc;
+   Bool transfer = prev && !self && (redirect || base != next_pc);
+   /* The branch: the conditional one just taken, or the last instruction
+      of the previous run (a jump, call, return or indirect branch). */
+   const UWord *br = redirect ? br_ii : prev;
+   UWord br_off = redirect || !prev ? 0 : EXTRA(prev, E_LAST);
+   redirect = False;
+   self_pc = ~(Addr)0;
+   last_ii = ii;
+   next_pc = base + run;
+   Int wb = P->win_bits;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr a = ii[1 + v];
+      if (transfer) {
+         Addr bpc = br[1 + v] + br_off;
+         s->Taken++;
+         if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+            s->BtbMiss++;
+         s->last_bpc = bpc;
+         /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
+            branch's address bits 3..18 and the target's bits 0..5. */
+         s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+      }
+      UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
+      if (transfer || w0 != s->cur_win)
+         enter_window(s, w0);
+      for (UWord w = w0 + 1; w <= w1; w++)
+         enter_window(s, w);
+      s->cur_win = w1;
+      UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
+      if (p0 != s->ipage[0])
+         itlb_access(s, p0);
+      if (p1 != p0)
+         itlb_access(s, p1);
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Branch prediction                                    ---*/
+/*------------------------------------------------------------*/
+
+/* The history of the last N taken branches: 2 bits each, and the 16-bit
+   footprint of the oldest one reaches 14 bits further. */
+static inline ULong hist_bits(ULong phr, Int n)
+{
+   Int b = 2 * n + 14;
+   return b >= 64 ? phr : phr & (((ULong)1 << b) - 1);
+}
+
+static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
+{
+   Int bits = P->tage_bits;
+   UWord *idx = s->tage_idx;
+   UShort *tag = s->tage_tag;
+   if (pc != s->tage_pc || s->phr != s->tage_phr) {
+      s->tage_pc = pc;
+      s->tage_phr = s->phr;
+      for (Int i = 0; i < N_TAGE; i++) {
+         /* Multiplicative hashes of (address, history) stand in for the
+            hardware's folded xors. */
+         ULong h = hist_bits(s->phr, tage_hist[i]) ^
+                   ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
+         ULong x = h * 0xbf58476d1ce4e5b9ULL + (ULong)i;
+         idx[i] = (UWord)(x >> (64 - bits));
+         tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
+      }
+   }
+   Int prov = -1, alt = -1;
+   for (Int i = N_TAGE - 1; i >= 0; i--) {
+      if (s->tage[i][idx[i]].tag == tag[i]) {
+         if (prov < 0)
+            prov = i;
+         else if (alt < 0)
+            alt = i;
+      }
+   }
+   UWord bidx = (pc >> 1) & (((UWord)1 << P->pht_bits) - 1);
+   UChar *bc = &s->pht[bidx];
+   Bool base_pred = *bc >= 2;
+   Bool alt_pred = alt >= 0 ? s->tage[alt][idx[alt]].ctr >= 0 : base_pred;
+   Bool pred = prov >= 0 ? s->tage[prov][idx[prov]].ctr >= 0 : base_pred;
+   if (pred != taken)
+      s->CondMiss++;
+   /* Update the provider (or the base). */
+   if (prov >= 0) {
+      TageEntry *e = &s->tage[prov][idx[prov]];
+      if (taken) {
+         if (e->ctr < 3) e->ctr++;
+      } else {
+         if (e->ctr > -4) e->ctr--;
+      }
+      if (pred != alt_pred) {
+         if (pred == taken) {
+            if (e->u < 3) e->u++;
+         } else if (e->u > 0) {
+            e->u--;
+         }
+      }
+   } else {
+      if (taken) {
+         if (*bc < 3) (*bc)++;
+      } else {
+         if (*bc > 0) (*bc)--;
+      }
+   }
+   /* A mispredict allocates an entry in a longer table. */
+   if (pred != taken && prov < N_TAGE - 1) {
+      Bool done = False;
+      for (Int i = prov + 1; i < N_TAGE && !done; i++) {
+         TageEntry *e = &s->tage[i][idx[i]];
+         if (e->u == 0) {
+            e->tag = tag[i];
+            e->ctr = taken ? 0 : -1;
+            done = True;
+         }
+      }
+      if (!done)
+         for (Int i = prov + 1; i < N_TAGE; i++)
+            s->tage[i][idx[i]].u--;
+   }
+}
+
+void ks_fe_cond(const UWord *ii, UWord taken)
+{
+   if (EXTRA(ii, E_FLAGS) & F_SELF) {
+      if (taken)
+         self_pc = ii[1];
+      return;
+   }
+   Bool t = taken != 0;
+   for (Int v = 0; v < fe_nv; v++)
+      tage_predict_update(&fv[v], ii[1 + v], t);
+   if (taken) {
+      redirect = True;
+      br_ii = ii;
+   }
+}
+
+/* Targets are compared as base addresses (a map is one-to-one). */
+static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
+{
+   Int bits = P->ind_bits - 1;
+   UWord idx[N_ITTAGE];
+   UShort tag[N_ITTAGE];
+   Int prov = -1;
+   for (Int i = N_ITTAGE - 1; i >= 0; i--) {
+      ULong h = hist_bits(s->phr, ittage_hist[i]) ^
+                ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
+      ULong x = h * 0xbf58476d1ce4e5b9ULL + 7 + (ULong)i;
+      idx[i] = (UWord)(x >> (64 - bits));
+      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+      if (prov < 0 && s->itt[i][idx[i]].tag == tag[i])
+         prov = i;
+   }
+   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << P->ind_bits) - 1)];
+   UInt pred = prov >= 0 ? s->itt[prov][idx[prov]].target : *base;
+   if (pred == dst) {
+      if (prov >= 0 && s->itt[prov][idx[prov]].u < 3)
+         s->itt[prov][idx[prov]].u++;
+      return;
+   }
+   s->IndMiss++;
+   if (prov >= 0) {
+      IttageEntry *e = &s->itt[prov][idx[prov]];
+      if (e->u == 0)
+         e->target = dst;
+      else
+         e->u--;
+   } else {
+      *base = dst;
+   }
+   Bool done = False;
+   for (Int i = prov + 1; i < N_ITTAGE && !done; i++) {
+      IttageEntry *e = &s->itt[i][idx[i]];
+      if (e->u == 0) {
+         e->tag = tag[i];
+         e->target = dst;
+         done = True;
+      }
+   }
+   if (!done)
+      for (Int i = prov + 1; i < N_ITTAGE; i++)
+         s->itt[i][idx[i]].u--;
+}
+
+void ks_fe_ind(const UWord *ii, Addr dst)
+{
+   for (Int v = 0; v < fe_nv; v++)
+      ittage_predict_update(&fv[v], ii[1 + v], (UInt)dst);
+}
+
+VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret)
+{
+   Int d = P->ras_depth;
+   if (!is_ret) {
+      ras_top = (ras_top + 1) % d;
+      ras[ras_top] = ii[1] + ii[0];
+      if (ras_n < d)
+         ras_n++;
+      return;
+   }
+   if (ras_n == 0) {
+      RasMiss++;
+      return;
+   }
+   if (ras[ras_top] != target)
+      RasMiss++;
+   ras_top = (ras_top + d - 1) % d;
+   ras_n--;
+}
+
+/*------------------------------------------------------------*/
+/*--- Data: 4K aliasing, dTLB                              ---*/
+/*------------------------------------------------------------*/
+
+/* [a, a+n) and [b, b+m) overlap in address bits 11:0. */
+static inline Bool low12_overlap(Addr a, UWord n, Addr b, UWord m)
+{
+   return ((a - b) & 0xfff) < m || ((b - a) & 0xfff) < n;
+}
+
+/* A 64-bit mix of a page number: a slot whose stores all lie in the
+   load's page (the common case: a reload of a spill) has a sum equal to
+   count * page_mix(page), and needs no scan of the buffer. */
+static inline ULong page_mix(UWord page)
+{
+   ULong x = (ULong)page * 0x9e3779b97f4a7c15ULL;
+   return x ^ (x >> 29);
+}
+
+static inline void sb_slots(Store st, FeVar *s, Int delta)
+{
+   UWord first = st.addr >> 3, last = (st.addr + st.size - 1) >> 3;
+   if (last - first >= SB_SLOTS)
+      last = first + SB_SLOTS - 1;
+   for (UWord k = first; k <= last; k++) {
+      s->slot[k & (SB_SLOTS - 1)] += (UChar)delta;
+      s->slot_pages[k & (SB_SLOTS - 1)] += (ULong)(Long)delta * page_mix(k >> 9);
+   }
+}
+
+static inline void dtlb_access(FeVar *s, UWord page)
+{
+   if (!tlb_touch(&s->dtlb, s->dpage, page))
+      return;
+   if (tab_miss(&s->dtlb, page, page)) {
+      s->DtlbMiss++;
+      if (tab_miss(P->l2_shared ? &s->l2i : &s->l2d, page, page))
+         s->TlbWalk++;
+   }
+}
+
+/* The pages of [a, a+size), when they are not the last one looked up. */
+__attribute__((noinline)) static void dtlb_pages(FeVar *s, Addr a, UWord size)
+{
+   UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
+   dtlb_access(s, p0);
+   if (p1 != p0)
+      dtlb_access(s, p1);
+}
+
+__attribute__((noinline)) static void sb_push(FeVar *s, Addr a, UWord size)
+{
+   Store *e = &s->sb[s->sb_next];
+   if (e->size)
+      sb_slots(*e, s, -1);
+   e->addr = a;
+   e->size = size;
+   sb_slots(*e, s, 1);
+   s->sb_next = s->sb_next + 1 == P->sb_depth ? 0 : s->sb_next + 1;
+}
+
+/* A load whose slots hold a store of another page: does one alias it? */
+__attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
+{
+   for (Int i = 0; i < P->sb_depth; i++) {
+      const Store *e = &s->sb[i];
+      if (e->size && low12_overlap(a, size, e->addr, e->size) &&
+          !(a < e->addr + e->size && e->addr < a + size)) {
+         s->Alias4K++;
+         return;
+      }
+   }
+}
+
+void ks_fe_data(Addr addr, UWord size, Bool store)
+{
+   if (size == 0)
+      size = 1;
+   if (size > 64)
+      size = 64;
+   for (Int v = 0; v < fe_nv; v++) {
+      FeVar *s = &fv[v];
+      Addr a = v == 0 ? addr : fe_map(v, addr);
+      UWord p0 = a >> 12;
+      if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
+         s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+         s->dpage[0] = p0;
+      } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+         dtlb_pages(s, a, size);
+      }
+      if (store) {
+         sb_push(s, a, size);
+         continue;
+      }
+      /* A load: a store of another page in the buffer on its 8-byte slots? */
+      UWord first = a >> 3, last = (a + size - 1) >> 3;
+      for (UWord k = first; k <= last; k++) {
+         UWord i = k & (SB_SLOTS - 1);
+         if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
+            alias_scan(s, a, size);
+            break;
+         }
+      }
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Output                                               ---*/
+/*------------------------------------------------------------*/
+
+const HChar *ks_fe_event_names(void)
+{
+   return " FeWin FeWinMiss Taken BtbMiss CondMiss IndMiss RasMiss Alias4K "
+          "ItlbMiss DtlbMiss TlbWalk";
+}
+
+void ks_fe_print(VgFile *fp, Int v)
+{
+   FeVar *s = &fv[v];
+   VG_(fprintf)(fp, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+                s->FeWin, s->FeWinMiss, s->Taken, s->BtbMiss, s->CondMiss,
+                s->IndMiss, RasMiss, s->Alias4K, s->ItlbMiss, s->DtlbMiss,
+                s->TlbWalk);
+}
