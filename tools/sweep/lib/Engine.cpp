@@ -879,9 +879,10 @@ Expected<BackendTools> backendTools(const EngineOptions &O) {
     if (T.Sim.KeelSim)
       T.Sim.Frontend = O.Frontend;
     if (O.Backend == "sim" && !T.Sim.KeelSim)
-      T.Sim.Note = "keel-sim is not built here (no lib/keel-sim beside "
-                   "layout-sweep, no KEEL_SIM_LIB): --backend=sim measured "
-                   "with cachegrind, one run per variant";
+      T.Sim.Note = "keel-sim is not built here (no keel-sim-amd64-linux in "
+                   "$KEEL_SIM_LIB or in lib/keel-sim beside layout-sweep): "
+                   "--backend=sim measured with cachegrind, one run per "
+                   "variant";
   } else if (O.Backend == "perf") {
     if (Error E = checkPerfCounters())
       return std::move(E);

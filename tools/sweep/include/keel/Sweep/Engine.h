@@ -2,8 +2,9 @@
 //
 // runSweep() is the whole sweep as a library call (the CLI only parses
 // options and prints): prepare every variant of the grid (Perturb.h), measure
-// it with a backend (sim: cachegrind, time: TimeBackend.h, perf: perf_event
-// counters), append it to the journal as soon as it finishes (Journal.h),
+// it with a backend (sim: keel-sim, one run for every variant that is an
+// address map of another; cachegrind: one run per variant; time:
+// TimeBackend.h; perf: perf_event counters), append it to the journal as soon as it finishes (Journal.h),
 // and return a SweepResult sorted by variant. A variant that cannot be built,
 // crashes, or exits non-zero is a failed Measurement, never a cost.
 //

@@ -1,8 +1,10 @@
 //===- keel/Sweep/SimBackend.h - cachegrind as a deterministic backend -*- C++ -*-===//
 //
-// The `sim` backend runs every variant under valgrind's cachegrind with an
-// explicit cache geometry (never the host's: VMs report bogus caches) and
-// branch simulation, and turns the counters into one cost:
+// The `sim` backend counts cachegrind's events for every variant -- with
+// keel-sim (docs/keel-sim.md), or one cachegrind run per variant
+// (--backend=cachegrind) -- with an explicit cache geometry (never the
+// host's: VMs report bogus caches) and branch simulation, and turns the
+// counters into one cost:
 //
 //   cost = sum over events E of Weight[E] * count[E]
 //
