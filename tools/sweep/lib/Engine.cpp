@@ -867,8 +867,8 @@ Expected<BackendTools> backendTools(const EngineOptions &O) {
     if (!O.Frontend.empty() && T.Sim.KeelSimLib.empty())
       return make_error<UnavailableError>(
           formatv("--cost={0} measures with keel-sim, which is not built here "
-                  "(no lib/keel-sim beside layout-sweep, no KEEL_SIM_LIB; it "
-                  "needs valgrind's tool headers)",
+                  "(no keel-sim-amd64-linux in $KEEL_SIM_LIB or in lib/keel-sim "
+                  "beside layout-sweep; it needs valgrind's tool headers)",
                   O.Frontend)
               .str());
     Expected<std::string> V = findProgram("valgrind");

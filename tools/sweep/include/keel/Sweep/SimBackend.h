@@ -21,9 +21,10 @@
 //
 // --cost=NAME picks a preset weight table (costPreset): "cachegrind" is the
 // table above; "skylake" and "zen4" weigh the events of keel-sim's front-end
-// model too (docs/frontend-model.md), and measure each variant with keel-sim
-// --frontend=NAME instead of cachegrind. --weights then overrides single
-// weights of the preset.
+// model too (docs/frontend-model.md): every keel-sim run of the sweep (the
+// shared runs and the own runs) gets --frontend=NAME; they need keel-sim
+// (not --backend=cachegrind). --weights then overrides single weights of the
+// preset.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_SIMBACKEND_H
