@@ -355,10 +355,6 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
     return makeError("--cost={0} weighs simulated events: it needs "
                      "--backend=sim",
                      O.Frontend);
-  if (!O.Frontend.empty() && O.Executor == SlurmExecutor)
-    return makeError("--cost={0} measures with keel-sim's front-end model, "
-                     "which --executor=slurm does not run",
-                     O.Frontend);
   if (O.Executor == SlurmExecutor) {
     if (Error E = checkSlurmOptions(O))
       return E;
