@@ -57,13 +57,25 @@ public:
     CurPos = S.Offset + 1;
     uint64_t Bias = biasFor(S.Pid, HavePid);
     Stack.clear();
+    // The whole stack is in the record: map every entry and start all its
+    // table loads, then count (the loads overlap instead of coming one
+    // after the other: most of them miss the cache).
+    Mapped.clear();
+    uint64_t NewerFrom = 0;
+    for (uint64_t I = 0; I < S.NumBranches; ++I) {
+      perfdata::Branch B = S.branch(I);
+      uint64_t From = map(B.From, Bias), To = map(B.To, Bias);
+      prefetch(From, To, NewerFrom);
+      Mapped.push_back({From, To});
+      NewerFrom = From;
+    }
     Chain C;
     for (uint64_t I = 0; I < S.NumBranches; ++I) {
       perfdata::Branch B = S.branch(I);
-      Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
-              B.inTx(), B.abort(), B.cycles(),  StringRef()};
-      aggregate(E, Bias, C);
+      count(Mapped[I].first, Mapped[I].second, B.From, B.mispred(), C);
       if (Opts.KeepSamples) { // the type name only when it is kept
+        Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
+                B.inTx(), B.abort(), B.cycles(),  StringRef()};
         E.Type = perfdata::branchTypeName(B.type(), B.newType());
         Stack.push_back(E);
       }
@@ -100,6 +112,8 @@ private:
   }
 
   const perfdata::File &F;
+  /// The current sample's entries, mapped (kept: no allocation per sample).
+  SmallVector<std::pair<uint64_t, uint64_t>, 64> Mapped;
   std::string BinReal;
   uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
 };
