@@ -30,8 +30,8 @@
 //    end are dropped and counted; ranges that run backwards are counted.
 //
 // Speed: the text is scanned in place with StringRef (no allocation per
-// entry), counts go to DenseMaps and are moved to the ordered maps of the
-// model at the end.
+// entry), counts go to flat hash maps (keel/Profile/FlatPairMap.h) and are
+// moved, in key order, to the ordered maps of the model at the end.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
