@@ -39,34 +39,17 @@ public:
   /// valid until the next insertion of a new key.
   V &operator[](Key K) { return get(K.first, K.second); }
   V &get(uint64_t A, uint64_t B) {
-    if (A == Empty && B == Empty) {
-      if (!HasEmptyKey) {
-        HasEmptyKey = true;
-        EmptyKeyValue = V();
-      }
-      return EmptyKeyValue;
-    }
+    if (A == Empty && B == Empty)
+      return emptyKey();
     size_t I = slot(A, B);
     while (true) {
       Slot &S = Slots[I];
       if (S.A == A && S.B == B)
         return S.Val;
       if (S.A == Empty && S.B == Empty)
-        break;
+        return insert(I, A, B);
       I = (I + 1) & Mask;
     }
-    if (2 * (Used + 1) > Slots.size()) {
-      grow(2 * Slots.size());
-      I = slot(A, B);
-      while (Slots[I].A != Empty || Slots[I].B != Empty)
-        I = (I + 1) & Mask;
-    }
-    ++Used;
-    Slot &S = Slots[I];
-    S.A = A;
-    S.B = B;
-    S.Val = V();
-    return S.Val;
   }
 
   /// The value of \p K, or null.
@@ -125,6 +108,30 @@ private:
     uint64_t A = Empty, B = Empty;
     V Val{};
   };
+
+  // The rare paths, out of line so that a lookup that hits inlines.
+  __attribute__((noinline)) V &emptyKey() {
+    if (!HasEmptyKey) {
+      HasEmptyKey = true;
+      EmptyKeyValue = V();
+    }
+    return EmptyKeyValue;
+  }
+  /// A new key whose probe ended at the empty slot \p I.
+  __attribute__((noinline)) V &insert(size_t I, uint64_t A, uint64_t B) {
+    if (2 * (Used + 1) > Slots.size()) {
+      grow(2 * Slots.size());
+      I = slot(A, B);
+      while (Slots[I].A != Empty || Slots[I].B != Empty)
+        I = (I + 1) & Mask;
+    }
+    ++Used;
+    Slot &S = Slots[I];
+    S.A = A;
+    S.B = B;
+    S.Val = V();
+    return S.Val;
+  }
 
   size_t slot(uint64_t A, uint64_t B) const {
     // Fibonacci hashing: the top bits of a multiply depend on every bit of
