@@ -160,13 +160,17 @@ typedef struct {
 } Store;
 
 typedef struct {
+   /* The hot scalars and the counters first, in a few host cache lines;
+      the store buffer's per-slot arrays last. */
    /* fetch */
    UWord cur_win;   /* also the window looked up last */
    UWord last_bpc;  /* the branch looked up last in the BTB */
    UWord ipage[2], dpage[2]; /* see tlb_touch */
+   ULong phr; /* path history: 2 bits per taken branch */
+   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
+         ItlbMiss, DtlbMiss, TlbWalk;
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
-   ULong phr; /* path history: 2 bits per taken branch */
    UChar *pht;      /* the predictor's base: 2-bit counters by address */
    TageEntry *tage[N_TAGE];
    /* The last conditional branch's hashes, reused while the branch and the
@@ -182,8 +186,6 @@ typedef struct {
    Int sb_next;
    UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
    ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
-   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
-         ItlbMiss, DtlbMiss, TlbWalk;
 } FeVar;
 
 static FeVar *fv;
@@ -620,36 +622,49 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
    }
 }
 
+/* One variant's access at A (its own address; SIZE already clamped). */
+static inline void fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
+{
+   UWord p0 = a >> 12;
+   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
+      s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+      s->dpage[0] = p0;
+   } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+      dtlb_pages(s, a, size);
+   }
+   if (store) {
+      sb_push(s, a, size);
+      return;
+   }
+   /* A load: a store of another page in the buffer on its 8-byte slots? */
+   UWord first = a >> 3, last = (a + size - 1) >> 3;
+   for (UWord k = first; k <= last; k++) {
+      UWord i = k & (SB_SLOTS - 1);
+      if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
+         alias_scan(s, a, size);
+         break;
+      }
+   }
+}
+
+/* The variants after the base, out of line: the base alone (no map) keeps
+   ks_fe_data a small leaf. */
+__attribute__((noinline)) static void fe_data_variants(Addr addr, UWord size,
+                                                       Bool store)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      fe_data_one(&fv[v], fe_map(v, addr), size, store);
+}
+
 void ks_fe_data(Addr addr, UWord size, Bool store)
 {
    if (size == 0)
       size = 1;
    if (size > 64)
       size = 64;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr a = v == 0 ? addr : fe_map(v, addr);
-      UWord p0 = a >> 12;
-      if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
-         s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
-         s->dpage[0] = p0;
-      } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
-         dtlb_pages(s, a, size);
-      }
-      if (store) {
-         sb_push(s, a, size);
-         continue;
-      }
-      /* A load: a store of another page in the buffer on its 8-byte slots? */
-      UWord first = a >> 3, last = (a + size - 1) >> 3;
-      for (UWord k = first; k <= last; k++) {
-         UWord i = k & (SB_SLOTS - 1);
-         if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
-            alias_scan(s, a, size);
-            break;
-         }
-      }
-   }
+   fe_data_one(&fv[0], addr, size, store);
+   if (fe_nv > 1)
+      fe_data_variants(addr, size, store);
 }
 
 /*------------------------------------------------------------*/
