@@ -98,15 +98,11 @@ static void tab_init(Tab *t, Int sets, Int ways)
    t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
 }
 
-/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
-   key is then the most recent of its set. */
-static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+/* The rest of a lookup whose key is not the first of its set: out of line,
+   so a hit on the first way stays a compare in the caller. */
+__attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
 {
-   UInt k = (UInt)key + 1;
-   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
-   if (s[0] == k)
-      return False;
-   Int n = t->ways, i;
+   Int i;
    for (i = 1; i < n; i++)
       if (s[i] == k)
          break;
@@ -117,6 +113,17 @@ static inline Bool tab_miss(Tab *t, UWord set, UWord key)
       s[i] = s[i - 1];
    s[0] = k;
    return miss;
+}
+
+/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
+   key is then the most recent of its set. */
+static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+{
+   UInt k = (UInt)key + 1;
+   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
+   if (__builtin_expect(s[0] == k, 1))
+      return False;
+   return tab_miss_rest(s, t->ways, k);
 }
 
 /*------------------------------------------------------------*/
@@ -331,6 +338,45 @@ static inline void enter_window(FeVar *s, UWord w)
       s->FeWinMiss++;
 }
 
+/* One variant's fetch of RUN bytes at A; TRANSFER: reached by a taken
+   branch at BPC. */
+static inline void fetch_one(FeVar *s, Addr a, UWord run, Bool transfer,
+                             Addr bpc)
+{
+   Int wb = P->win_bits;
+   if (transfer) {
+      s->Taken++;
+      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+         s->BtbMiss++;
+      s->last_bpc = bpc;
+      /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
+         branch's address bits 3..18 and the target's bits 0..5. */
+      s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+   }
+   UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
+   if (transfer || w0 != s->cur_win)
+      enter_window(s, w0);
+   for (UWord w = w0 + 1; w <= w1; w++)
+      enter_window(s, w);
+   s->cur_win = w1;
+   UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
+   if (p0 != s->ipage[0])
+      itlb_access(s, p0);
+   if (p1 != p0)
+      itlb_access(s, p1);
+}
+
+/* The variants after the base, out of line (see fe_data_variants). */
+__attribute__((noinline)) static void fetch_variants(const UWord *ii, UWord run,
+                                                     Bool transfer,
+                                                     const UWord *br,
+                                                     UWord br_off)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      fetch_one(&fv[v], ii[1 + v], run, transfer,
+                transfer ? br[1 + v] + br_off : 0);
+}
+
 VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
@@ -346,32 +392,9 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
    self_pc = ~(Addr)0;
    last_ii = ii;
    next_pc = base + run;
-   Int wb = P->win_bits;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr a = ii[1 + v];
-      if (transfer) {
-         Addr bpc = br[1 + v] + br_off;
-         s->Taken++;
-         if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
-            s->BtbMiss++;
-         s->last_bpc = bpc;
-         /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
-            branch's address bits 3..18 and the target's bits 0..5. */
-         s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
-      }
-      UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
-      if (transfer || w0 != s->cur_win)
-         enter_window(s, w0);
-      for (UWord w = w0 + 1; w <= w1; w++)
-         enter_window(s, w);
-      s->cur_win = w1;
-      UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-      if (p0 != s->ipage[0])
-         itlb_access(s, p0);
-      if (p1 != p0)
-         itlb_access(s, p1);
-   }
+   fetch_one(&fv[0], base, run, transfer, transfer ? br[1] + br_off : 0);
+   if (fe_nv > 1)
+      fetch_variants(ii, run, transfer, br, br_off);
 }
 
 /*------------------------------------------------------------*/
