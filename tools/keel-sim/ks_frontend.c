@@ -297,22 +297,34 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
 
 /* A lookup of PAGE in T: the key looked up last in a set is the first of
    that set, so a lookup of it again hits and changes nothing.  LAST[0] is
-   the page looked up last, LAST[1] (when not ~0) one looked up before it in
-   another set: both are the first of their sets, and need no lookup.  True
-   when the table must be looked up. */
-static inline Bool tlb_touch(const Tab *t, UWord *last, UWord page)
+   the page looked up last (the first of its set); LAST[1] (when not ~0) the
+   one looked up before it: the first of its own set when the sets differ,
+   else the second of LAST[0]'s set (a TLB of one set, as Zen 4's first
+   level).  A lookup of the second of a set hits and swaps the two first
+   ways, which is done here.  True when the table must be looked up. */
+static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
 {
    if (page == last[0])
       return False;
    if (page == last[1]) {
+      if (!((page ^ last[0]) & t->sets_mask)) {
+         UInt *s = t->tags + (page & t->sets_mask) * (UWord)t->ways;
+         UInt k = s[0];
+         s[0] = s[1];
+         s[1] = k;
+      }
       last[1] = last[0];
       last[0] = page;
       return False;
    }
-   if ((page ^ last[0]) & t->sets_mask)
-      last[1] = last[0];
-   else if (!((page ^ last[1]) & t->sets_mask))
+   /* After the lookup PAGE is the first of its set, and LAST[0] the first
+      of another set or the second of this one (unless a set has one way,
+      or the two share their low 32 bits: the same key to the table). */
+   if (!((page ^ last[0]) & t->sets_mask) &&
+       (t->ways < 2 || (UInt)page == (UInt)last[0]))
       last[1] = ~(UWord)0;
+   else
+      last[1] = last[0];
    last[0] = page;
    return True;
 }
@@ -649,7 +661,8 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
 static inline void fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
    UWord p0 = a >> 12;
-   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
+   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0 &&
+       ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
       s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
       s->dpage[0] = p0;
    } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
