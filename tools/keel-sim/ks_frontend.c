@@ -352,8 +352,8 @@ static inline void enter_window(FeVar *s, UWord w)
 
 /* One variant's fetch of RUN bytes at A; TRANSFER: reached by a taken
    branch at BPC. */
-static inline void fetch_one(FeVar *s, Addr a, UWord run, Bool transfer,
-                             Addr bpc)
+static inline __attribute__((always_inline)) void
+fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
 {
    Int wb = P->win_bits;
    if (transfer) {
@@ -658,7 +658,8 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
 }
 
 /* One variant's access at A (its own address; SIZE already clamped). */
-static inline void fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
+static inline __attribute__((always_inline)) void
+fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
    UWord p0 = a >> 12;
    if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0 &&
