@@ -613,7 +613,8 @@ static inline void sb_slots(Store st, FeVar *s, Int delta)
    }
 }
 
-static inline void dtlb_access(FeVar *s, UWord page)
+static inline __attribute__((always_inline)) void
+dtlb_access(FeVar *s, UWord page)
 {
    if (!tlb_touch(&s->dtlb, s->dpage, page))
       return;
