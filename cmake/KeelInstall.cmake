@@ -63,7 +63,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libllvm22 (>= 1:22.1.0), libfmt9, libpfm4, clang-22, lld-22, valgrind")
+  "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libllvm22 (>= 1:22.1.0), libfmt9, libpfm4, libzstd1, clang-22, lld-22, valgrind")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "llvm-22, python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bolt-22, linux-perf, cmake")
 set(CPACK_GENERATOR DEB)

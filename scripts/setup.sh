@@ -6,11 +6,13 @@
 # feature is present when it is on PATH).
 # slurmctld slurmd slurm-client munge: layout-sweep --executor=slurm, tested
 # against a private one-node cluster (test/Inputs/slurm-cluster.py).
+# libzstd-dev: the perf.data reader decompresses the records of
+# `perf record -z` files (and the writer's --compress writes them).
 set -eu
 PKGS="cmake ninja-build clang-22 lld-22 llvm-22-dev llvm-22-tools bolt-22 \
 libclang-rt-22-dev libpfm4-dev libfmt-dev valgrind googletest libgtest-dev \
 binutils linux-perf python3 file time chromium \
-slurmctld slurmd slurm-client munge"
+slurmctld slurmd slurm-client munge libzstd-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,5 +1,6 @@
 # lit configuration for Keel: tools, the pass plugin and end-to-end flows.
 import os
+import re
 import shutil
 import subprocess
 
@@ -72,6 +73,16 @@ if shutil.which("perf") and _works(["perf", "version"]):
     # and the container may still forbid it).
     if _works(["perf", "record", "-q", "-e", "cpu-clock", "-o", "/dev/null", "true"]):
         config.available_features.add("perf-record")
+    # perf built with zstd: it reads (and records, with -z) compressed
+    # records.
+    try:
+        _opts = subprocess.run(["perf", "version", "--build-options"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        _opts = ""
+    if re.search(r"zstd: \[ on", _opts):
+        config.available_features.add("perf-zstd")
 if shutil.which("perf") and _counts_cycles():
     config.available_features.add("pmu")
 # Memory-access sampling (layout-falseshare record) needs Intel PEBS.

@@ -98,15 +98,11 @@ static void tab_init(Tab *t, Int sets, Int ways)
    t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
 }
 
-/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
-   key is then the most recent of its set. */
-static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+/* The rest of a lookup whose key is not the first of its set: out of line,
+   so a hit on the first way stays a compare in the caller. */
+__attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
 {
-   UInt k = (UInt)key + 1;
-   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
-   if (s[0] == k)
-      return False;
-   Int n = t->ways, i;
+   Int i;
    for (i = 1; i < n; i++)
       if (s[i] == k)
          break;
@@ -117,6 +113,17 @@ static inline Bool tab_miss(Tab *t, UWord set, UWord key)
       s[i] = s[i - 1];
    s[0] = k;
    return miss;
+}
+
+/* Look KEY up in set SET (taken modulo the set count); True on a miss.  The
+   key is then the most recent of its set. */
+static inline Bool tab_miss(Tab *t, UWord set, UWord key)
+{
+   UInt k = (UInt)key + 1;
+   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
+   if (__builtin_expect(s[0] == k, 1))
+      return False;
+   return tab_miss_rest(s, t->ways, k);
 }
 
 /*------------------------------------------------------------*/
@@ -160,13 +167,17 @@ typedef struct {
 } Store;
 
 typedef struct {
+   /* The hot scalars and the counters first, in a few host cache lines;
+      the store buffer's per-slot arrays last. */
    /* fetch */
    UWord cur_win;   /* also the window looked up last */
    UWord last_bpc;  /* the branch looked up last in the BTB */
    UWord ipage[2], dpage[2]; /* see tlb_touch */
+   ULong phr; /* path history: 2 bits per taken branch */
+   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
+         ItlbMiss, DtlbMiss, TlbWalk;
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
    /* prediction */
-   ULong phr; /* path history: 2 bits per taken branch */
    UChar *pht;      /* the predictor's base: 2-bit counters by address */
    TageEntry *tage[N_TAGE];
    /* The last conditional branch's hashes, reused while the branch and the
@@ -182,8 +193,6 @@ typedef struct {
    Int sb_next;
    UChar slot[SB_SLOTS]; /* stores in the buffer touching each slot */
    ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
-   ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
-         ItlbMiss, DtlbMiss, TlbWalk;
 } FeVar;
 
 static FeVar *fv;
@@ -288,22 +297,34 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
 
 /* A lookup of PAGE in T: the key looked up last in a set is the first of
    that set, so a lookup of it again hits and changes nothing.  LAST[0] is
-   the page looked up last, LAST[1] (when not ~0) one looked up before it in
-   another set: both are the first of their sets, and need no lookup.  True
-   when the table must be looked up. */
-static inline Bool tlb_touch(const Tab *t, UWord *last, UWord page)
+   the page looked up last (the first of its set); LAST[1] (when not ~0) the
+   one looked up before it: the first of its own set when the sets differ,
+   else the second of LAST[0]'s set (a TLB of one set, as Zen 4's first
+   level).  A lookup of the second of a set hits and swaps the two first
+   ways, which is done here.  True when the table must be looked up. */
+static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
 {
    if (page == last[0])
       return False;
    if (page == last[1]) {
+      if (!((page ^ last[0]) & t->sets_mask)) {
+         UInt *s = t->tags + (page & t->sets_mask) * (UWord)t->ways;
+         UInt k = s[0];
+         s[0] = s[1];
+         s[1] = k;
+      }
       last[1] = last[0];
       last[0] = page;
       return False;
    }
-   if ((page ^ last[0]) & t->sets_mask)
-      last[1] = last[0];
-   else if (!((page ^ last[1]) & t->sets_mask))
+   /* After the lookup PAGE is the first of its set, and LAST[0] the first
+      of another set or the second of this one (unless a set has one way,
+      or the two share their low 32 bits: the same key to the table). */
+   if (!((page ^ last[0]) & t->sets_mask) &&
+       (t->ways < 2 || (UInt)page == (UInt)last[0]))
       last[1] = ~(UWord)0;
+   else
+      last[1] = last[0];
    last[0] = page;
    return True;
 }
@@ -329,6 +350,45 @@ static inline void enter_window(FeVar *s, UWord w)
       s->FeWinMiss++;
 }
 
+/* One variant's fetch of RUN bytes at A; TRANSFER: reached by a taken
+   branch at BPC. */
+static inline __attribute__((always_inline)) void
+fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
+{
+   Int wb = P->win_bits;
+   if (transfer) {
+      s->Taken++;
+      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+         s->BtbMiss++;
+      s->last_bpc = bpc;
+      /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
+         branch's address bits 3..18 and the target's bits 0..5. */
+      s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+   }
+   UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
+   if (transfer || w0 != s->cur_win)
+      enter_window(s, w0);
+   for (UWord w = w0 + 1; w <= w1; w++)
+      enter_window(s, w);
+   s->cur_win = w1;
+   UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
+   if (p0 != s->ipage[0])
+      itlb_access(s, p0);
+   if (p1 != p0)
+      itlb_access(s, p1);
+}
+
+/* The variants after the base, out of line (see fe_data_variants). */
+__attribute__((noinline)) static void fetch_variants(const UWord *ii, UWord run,
+                                                     Bool transfer,
+                                                     const UWord *br,
+                                                     UWord br_off)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      fetch_one(&fv[v], ii[1 + v], run, transfer,
+                transfer ? br[1 + v] + br_off : 0);
+}
+
 VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
@@ -344,32 +404,9 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
    self_pc = ~(Addr)0;
    last_ii = ii;
    next_pc = base + run;
-   Int wb = P->win_bits;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr a = ii[1 + v];
-      if (transfer) {
-         Addr bpc = br[1 + v] + br_off;
-         s->Taken++;
-         if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
-            s->BtbMiss++;
-         s->last_bpc = bpc;
-         /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
-            branch's address bits 3..18 and the target's bits 0..5. */
-         s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
-      }
-      UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
-      if (transfer || w0 != s->cur_win)
-         enter_window(s, w0);
-      for (UWord w = w0 + 1; w <= w1; w++)
-         enter_window(s, w);
-      s->cur_win = w1;
-      UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-      if (p0 != s->ipage[0])
-         itlb_access(s, p0);
-      if (p1 != p0)
-         itlb_access(s, p1);
-   }
+   fetch_one(&fv[0], base, run, transfer, transfer ? br[1] + br_off : 0);
+   if (fe_nv > 1)
+      fetch_variants(ii, run, transfer, br, br_off);
 }
 
 /*------------------------------------------------------------*/
@@ -576,7 +613,8 @@ static inline void sb_slots(Store st, FeVar *s, Int delta)
    }
 }
 
-static inline void dtlb_access(FeVar *s, UWord page)
+static inline __attribute__((always_inline)) void
+dtlb_access(FeVar *s, UWord page)
 {
    if (!tlb_touch(&s->dtlb, s->dpage, page))
       return;
@@ -620,36 +658,51 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
    }
 }
 
+/* One variant's access at A (its own address; SIZE already clamped). */
+static inline __attribute__((always_inline)) void
+fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
+{
+   UWord p0 = a >> 12;
+   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0 &&
+       ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
+      s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+      s->dpage[0] = p0;
+   } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+      dtlb_pages(s, a, size);
+   }
+   if (store) {
+      sb_push(s, a, size);
+      return;
+   }
+   /* A load: a store of another page in the buffer on its 8-byte slots? */
+   UWord first = a >> 3, last = (a + size - 1) >> 3;
+   for (UWord k = first; k <= last; k++) {
+      UWord i = k & (SB_SLOTS - 1);
+      if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
+         alias_scan(s, a, size);
+         break;
+      }
+   }
+}
+
+/* The variants after the base, out of line: the base alone (no map) keeps
+   ks_fe_data a small leaf. */
+__attribute__((noinline)) static void fe_data_variants(Addr addr, UWord size,
+                                                       Bool store)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      fe_data_one(&fv[v], fe_map(v, addr), size, store);
+}
+
 void ks_fe_data(Addr addr, UWord size, Bool store)
 {
    if (size == 0)
       size = 1;
    if (size > 64)
       size = 64;
-   for (Int v = 0; v < fe_nv; v++) {
-      FeVar *s = &fv[v];
-      Addr a = v == 0 ? addr : fe_map(v, addr);
-      UWord p0 = a >> 12;
-      if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0) {
-         s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
-         s->dpage[0] = p0;
-      } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
-         dtlb_pages(s, a, size);
-      }
-      if (store) {
-         sb_push(s, a, size);
-         continue;
-      }
-      /* A load: a store of another page in the buffer on its 8-byte slots? */
-      UWord first = a >> 3, last = (a + size - 1) >> 3;
-      for (UWord k = first; k <= last; k++) {
-         UWord i = k & (SB_SLOTS - 1);
-         if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
-            alias_scan(s, a, size);
-            break;
-         }
-      }
-   }
+   fe_data_one(&fv[0], addr, size, store);
+   if (fe_nv > 1)
+      fe_data_variants(addr, size, store);
 }
 
 /*------------------------------------------------------------*/

@@ -1,7 +1,8 @@
 //===- layout-lbrgen.cpp - LBR samples with ground truth, without LBR -----===//
 //
 //   layout-lbrgen [--trace=LOG] [--binary=B] -o SAMPLES [--perf-script=F]
-//                 [--perf-data=F [--pipe] [--hw-index]] [--processes=N]
+//                 [--perf-data=F [--pipe] [--hw-index] [--compress=L]]
+//                 [--processes=N]
 //                 [--truth=T] [--lbr=any|call,return|seed] [--depth=16|32]
 //                 [--period=N] [--cpi=X] [--function-cpi=f=X,...]
 //                 [--taken-penalty=C] [--no-entry-cycles] [-- prog args...]
@@ -58,6 +59,11 @@ static cl::opt<bool> PerfDataPipe("pipe",
                                   cl::desc("perf.data in pipe mode (as "
                                            "perf record -o - writes it)"),
                                   cl::cat(Cat));
+static cl::opt<unsigned> PerfDataCompress(
+    "compress",
+    cl::desc("perf.data: compress the records with ZSTD at this level "
+             "(1-19), as perf record -z does; 0: plain"),
+    cl::init(0), cl::value_desc("level"), cl::cat(Cat));
 static cl::opt<bool>
     PerfDataHwIndex("hw-index",
                     cl::desc("perf.data: store the LBR hw_idx with every "
@@ -284,6 +290,7 @@ static Error run() {
   PDO.Pipe = PerfDataPipe;
   PDO.HwIndex = PerfDataHwIndex;
   PDO.GroupRead = !NoGroupRead;
+  PDO.Compress = int(std::min(PerfDataCompress.getValue(), 1000u));
   auto WritePerfData = [&](StringRef Path) -> Error {
     if (Path.empty())
       return Error::success();

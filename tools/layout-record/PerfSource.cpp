@@ -86,6 +86,12 @@ static cl::opt<std::string> PerfExport(
              "--show-mmap-events) or perf.data (Linux perf's own file; "
              "also chosen by a --samples name ending in perf.data)"),
     cl::value_desc("format"), cl::cat(PerfCategory));
+static cl::opt<unsigned> PerfCompress(
+    "compress",
+    cl::desc("perf.data output: compress the records with ZSTD at this "
+             "level (1-19), as perf record -z does; 0 (the default) writes "
+             "them plain"),
+    cl::init(0), cl::value_desc("level"), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfReplay("replay",
                cl::desc("read a keel-samples file or a perf.data instead of "
@@ -157,7 +163,13 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   Opts.Inherit = !PerfNoInherit;
   Opts.MmapPages = PerfMmapPages;
   Opts.DataMmaps = PerfDataMmaps;
+  PerfDataWriteOptions WriteOpts;
+  WriteOpts.Compress = int(std::min(PerfCompress.getValue(), 1000u));
   // Options are checked (exit 2) before anything runs.
+  if (PerfCompress > 19)
+    return inputError("--compress", 0, "expected a ZSTD level of 0 to 19, "
+                      "got {0}",
+                      unsigned(PerfCompress));
   if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
     return G.takeError();
   if (Error E = checkOutputPath(PerfSamples))
@@ -171,7 +183,7 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
           if (Export == "perf-script")
             exportPerfScript(R->Rec, OS);
           else if (Export == "perf.data")
-            return writePerfData(R->Rec, OS);
+            return writePerfData(R->Rec, OS, WriteOpts);
           else
             writeSampleFile(R->Rec, OS);
           return Error::success();
@@ -186,8 +198,8 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
     Out.CrashMessage = formatv("signal {0}", R->Signal).str();
   Out.Summary = summarize(R->Rec);
   auto Rec = std::make_shared<PerfRecording>(std::move(R->Rec));
-  Out.WritePerfData = [Rec](raw_ostream &OS) {
-    return writePerfData(*Rec, OS);
+  Out.WritePerfData = [Rec, WriteOpts](raw_ostream &OS) {
+    return writePerfData(*Rec, OS, WriteOpts);
   };
   return Out;
 }

@@ -10,13 +10,15 @@
 //  - with a binary: addresses outside its code become 0 ("external", as in
 //    perf2bolt); entries external at both ends and ranges with an external
 //    end are dropped and counted; ranges that run backwards are counted.
-// Counts go to DenseMaps and are moved to the ordered maps of the model at
-// the end. The load bias of the binary comes from its mmap events, per pid.
+// Counts go to flat hash maps (keel/Profile/FlatPairMap.h) and are moved,
+// sorted, to the ordered maps of the model at the end. The load bias of the
+// binary comes from its mmap events, per pid.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_PROFILE_BRSTACKAGGREGATOR_H
 #define KEEL_PROFILE_BRSTACKAGGREGATOR_H
 
+#include "keel/Profile/FlatPairMap.h"
 #include "keel/Profile/Formats.h"
 
 #include "TextScan.h"
@@ -69,21 +71,28 @@ public:
   /// One entry of the current sample (newest first).
   void aggregate(const Entry &E, uint64_t Bias, Chain &Ch) {
     uint64_t From = map(E.From, Bias), To = map(E.To, Bias);
+    count(From, To, E.From, E.Mispred, Ch);
+  }
+
+  /// aggregate() of an entry whose addresses are already mapped (From, To:
+  /// map()'s results; \p RawFrom: the runtime source, for diagnostics).
+  void count(uint64_t From, uint64_t To, uint64_t RawFrom, bool Mispred,
+             Chain &Ch) {
     NumAddrs += 2;
     if (!FirstAddrPos) {
       FirstAddrPos = CurPos;
-      FirstAddr = E.From;
+      FirstAddr = RawFrom;
     }
     if (From || To || !Bin) {
       // Loops repeat the same entry back to back: skip the hash lookup. The
       // cached pointer stays valid because every insertion refreshes it.
       AddrPair K{From, To};
       if (K != LastBranchKey || !LastBranch) {
-        LastBranch = &Branches[K];
+        LastBranch = &Branches.get(From, To);
         LastBranchKey = K;
       }
       ++LastBranch->Count;
-      LastBranch->Mispreds += E.Mispred;
+      LastBranch->Mispreds += Mispred;
       OneExternal += Bin && (!From || !To);
     } else {
       ++BothExternal;
@@ -93,7 +102,7 @@ public:
       if (To <= Ch.NewerFrom) {
         AddrPair K{To, Ch.NewerFrom};
         if (K != LastRangeKey || !LastRange) {
-          LastRange = &FallThroughs[K];
+          LastRange = &FallThroughs.get(To, Ch.NewerFrom);
           LastRangeKey = K;
         }
         ++*LastRange;
@@ -103,6 +112,17 @@ public:
     }
     Ch.NewerFrom = From;
     Ch.HaveNewer = true;
+  }
+
+  /// Start loading the table slots that count() of the mapped entry
+  /// From->To, after an entry whose mapped source was \p NewerFrom (0:
+  /// none), will touch. A caller that has a whole stack maps and prefetches
+  /// all its entries, then counts them, so that their cache misses overlap
+  /// instead of coming one after the other.
+  void prefetch(uint64_t From, uint64_t To, uint64_t NewerFrom) const {
+    Branches.prefetch(From, To);
+    if (To && NewerFrom && To <= NewerFrom)
+      FallThroughs.prefetch(To, NewerFrom);
   }
 
   /// Close a sample of \p N entries (kept in Stack when Opts.KeepSamples):
@@ -120,7 +140,7 @@ public:
         FirstAddr = IP;
       }
       if (A)
-        ++IPSamples[A];
+        ++IPSamples.get(A, 0);
       else
         ++OutsideIPs;
     }
@@ -174,9 +194,9 @@ protected:
   /// that 0 means "none").
   uint64_t CurPos = 0;
 
-  llvm::DenseMap<AddrPair, BranchCount> Branches;
-  llvm::DenseMap<AddrPair, uint64_t> FallThroughs;
-  llvm::DenseMap<uint64_t, uint64_t> IPSamples;
+  FlatPairMap<BranchCount> Branches;
+  FlatPairMap<uint64_t> FallThroughs;
+  FlatPairMap<uint64_t> IPSamples; ///< keyed by (address, 0)
   BranchCount *LastBranch = nullptr;
   uint64_t *LastRange = nullptr;
   AddrPair LastBranchKey, LastRangeKey;

@@ -30,6 +30,17 @@
 // bounds (which were checked against the data section's). No read goes
 // past the mapping, whatever the bytes say.
 //
+// Compressed records (perf record -z; tools/perf/util/session.c and zstd.c):
+//   COMPRESSED (81):  header, then the payload (size - 8 bytes)
+//   COMPRESSED2 (83): header, u64 data_size, then data_size payload bytes
+//                     (the record is padded to 8 bytes)
+// perf compresses with one zstd stream per file, flushed at the end of each
+// record, so the payloads are read as one continuous stream (one
+// ZSTD_DStream per read()); the bytes it gives are ordinary records, and a
+// record may start in one compressed record and end in the next. The
+// stream is drained after every step, so only an incomplete record (at
+// most 64 KiB) and zstd's own window are buffered, whatever the ratio.
+//
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
 
@@ -44,6 +55,7 @@
 
 #include <cstring>
 #include <sys/mman.h>
+#include <zstd.h>
 
 using namespace llvm;
 using namespace llvm::support::endian;
@@ -80,9 +92,33 @@ bool Mmap::executable() const {
 
 template <typename... Ts>
 Error File::fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const {
-  return inputError(Name, 0, "at byte offset {0}: {1}", Offset,
-                    formatv(Fmt, std::forward<Ts>(Vals)...).str());
+  std::string Msg = formatv(Fmt, std::forward<Ts>(Vals)...).str();
+  if (InflatedPos != ~uint64_t(0))
+    Msg += formatv(" (a record decompressed from the ZSTD-compressed record "
+                   "there: byte {0} of the decompressed stream)",
+                   InflatedPos)
+               .str();
+  return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
 }
+
+/// The zstd stream of one read() and the decompressed bytes not yet handed
+/// out (an incomplete record).
+struct File::Inflater {
+  ZSTD_DStream *D = ZSTD_createDStream();
+  std::vector<uint8_t> Buf;
+  size_t Have = 0;   ///< bytes of Buf holding decompressed data
+  uint64_t Pos = 0;  ///< stream position of Buf[0]
+  uint64_t Skip = 0; ///< payload bytes of a record to drop (AUXTRACE)
+  size_t Hint = 0;   ///< ZSTD_decompressStream's last return value
+  uint64_t LastOff = 0; ///< the last compressed record's file offset
+  Inflater() = default;
+  Inflater(const Inflater &) = delete;
+  Inflater &operator=(const Inflater &) = delete;
+  ~Inflater() { ZSTD_freeDStream(D); }
+};
+
+File::File() = default;
+File::~File() = default;
 
 namespace {
 
@@ -224,14 +260,15 @@ Error File::parseHeader() {
   return finishAttrs();
 }
 
-Error File::decodeAttr(uint64_t Off, uint64_t Size, Attr &A) {
-  StringRef Bytes = Buf->getBuffer();
-  if (Size < PERF_ATTR_SIZE_VER0 || Off > Bytes.size() ||
-      Size > Bytes.size() - Off)
+Error File::decodeAttr(const uint8_t *Ptr, uint64_t Off, uint64_t Size,
+                       Attr &A) {
+  // The caller checked [Ptr, +Size) against its buffer.
+  if (Size < PERF_ATTR_SIZE_VER0)
     return fail(Off, "truncated perf_event_attr ({0} bytes, at least {1} "
                      "needed)",
                 Size, unsigned(PERF_ATTR_SIZE_VER0));
-  DataExtractor DE(Bytes.substr(Off, Size), true, 8);
+  DataExtractor DE(StringRef(reinterpret_cast<const char *>(Ptr), Size), true,
+                   8);
   uint64_t P = 0;
   A.Type = DE.getU32(&P);
   uint32_t ASize = DE.getU32(&P);
@@ -264,7 +301,7 @@ Error File::parseAttrs(uint64_t Off, uint64_t Size, uint64_t AttrSize) {
   DataExtractor DE(Bytes, true, 8);
   for (uint64_t At = Off; At < Off + Size; At += AttrSize) {
     Attr A;
-    if (Error E = decodeAttr(At, AttrSize - 16, A))
+    if (Error E = decodeAttr(Bytes.bytes_begin() + At, At, AttrSize - 16, A))
       return E;
     uint64_t P = At + AttrSize - 16;
     uint64_t IdsOff = DE.getU64(&P), IdsSize = DE.getU64(&P);
@@ -298,7 +335,7 @@ Error File::parseFeatures(uint64_t Off, const uint8_t *Bitmap) {
                       "the file",
                   Bit, SOff, SSize);
     if (Bit == FeatBuildID) {
-      if (Error E = parseBuildIDs(SOff, SSize))
+      if (Error E = parseBuildIDs(Bytes.bytes_begin() + SOff, SOff, SSize))
         return E;
     } else if (Bit == FeatEventDesc) {
       if (Error E = parseEventDesc(SOff, SSize))
@@ -307,30 +344,32 @@ Error File::parseFeatures(uint64_t Off, const uint8_t *Bitmap) {
       if (Error E = parseCmdline(SOff, SSize))
         return E;
     } else if (Bit == FeatCompressed) {
-      // Only says how records were compressed; the records themselves are
-      // refused when met.
+      if (Error E = parseCompression(SOff, SSize))
+        return E;
     }
   }
   return Error::success();
 }
 
-Error File::parseBuildIDs(uint64_t Off, uint64_t Size) {
+Error File::parseBuildIDs(const uint8_t *P, uint64_t Off, uint64_t Size) {
   // struct build_id_event { perf_event_header; s32 pid; u8 build_id[24];
   //   char filename[] } (36 bytes and the name); with
   // PERF_RECORD_MISC_BUILD_ID_SIZE the id's length is build_id[20].
-  const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
-  uint64_t At = Off, End = Off + Size;
-  while (At < End) {
-    if (End - At < 36)
-      return fail(At, "truncated HEADER_BUILD_ID entry");
-    uint16_t Misc = read16le(B + At + 4), RSize = read16le(B + At + 6);
-    if (RSize < 36 || RSize > End - At)
-      return fail(At, "HEADER_BUILD_ID entry size {0} is outside [36, {1}]",
-                  RSize, End - At);
+  // At: offset in [P, +Size); errors name the file offset Off + At.
+  uint64_t At = 0;
+  while (At < Size) {
+    if (Size - At < 36)
+      return fail(Off + At, "truncated HEADER_BUILD_ID entry");
+    const uint8_t *R = P + At;
+    uint16_t Misc = read16le(R + 4), RSize = read16le(R + 6);
+    if (RSize < 36 || RSize > Size - At)
+      return fail(Off + At,
+                  "HEADER_BUILD_ID entry size {0} is outside [36, {1}]", RSize,
+                  Size - At);
     BuildIDEntry E;
     E.Misc = Misc;
-    E.Pid = int32_t(read32le(B + At + 8));
-    const uint8_t *Id = B + At + 12;
+    E.Pid = int32_t(read32le(R + 8));
+    const uint8_t *Id = R + 12;
     unsigned Len = 20;
     if (Misc & (1u << 15)) // PERF_RECORD_MISC_BUILD_ID_SIZE
       Len = std::min<unsigned>(Id[20], 20);
@@ -338,11 +377,27 @@ Error File::parseBuildIDs(uint64_t Off, uint64_t Size) {
       while (Len && !Id[Len - 1]) // perf pads short ids with zeros
         --Len;
     E.BuildID = hex(ArrayRef<uint8_t>(Id, Len));
-    const char *Name = reinterpret_cast<const char *>(B + At + 36);
+    const char *Name = reinterpret_cast<const char *>(R + 36);
     E.Path = std::string(Name, strnlen(Name, RSize - 36));
     BuildIDs.push_back(std::move(E));
     At += RSize;
   }
+  return Error::success();
+}
+
+Error File::parseCompression(uint64_t Off, uint64_t Size) {
+  // u32 version, type, level, ratio, mmap_len (perf's write_compressed).
+  if (Size < 20)
+    return fail(Off, "truncated HEADER_COMPRESSED section ({0} bytes, 20 "
+                     "needed)",
+                Size);
+  const uint8_t *P = Buf->getBuffer().bytes_begin() + Off;
+  Comp.Present = true;
+  Comp.Version = read32le(P);
+  Comp.Type = read32le(P + 4);
+  Comp.Level = read32le(P + 8);
+  Comp.Ratio = read32le(P + 12);
+  Comp.MmapLen = read32le(P + 16);
   return Error::success();
 }
 
@@ -458,21 +513,21 @@ Error File::finishAttrs() {
   return Error::success();
 }
 
-Error File::headerAttr(uint64_t Off, uint64_t Size) {
+Error File::headerAttr(const uint8_t *Rec, uint64_t Off, uint64_t Size) {
   // Pipe mode: perf_event_attr (attr.size bytes), then u64 ids.
-  const uint8_t *B = reinterpret_cast<const uint8_t *>(Buf->getBufferStart());
-  uint64_t Body = Off + 8, BodySize = Size - 8;
+  const uint8_t *Body = Rec + 8;
+  uint64_t BodySize = Size - 8;
   if (BodySize < 8)
     return fail(Off, "truncated HEADER_ATTR record");
-  uint32_t ASize = read32le(B + Body + 4);
+  uint32_t ASize = read32le(Body + 4);
   if (ASize < PERF_ATTR_SIZE_VER0 || ASize > BodySize || (BodySize - ASize) % 8)
     return fail(Off, "HEADER_ATTR record of {0} bytes holds an attr of {1}",
                 Size, ASize);
   Attr A;
-  if (Error E = decodeAttr(Body, ASize, A))
+  if (Error E = decodeAttr(Body, Off + 8, ASize, A))
     return E;
-  for (uint64_t P = Body + ASize; P < Off + Size; P += 8)
-    A.Ids.push_back(read64le(B + P));
+  for (uint64_t P = ASize; P < BodySize; P += 8)
+    A.Ids.push_back(read64le(Body + P));
   Attrs.push_back(std::move(A));
   return finishAttrs();
 }
@@ -491,6 +546,8 @@ Error File::read(Visitor &V) {
     BuildIDs.clear();
     AttrById.clear();
   }
+  Z.reset(); // a fresh zstd stream
+  NumCompressed = 0;
   while (At < End) {
     if (End - At < 8)
       return fail(At, "truncated record header: {0} bytes left in the data "
@@ -516,8 +573,12 @@ Error File::read(Visitor &V) {
                         "the end of the data section",
                     Extra, Type);
     }
-    if (Error E = record(At, Type, Misc, Size, V))
+    if (Type == RecCompressed || Type == RecCompressed2) {
+      if (Error E = inflate(At, Type, Size, V))
+        return E;
+    } else if (Error E = record(B + At, At, Type, Misc, Size, V)) {
       return E;
+    }
     At += Size + Extra;
     // Records are read once, in order: give the pages already read back to
     // the page cache, so a mapped file of gigabytes does not grow our
@@ -532,13 +593,129 @@ Error File::read(Visitor &V) {
       Dropped = At;
     }
   }
+  if (Z) {
+    // perf flushes its stream at the end of every compressed record, so
+    // the last one ends on a record boundary and on a block boundary, where
+    // zstd asks for a whole block header next (3 bytes), or at the end of a
+    // frame (0); anything else is a block or block header cut short.
+    const Inflater &I = *Z;
+    if (I.Have || I.Skip)
+      return fail(I.LastOff,
+                  "the ZSTD-compressed records end inside a record: {0} "
+                  "bytes of it were decompressed (a truncated compressed "
+                  "payload)",
+                  I.Have ? I.Have : I.Skip);
+    const size_t BlockHeaderSize = 3; // RFC 8878, 3.1.1.2
+    if (I.Hint != 0 && I.Hint != BlockHeaderSize)
+      return fail(I.LastOff,
+                  "the ZSTD-compressed records end inside a compressed block "
+                  "(zstd asks for {0} more bytes): a truncated compressed "
+                  "payload",
+                  I.Hint);
+  }
   return Error::success();
 }
 
-Error File::record(uint64_t Off, uint32_t Type, uint16_t Misc, uint64_t Size,
-                   Visitor &V) {
-  const uint8_t *B =
+Error File::inflate(uint64_t Off, uint32_t Type, uint64_t Size, Visitor &V) {
+  const uint8_t *Rec =
       reinterpret_cast<const uint8_t *>(Buf->getBufferStart()) + Off;
+  const uint8_t *Payload = Rec + 8;
+  uint64_t N = Size - 8;
+  if (Type == RecCompressed2) {
+    if (Size < 16)
+      return fail(Off, "truncated COMPRESSED2 record ({0} bytes)", Size);
+    N = read64le(Rec + 8);
+    if (N > Size - 16)
+      return fail(Off, "COMPRESSED2 record of {0} bytes says its payload has "
+                       "{1}",
+                  Size, N);
+    Payload = Rec + 16;
+  }
+  if (Comp.Present && Comp.Type != Compression::Zstd)
+    return fail(Off, "compressed record of a method this reader does not "
+                     "know (HEADER_COMPRESSED type {0}; ZSTD is {1})",
+                Comp.Type, Compression::Zstd);
+  if (!Z) {
+    Z = std::make_unique<Inflater>();
+    if (!Z->D)
+      return fail(Off, "cannot create a ZSTD decompression stream");
+  }
+  Inflater &I = *Z;
+  I.LastOff = Off;
+  ++NumCompressed;
+  ZSTD_inBuffer In{Payload, N, 0};
+  const size_t Chunk = ZSTD_DStreamOutSize();
+  while (true) {
+    if (I.Buf.size() - I.Have < Chunk)
+      I.Buf.resize(I.Have + Chunk);
+    ZSTD_outBuffer Out{I.Buf.data(), I.Buf.size(), I.Have};
+    size_t R = ZSTD_decompressStream(I.D, &Out, &In);
+    if (ZSTD_isError(R))
+      return fail(Off, "corrupt ZSTD-compressed payload ({0} bytes; zstd "
+                       "stopped at byte {1} of it): {2}",
+                  N, In.pos, ZSTD_getErrorName(R));
+    bool Full = Out.pos == Out.size;
+    I.Have = Out.pos;
+    I.Hint = R;
+    if (Error E = drainInflated(Off, V))
+      return E;
+    if (In.pos == In.size && !Full)
+      return Error::success();
+  }
+}
+
+Error File::drainInflated(uint64_t Off, Visitor &V) {
+  Inflater &I = *Z;
+  const uint8_t *B = I.Buf.data();
+  size_t P = 0;
+  while (true) {
+    if (I.Skip) {
+      uint64_t K = std::min<uint64_t>(I.Skip, I.Have - P);
+      P += K;
+      I.Skip -= K;
+      if (I.Skip)
+        break;
+    }
+    if (I.Have - P < 8)
+      break;
+    uint32_t Type = read32le(B + P);
+    uint16_t Misc = read16le(B + P + 4);
+    uint64_t Size = read16le(B + P + 6);
+    InflatedPos = I.Pos + P;
+    if (Size < 8) {
+      Error E = fail(Off, "record size {0} is smaller than its header (type "
+                          "{1})",
+                     Size, Type);
+      InflatedPos = ~uint64_t(0);
+      return E;
+    }
+    if (Size > I.Have - P) {
+      InflatedPos = ~uint64_t(0);
+      break; // the rest comes with the next compressed record
+    }
+    uint64_t Extra = 0;
+    if ((Type == RecAuxtrace && Size >= 16) ||
+        (Type == 66 /*TRACING_DATA*/ && Size >= 12))
+      Extra = Type == RecAuxtrace ? read64le(B + P + 8) : read32le(B + P + 8);
+    Error E = Type == RecCompressed || Type == RecCompressed2
+                  ? fail(Off, "a compressed record (type {0}) inside "
+                              "compressed data",
+                         Type)
+                  : record(B + P, Off, Type, Misc, Size, V);
+    InflatedPos = ~uint64_t(0);
+    if (E)
+      return E;
+    P += Size;
+    I.Skip = Extra;
+  }
+  std::memmove(I.Buf.data(), B + P, I.Have - P);
+  I.Have -= P;
+  I.Pos += P;
+  return Error::success();
+}
+
+Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
+                   uint16_t Misc, uint64_t Size, Visitor &V) {
   const uint8_t *Body = B + 8;
   uint64_t BodySize = Size - 8;
   if (Type == PERF_RECORD_SAMPLE)
@@ -548,17 +725,12 @@ Error File::record(uint64_t Off, uint32_t Type, uint16_t Misc, uint64_t Size,
     case RecHeaderAttr:
       if (!Pipe)
         return fail(Off, "HEADER_ATTR record in a file-mode perf.data");
-      return headerAttr(Off, Size);
+      return headerAttr(B, Off, Size);
     case RecBuildID:
       if (Pipe)
-        return parseBuildIDs(Off, Size);
+        return parseBuildIDs(B, Off, Size);
       V.skipped(Type);
       return Error::success();
-    case RecCompressed:
-    case RecCompressed2:
-      return fail(Off, "ZSTD-compressed records (perf record -z) are not "
-                       "read; record without -z, or decompress with `perf "
-                       "inject -i IN -o OUT`");
     default:
       if (Type >= RecUserMax)
         return fail(Off, "unknown record type {0}", Type);

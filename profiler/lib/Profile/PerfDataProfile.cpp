@@ -54,23 +54,56 @@ public:
     const bool HavePid = ST & PERF_SAMPLE_TID;
     if (Opts.Pid && HavePid && S.Pid != Opts.Pid)
       return Error::success();
-    CurPos = S.Offset + 1;
     uint64_t Bias = biasFor(S.Pid, HavePid);
-    Stack.clear();
-    Chain C;
-    for (uint64_t I = 0; I < S.NumBranches; ++I) {
-      perfdata::Branch B = S.branch(I);
-      Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
-              B.inTx(), B.abort(), B.cycles(),  StringRef()};
-      aggregate(E, Bias, C);
-      if (Opts.KeepSamples) { // the type name only when it is kept
+    if (Opts.KeepSamples) {
+      // Every sample is kept whole: count it at once.
+      flush();
+      CurPos = S.Offset + 1;
+      Stack.clear();
+      Chain C;
+      for (uint64_t I = 0; I < S.NumBranches; ++I) {
+        perfdata::Branch B = S.branch(I);
+        Entry E{B.From,   B.To,      B.mispred(), B.predicted(),
+                B.inTx(), B.abort(), B.cycles(),  StringRef()};
+        aggregate(E, Bias, C);
         E.Type = perfdata::branchTypeName(B.type(), B.newType());
         Stack.push_back(E);
       }
+      endSample(S.NumBranches, S.IP, ST & PERF_SAMPLE_IP, S.Pid, S.Tid,
+                S.Event->Name, Bias, S.Time);
+      return Error::success();
     }
-    endSample(S.NumBranches, S.IP, ST & PERF_SAMPLE_IP, S.Pid, S.Tid,
-              S.Event->Name, Bias, S.Time);
+    // Most table lookups miss the cache. So a sample is counted one sample
+    // late: when it comes, its entries are mapped and the table slots they
+    // will count into are prefetched, and the previous sample, whose slots
+    // have had a sample's time to arrive, is counted.
+    Staged &N = Stage[Next];
+    N.Valid = true;
+    N.Pos = S.Offset + 1;
+    N.IP = S.IP;
+    N.HaveIP = ST & PERF_SAMPLE_IP;
+    N.Pid = S.Pid;
+    N.Tid = S.Tid;
+    N.Bias = Bias;
+    N.Time = S.Time;
+    N.Entries.clear();
+    uint64_t NewerFrom = 0;
+    for (uint64_t I = 0; I < S.NumBranches; ++I) {
+      perfdata::Branch B = S.branch(I);
+      uint64_t From = map(B.From, Bias), To = map(B.To, Bias);
+      prefetch(From, To, NewerFrom);
+      N.Entries.push_back({From, To, B.From, B.mispred()});
+      NewerFrom = From;
+    }
+    Next ^= 1;
+    countStaged(Stage[Next]);
     return Error::success();
+  }
+
+  /// Count the sample still staged (call after the last one).
+  void flush() {
+    countStaged(Stage[Next ^ 1]);
+    countStaged(Stage[Next]);
   }
 
   /// A file that maps code, none of it the binary, is a profile of
@@ -87,6 +120,32 @@ public:
   }
 
 private:
+  struct MappedEntry {
+    uint64_t From, To, RawFrom;
+    bool Mispred;
+  };
+  /// A sample mapped and prefetched, not yet counted.
+  struct Staged {
+    bool Valid = false;
+    uint64_t Pos = 0, IP = 0, Bias = 0, Time = 0;
+    bool HaveIP = false;
+    uint32_t Pid = 0, Tid = 0;
+    SmallVector<MappedEntry, 32> Entries; ///< reused: no allocation per sample
+  };
+
+  void countStaged(Staged &P) {
+    if (!P.Valid)
+      return;
+    P.Valid = false;
+    CurPos = P.Pos;
+    Chain C;
+    for (const MappedEntry &E : P.Entries)
+      count(E.From, E.To, E.RawFrom, E.Mispred, C);
+    // The event name is only kept with the samples (not staged).
+    endSample(P.Entries.size(), P.IP, P.HaveIP, P.Pid, P.Tid, StringRef(),
+              P.Bias, P.Time);
+  }
+
   bool isBinary(const perfdata::Mmap &M) {
     StringRef ID = M.BuildID;
     if (ID.empty())
@@ -100,6 +159,8 @@ private:
   }
 
   const perfdata::File &F;
+  Staged Stage[2];
+  unsigned Next = 0; ///< the stage the next sample goes to
   std::string BinReal;
   uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
 };
@@ -121,6 +182,7 @@ Expected<AddressProfile> readPerfData(perfdata::File &F, const Binary *Bin,
   PerfDataAggregator A(F, Bin, Quality, Opts);
   if (Error E = F.read(A))
     return std::move(E);
+  A.flush();
   if (Error E = A.checkMapped())
     return std::move(E);
   return A.finish();

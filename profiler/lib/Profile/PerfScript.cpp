@@ -30,8 +30,8 @@
 //    end are dropped and counted; ranges that run backwards are counted.
 //
 // Speed: the text is scanned in place with StringRef (no allocation per
-// entry), counts go to DenseMaps and are moved to the ordered maps of the
-// model at the end.
+// entry), counts go to flat hash maps (keel/Profile/FlatPairMap.h) and are
+// moved, in key order, to the ordered maps of the model at the end.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
@@ -417,12 +417,13 @@ Expected<AddressProfile> BrstackAggregator::finish() {
 
   AddressProfile AP;
   AP.BuildID = Bin ? Bin->buildID().str() : "";
-  for (const auto &[K, V] : Branches)
-    AP.Branches.emplace(K, V);
-  for (const auto &[K, V] : FallThroughs)
-    AP.FallThroughs.emplace(K, V);
-  for (const auto &[K, V] : IPSamples)
-    AP.IPSamples.emplace(K, V);
+  // In key order, so that every insertion is at the end (no search).
+  for (const auto &[K, V] : Branches.sorted())
+    AP.Branches.emplace_hint(AP.Branches.end(), K, V);
+  for (const auto &[K, V] : FallThroughs.sorted())
+    AP.FallThroughs.emplace_hint(AP.FallThroughs.end(), K, V);
+  for (const auto &[K, V] : IPSamples.sorted())
+    AP.IPSamples.emplace_hint(AP.IPSamples.end(), K.first, V);
   AP.Samples = std::move(Raw);
   AP.NumSamples = NumSamples;
   AP.NumEntries = NumEntries;

@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Record/EventNames.h"
 #include "keel/Support/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -66,6 +68,28 @@ bool hasCorePMU() {
     Info.size = sizeof(Info);
     if (pfm_get_pmu_info(static_cast<pfm_pmu_t>(P), &Info) == PFM_SUCCESS &&
         Info.is_present && Info.type == PFM_PMU_TYPE_CORE)
+      return true;
+  }
+  return false;
+}
+
+// Whether the kernel registered a processor-core PMU (perf_event's "cpu", or
+// a hybrid part's "cpu_core"/"cpu_atom", or an Arm "armv*" PMU). libpfm4
+// recognises a core PMU from CPUID alone, so in a virtual machine without a
+// virtual PMU it still says "present"; the kernel does not register one there.
+// Without the sysfs directory at all, nothing is known: assume present. A PMU
+// forced on libpfm4 (LIBPFM_FORCE_PMU, as the unit tests do) is taken as given.
+bool kernelHasCorePMU() {
+  if (std::getenv("LIBPFM_FORCE_PMU"))
+    return true;
+  std::error_code EC;
+  llvm::sys::fs::directory_iterator It("/sys/bus/event_source/devices", EC), End;
+  if (EC)
+    return true;
+  for (; It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (Name == "cpu" || Name == "cpu_core" || Name == "cpu_atom" ||
+        Name.starts_with("armv"))
       return true;
   }
   return false;
@@ -122,6 +146,14 @@ Expected<EventEncoding> encodeEvent(StringRef Name) {
         formatv("no hardware PMU: libpfm4 recognises no processor-core PMU on "
                 "this machine, so event '{0}' cannot be used (typical in "
                 "virtual machines without a virtual PMU)",
+                Name)
+            .str());
+  if (Ret == PFM_ERR_NOTFOUND && !kernelHasCorePMU())
+    return make_error<UnavailableError>(
+        formatv("no hardware PMU: the kernel registers no processor-core PMU "
+                "(/sys/bus/event_source/devices has no cpu), so event '{0}' "
+                "cannot be used (typical in virtual machines without a "
+                "virtual PMU)",
                 Name)
             .str());
   if (Ret != PFM_SUCCESS)

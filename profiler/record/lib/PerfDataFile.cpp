@@ -7,7 +7,12 @@
 // Every event samples IP, TID, TIME, ID, CPU, PERIOD (and BRANCH_STACK,
 // READ when there is something to put there) with sample_id_all, so perf
 // can tell the events of a group apart in every record. Pipe mode writes
-// the 16-byte pipe header and the attrs and build ids as records.
+// the 16-byte pipe header and the attrs and build ids as records. With
+// Compress, the data section holds PERF_RECORD_COMPRESSED records instead,
+// as perf record -z writes them: the records, cut into chunks of
+// CompressChunk bytes, go through one zstd stream that is flushed at the
+// end of every chunk, each chunk's output one COMPRESSED record (so records
+// straddle them), and HEADER_COMPRESSED says how.
 //
 // The reader is a visitor over keel/Profile/PerfData.h.
 //
@@ -29,6 +34,7 @@
 
 #include <cstring>
 #include <map>
+#include <zstd.h>
 
 using namespace llvm;
 
@@ -127,6 +133,10 @@ private:
   void finish(Bytes &B, size_t Start, size_t SizeAt);
   void data(Bytes &B);
   void buildIdEntry(Bytes &B, const Mapping &M, uint16_t Type);
+  Expected<Bytes> compress(const Bytes &Data) const;
+  /// Uncompressed bytes per COMPRESSED record: their compressed form
+  /// always fits a record (ZSTD_compressBound(32 KiB) < 64 KiB - 8).
+  static constexpr size_t CompressChunk = 32 << 10;
 
   const PerfRecording &R;
   const PerfDataWriteOptions &Opts;
@@ -401,9 +411,47 @@ void Writer::data(Bytes &B) {
   }
 }
 
+Expected<Bytes> Writer::compress(const Bytes &Data) const {
+  std::unique_ptr<ZSTD_CStream, size_t (*)(ZSTD_CStream *)> C(
+      ZSTD_createCStream(), ZSTD_freeCStream);
+  auto Fail = [](size_t R) {
+    return makeError("zstd: {0}", ZSTD_getErrorName(R));
+  };
+  if (!C)
+    return makeError("zstd: cannot create a compression stream");
+  size_t R = ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel,
+                                    Opts.Compress);
+  if (ZSTD_isError(R))
+    return Fail(R);
+  Bytes Out;
+  std::string Buf(ZSTD_compressBound(CompressChunk), '\0');
+  const std::string &In = Data.str();
+  for (size_t At = 0; At < In.size(); At += CompressChunk) {
+    ZSTD_inBuffer I{In.data() + At, std::min(CompressChunk, In.size() - At),
+                    0};
+    ZSTD_outBuffer O{Buf.data(), Buf.size(), 0};
+    do {
+      R = ZSTD_compressStream2(C.get(), &O, &I, ZSTD_e_flush);
+      if (ZSTD_isError(R))
+        return Fail(R);
+    } while (R && O.pos < O.size);
+    if (R || O.pos > 0xffff - 8)
+      return makeError("zstd: a chunk of {0} bytes did not fit one record",
+                       CompressChunk);
+    Out.u32(perfdata::RecCompressed), Out.u16(0), Out.u16(8 + O.pos);
+    Out.raw(Buf.data(), O.pos);
+  }
+  return Out;
+}
+
 Error Writer::write(raw_ostream &OS) {
   if (Error E = events())
     return E;
+  if (Opts.Compress && Opts.Pipe)
+    return makeError("perf.data in pipe mode is written uncompressed");
+  if (Opts.Compress < 0 || Opts.Compress > ZSTD_maxCLevel())
+    return makeError("ZSTD level {0} is outside [1, {1}]", Opts.Compress,
+                     ZSTD_maxCLevel());
   for (const RecordedSample &S : R.Samples)
     Instance.try_emplace(S.Sample.Pid, 0);
   NumInstances = 0;
@@ -444,6 +492,14 @@ Error Writer::write(raw_ostream &OS) {
   const uint64_t DataOff = IdsOff + IdsPerEvent * Events.size();
   Bytes Data;
   data(Data);
+  uint32_t Ratio = 0;
+  if (Opts.Compress) {
+    Expected<Bytes> Z = compress(Data);
+    if (!Z)
+      return Z.takeError();
+    Ratio = Z->size() ? uint32_t(Data.size() / Z->size()) : 0;
+    Data = std::move(*Z);
+  }
   Out.u64(perfdata::Magic);
   Out.u64(perfdata::FileHeaderSize);
   Out.u64(AttrEntry);
@@ -456,6 +512,8 @@ Error Writer::write(raw_ostream &OS) {
     Features[0] |= 1ULL << perfdata::FeatCmdline;
   if (!WithIds.empty())
     Features[0] |= 1ULL << perfdata::FeatBuildID;
+  if (Opts.Compress)
+    Features[0] |= 1ULL << perfdata::FeatCompressed;
   for (uint64_t F : Features)
     Out.u64(F);
   for (size_t I = 0; I < Events.size(); ++I) {
@@ -467,8 +525,13 @@ Error Writer::write(raw_ostream &OS) {
       Out.u64(id(EI, K));
   Out.raw(Data.str().data(), Data.size());
 
-  // Features, in bit order: build ids (2), cmdline (11), event desc (12).
-  Bytes BuildIds, Cmdline, Desc;
+  // Features, in bit order: build ids (2), cmdline (11), event desc (12),
+  // compressed (27).
+  Bytes BuildIds, Cmdline, Desc, Comp;
+  // perf's write_compressed: u32 version, type, level, ratio, mmap_len (the
+  // most one record decompresses to).
+  Comp.u32(0), Comp.u32(perfdata::Compression::Zstd), Comp.u32(Opts.Compress);
+  Comp.u32(Ratio), Comp.u32(CompressChunk);
   Cmdline.u32(R.Info.Command.size());
   for (const std::string &A : R.Info.Command) {
     Cmdline.u32(alignTo(A.size() + 1, 64));
@@ -493,6 +556,8 @@ Error Writer::write(raw_ostream &OS) {
   if (!R.Info.Command.empty())
     Sections.push_back(&Cmdline);
   Sections.push_back(&Desc);
+  if (Opts.Compress)
+    Sections.push_back(&Comp);
   uint64_t At = Out.size() + 16 * Sections.size();
   for (const Bytes *S : Sections) {
     Out.u64(At), Out.u64(S->size());

@@ -22,6 +22,7 @@
 
 #include <cstring>
 #include <random>
+#include <zstd.h>
 
 using namespace keel;
 using namespace llvm;
@@ -290,14 +291,118 @@ TEST(PerfDataReader, FeatureTableTruncated) {
       << E;
 }
 
-TEST(PerfDataReader, CompressedRecordsAreRefused) {
+/// The fixture with its data section as compressed records, as perf record
+/// -z writes them: one zstd stream, flushed every \p Chunk bytes of
+/// records, each flush one COMPRESSED (or COMPRESSED2, padded to 8 bytes)
+/// record. Records straddle them when \p Chunk does not fall on record
+/// boundaries.
+std::string compressedFixture(size_t Chunk, bool Two = false) {
+  std::string Data = dataRecords();
+  std::unique_ptr<ZSTD_CStream, size_t (*)(ZSTD_CStream *)> C(
+      ZSTD_createCStream(), ZSTD_freeCStream);
+  ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel, 1);
+  Bytes D;
+  std::string Buf(ZSTD_compressBound(Chunk) + 64, '\0');
+  for (size_t At = 0; At < Data.size(); At += Chunk) {
+    ZSTD_inBuffer In{Data.data() + At, std::min(Chunk, Data.size() - At), 0};
+    ZSTD_outBuffer Out{Buf.data(), Buf.size(), 0};
+    while (ZSTD_compressStream2(C.get(), &Out, &In, ZSTD_e_flush))
+      ;
+    std::string Payload(Buf.data(), Out.pos);
+    if (Two) {
+      size_t Padded = alignTo(Payload.size(), 8);
+      D.u32(perfdata::RecCompressed2).u16(0).u16(16 + Padded);
+      D.u64(Payload.size()).raw(Payload);
+      D.B.append(Padded - Payload.size(), '\0');
+    } else {
+      D.u32(perfdata::RecCompressed).u16(0).u16(8 + Payload.size());
+      D.raw(Payload);
+    }
+  }
+  std::string F = fixture().substr(0, DataOffset) + D.B;
+  put64(F, 48, D.size());
+  return F;
+}
+
+/// The log without the sample's offset (which names the compressed record
+/// it came out of).
+std::vector<std::string> withoutOffsets(std::vector<std::string> Log) {
+  for (std::string &L : Log)
+    if (StringRef(L).starts_with("sample @"))
+      L = "sample" + L.substr(L.find(' ', 8));
+  return Log;
+}
+
+TEST(PerfDataReader, CompressedRecords) {
+  Collect Plain;
+  ASSERT_EQ(readAll(fixture(), &Plain), "");
+  // One record per chunk, chunks across record boundaries, one chunk.
+  for (size_t Chunk : {size_t(1), size_t(7), size_t(50), size_t(96),
+                       size_t(4096)})
+    for (bool Two : {false, true}) {
+      Collect C;
+      ASSERT_EQ(readAll(compressedFixture(Chunk, Two), &C), "")
+          << Chunk << " " << Two;
+      EXPECT_EQ(withoutOffsets(C.Log), withoutOffsets(Plain.Log))
+          << Chunk << " " << Two;
+    }
+  // Read twice: a fresh stream each time.
+  auto F = perfdata::File::fromBuffer(
+      MemoryBuffer::getMemBufferCopy(compressedFixture(50), "fixture"),
+      "f.perf.data");
+  ASSERT_TRUE(bool(F));
+  for (int I = 0; I < 2; ++I) {
+    Collect C;
+    ASSERT_EQ(errText((*F)->read(C)), "");
+    EXPECT_EQ(C.Log.size(), 3u);
+    EXPECT_EQ((*F)->compressedRecords(), 5u); // 232 bytes in chunks of 50
+  }
+}
+
+TEST(PerfDataReader, CorruptCompressedPayload) {
+  // A plain record's bytes taken as a compressed payload: no zstd frame.
   std::string F = fixture();
-  put32(F, DataOffset + 96, perfdata::RecCompressed);
+  put32(F, DataOffset, perfdata::RecCompressed);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset + 96) +
-                   ": ZSTD-compressed records (perf record -z) are not read"),
+  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+                   ": corrupt ZSTD-compressed payload (88 bytes; zstd "
+                   "stopped at byte 0 of it): "),
             std::string::npos)
       << E;
+  // COMPRESSED2 whose data_size overruns the record.
+  F = compressedFixture(4096, /*Two=*/true);
+  put64(F, DataOffset + 8, 1000);
+  E = readAll(F);
+  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+                   ": COMPRESSED2 record of "),
+            std::string::npos)
+      << E;
+}
+
+TEST(PerfDataReader, TruncatedCompressedPayload) {
+  // The last compressed record cut short by 1 byte up to all but one of
+  // its payload: always an error naming that record, never a silent loss.
+  const std::string Good = compressedFixture(100);
+  // Find the last record.
+  size_t At = DataOffset, Last = At;
+  while (At < Good.size()) {
+    Last = At;
+    At += support::endian::read16le(&Good[At + 6]);
+  }
+  size_t Payload = Good.size() - Last - 8;
+  ASSERT_GT(Payload, 4u);
+  for (size_t Cut = 1; Cut < Payload; ++Cut) {
+    std::string F = Good.substr(0, Good.size() - Cut);
+    put16(F, Last + 6, uint16_t(8 + Payload - Cut));
+    put64(F, 48, F.size() - DataOffset);
+    std::string E = readAll(F);
+    EXPECT_NE(E.find("f.perf.data: at byte offset " + std::to_string(Last) +
+                     ": "),
+              std::string::npos)
+        << "cut " << Cut << ": '" << E << "'";
+    EXPECT_NE(E.find("truncated compressed payload"), std::string::npos)
+        << "cut " << Cut << ": '" << E << "'";
+  }
 }
 
 TEST(PerfDataReader, EveryTruncationIsAnError) {
@@ -437,6 +542,30 @@ TEST(PerfDataWriter, RoundTripsFileAndPipeMode) {
       expectSame(R, *Back);
       EXPECT_EQ(W, written(R, O)); // deterministic
     }
+}
+
+TEST(PerfDataWriter, CompressedRoundTrip) {
+  PerfRecording R = recording();
+  PerfDataWriteOptions O;
+  O.Compress = 3;
+  std::string W = written(R, O);
+  auto F = perfdata::File::fromBuffer(MemoryBuffer::getMemBufferCopy(W, "w"),
+                                      "w.perf.data");
+  ASSERT_TRUE(bool(F)) << errText(F.takeError());
+  const perfdata::Compression &C = (*F)->compression();
+  EXPECT_TRUE(C.Present);
+  EXPECT_EQ(C.Type, perfdata::Compression::Zstd);
+  EXPECT_EQ(C.Level, 3u);
+  auto Back = readBack(W);
+  ASSERT_TRUE(bool(Back)) << errText(Back.takeError());
+  expectSame(R, *Back);
+  Collect Visit;
+  ASSERT_EQ(errText((*F)->read(Visit)), "");
+  EXPECT_GT((*F)->compressedRecords(), 0u);
+  EXPECT_EQ(W, written(R, O)); // deterministic
+  O.Pipe = true;
+  EXPECT_NE(errText(writePerfData(R, nulls(), O)).find("pipe mode"),
+            std::string::npos);
 }
 
 TEST(PerfDataWriter, WithoutGroupReadNoCounters) {

@@ -14,8 +14,12 @@
 // is an InputError naming the file and the byte offset where it went wrong.
 //
 // Only little-endian files in file mode or pipe mode are read; a file of the
-// other endianness and ZSTD-compressed records (perf record -z) are refused
-// with a message saying so.
+// other endianness is refused with a message saying so. ZSTD-compressed
+// records (perf record -z: PERF_RECORD_COMPRESSED and COMPRESSED2) are
+// decompressed as they come, through one zstd stream per read, as perf
+// does: their payloads form one continuous stream whose bytes are ordinary
+// records, which may straddle the compressed records; only the records not
+// yet complete are buffered.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_PROFILE_PERFDATA_H
@@ -85,6 +89,15 @@ struct Attr {
   bool ExcludeKernel = false, ExcludeUser = false;
   std::vector<uint64_t> Ids;
   std::string Name; ///< from HEADER_EVENT_DESC ("" when the file has none)
+};
+
+/// HEADER_COMPRESSED: how the records of a `perf record -z` file were
+/// compressed (perf's struct perf_env comp_*: five u32s).
+struct Compression {
+  bool Present = false; ///< the file has the feature section
+  uint32_t Version = 0, Type = 0, Level = 0, Ratio = 0, MmapLen = 0;
+  /// perf's enum perf_compress_type: PERF_COMP_ZSTD.
+  static constexpr uint32_t Zstd = 1;
 };
 
 /// One entry of HEADER_BUILD_ID.
@@ -216,25 +229,44 @@ public:
   bool knowsId(uint64_t Id) const { return AttrById.count(Id); }
   /// The build id HEADER_BUILD_ID gives for \p Path, or "".
   llvm::StringRef buildIDOf(llvm::StringRef Path) const;
+  /// HEADER_COMPRESSED (Present is false when the file has none).
+  const Compression &compression() const { return Comp; }
+  /// Compressed records met by the last read() (0 for a plain file).
+  uint64_t compressedRecords() const { return NumCompressed; }
 
   /// Stream the data section to \p V. May be called more than once.
   llvm::Error read(Visitor &V);
 
+  ~File();
+
 private:
-  File() = default;
+  struct Inflater;
+  File();
   llvm::Error parseHeader();
   llvm::Error parseAttrs(uint64_t Off, uint64_t Size, uint64_t AttrSize);
   llvm::Error parseFeatures(uint64_t Off, const uint8_t *Bitmap);
-  llvm::Error parseBuildIDs(uint64_t Off, uint64_t Size);
+  /// Build id entries in [\p P, +\p Size), which sit at byte \p Off of
+  /// the file (for errors).
+  llvm::Error parseBuildIDs(const uint8_t *P, uint64_t Off, uint64_t Size);
+  llvm::Error parseCompression(uint64_t Off, uint64_t Size);
   llvm::Error parseEventDesc(uint64_t Off, uint64_t Size);
   llvm::Error parseCmdline(uint64_t Off, uint64_t Size);
-  llvm::Error decodeAttr(uint64_t Off, uint64_t Size, Attr &A);
+  llvm::Error decodeAttr(const uint8_t *P, uint64_t Off, uint64_t Size,
+                         Attr &A);
   llvm::Error finishAttrs();
-  llvm::Error record(uint64_t Off, uint32_t Type, uint16_t Misc,
-                     uint64_t Size, Visitor &V);
+  /// One record at \p Rec (\p Size bytes, bounds checked by the caller);
+  /// \p Off is where errors say it is.
+  llvm::Error record(const uint8_t *Rec, uint64_t Off, uint32_t Type,
+                     uint16_t Misc, uint64_t Size, Visitor &V);
   llvm::Error sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
                      uint64_t Size, Visitor &V);
-  llvm::Error headerAttr(uint64_t Off, uint64_t Size);
+  llvm::Error headerAttr(const uint8_t *Rec, uint64_t Off, uint64_t Size);
+  /// A COMPRESSED or COMPRESSED2 record at byte \p Off of the file: feed
+  /// its payload to the stream and hand out the records it completes.
+  llvm::Error inflate(uint64_t Off, uint32_t Type, uint64_t Size,
+                      Visitor &V);
+  /// Hand out the complete records buffered by the stream.
+  llvm::Error drainInflated(uint64_t Off, Visitor &V);
 
   template <typename... Ts>
   llvm::Error fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const;
@@ -248,6 +280,13 @@ private:
   std::map<uint64_t, unsigned> AttrById;
   std::vector<BuildIDEntry> BuildIDs;
   std::vector<std::string> Cmdline;
+  Compression Comp;
+  std::unique_ptr<Inflater> Z; ///< the zstd stream of the current read()
+  uint64_t NumCompressed = 0;
+  /// While records decompressed from a compressed record are handed out:
+  /// the position of the current one in the decompressed stream (errors
+  /// name it beside the compressed record's offset); ~0 otherwise.
+  uint64_t InflatedPos = ~uint64_t(0);
   /// The layout every attr shares (checked): sample_type, sample_id_all.
   uint64_t SampleType = 0;
   bool SampleIdAll = false;

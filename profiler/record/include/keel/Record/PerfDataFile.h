@@ -33,6 +33,10 @@ struct PerfDataWriteOptions {
   /// samples carry them (PERF_SAMPLE_READ group). Note that perf script
   /// then prints every sample once per group member whose count moved.
   bool GroupRead = true;
+  /// ZSTD level (1..19) to compress the records with, as `perf record -z`
+  /// does (PERF_RECORD_COMPRESSED records and HEADER_COMPRESSED); 0 writes
+  /// them plain. File mode only.
+  int Compress = 0;
 };
 
 /// Write \p R as perf.data: one sampling event (the recording's event,
