@@ -231,10 +231,9 @@ static Addr exe_lo, exe_hi;
 /* The hull of the ranges some variant moves (offset != 0). */
 static Addr moved_lo = ~(Addr)0, moved_hi;
 
-static inline Addr map_addr(Variant *v, Addr a)
+/* The range of `v` holding `a` (NULL: none, the address does not move). */
+static inline const Range *range_of(const Variant *v, Addr a)
 {
-   if (a < hull_lo || a >= hull_hi || v->n_ranges == 0)
-      return a;
    Int lo = 0, hi = v->n_ranges;
    while (lo < hi) {
       Int mid = (lo + hi) / 2;
@@ -244,8 +243,18 @@ static inline Addr map_addr(Variant *v, Addr a)
       else if (a >= r->hi)
          lo = mid + 1;
       else
-         return (Addr)((Long)a + r->off);
+         return r;
    }
+   return NULL;
+}
+
+static inline Addr map_addr(Variant *v, Addr a)
+{
+   if (a < hull_lo || a >= hull_hi || v->n_ranges == 0)
+      return a;
+   const Range *r = range_of(v, a);
+   if (r)
+      return (Addr)((Long)a + r->off);
    if (a >= exe_lo && a < exe_hi)
       v->unmapped++;
    return a;
@@ -255,10 +264,8 @@ static inline Addr map_addr(Variant *v, Addr a)
    model's data side; ks_frontend.h). */
 static Addr map_addr_quiet(Int v, Addr a)
 {
-   ULong unmapped = variants[v].unmapped;
-   Addr r = map_addr(&variants[v], a);
-   variants[v].unmapped = unmapped;
-   return r;
+   const Range *r = range_of(&variants[v], a);
+   return r ? (Addr)((Long)a + r->off) : a;
 }
 
 /*------------------------------------------------------------*/
@@ -524,23 +531,6 @@ static ShareInfo *d1_info; /* [variant * n_geoms + geometry] */
 static Range *all_bad;     /* the union of every variant's bad ranges */
 static Int n_all_bad;
 static Addr bad_lo = ~(Addr)0, bad_hi;
-
-/* The range of `v` holding `a` (NULL: none, the address does not move). */
-static const Range *range_of(const Variant *v, Addr a)
-{
-   Int lo = 0, hi = v->n_ranges;
-   while (lo < hi) {
-      Int mid = (lo + hi) / 2;
-      const Range *r = &v->ranges[mid];
-      if (a < r->lo)
-         hi = mid;
-      else if (a >= r->hi)
-         lo = mid + 1;
-      else
-         return r;
-   }
-   return NULL;
-}
 
 static Long off_of(const Variant *v, Addr a)
 {
