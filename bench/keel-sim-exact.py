@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import keelbench
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
 VLIB = os.path.join(BUILD, "lib", "keel-sim")
@@ -57,13 +59,7 @@ def cachegrind(env, work, binary, args, i1, tag):
                     f"--I1={i1}", f"--D1={D1}", f"--LL={LL}",
                     f"--cachegrind-out-file={out}", f"--log-file={out}.log", binary] + args,
                    env=env, check=True, stdout=subprocess.DEVNULL)
-    events = None
-    for line in open(out):
-        if line.startswith("events:"):
-            events = line.split()[1:]
-        elif line.startswith("summary:"):
-            return dict(zip(events, map(int, line.split()[1:])))
-    raise SystemExit(f"{out}: no summary")
+    return keelbench.cachegrind_summary(out)
 
 
 def run(program):

@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+import keelbench
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
 VLIB = os.path.join(BUILD, "lib", "keel-sim")
@@ -89,13 +91,7 @@ def cachegrind(env, work, binary, args, i1, tag):
         sh(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
             f"--I1={i1}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
             f"--log-file={out}.log", binary] + args, env=env, stdout=so)
-    events = None
-    for line in open(out):
-        if line.startswith("events:"):
-            events = line.split()[1:]
-        elif line.startswith("summary:"):
-            return dict(zip(events, map(int, line.split()[1:])))
-    raise SystemExit(f"{out}: no summary")
+    return keelbench.cachegrind_summary(out)
 
 
 def run(program, pads, jobs):

@@ -558,14 +558,20 @@ def cachegrind(binary, args, i1, cwd, env=None):
             f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
             f"/dev/fd/{EXEC_FD}", *args]
     spawn_on_fd(argv, binary, cwd, env)
-    ev = summary = None
-    for line in open(out):
-        if line.startswith("events:"):
-            ev = line.split()[1:]
-        elif line.startswith("summary:"):
-            summary = [int(x) for x in line.split()[1:]]
+    c = cachegrind_summary(out)
     os.unlink(out)
-    return dict(zip(ev, summary))
+    return c
+
+
+def cachegrind_summary(path):
+    """{event: count} from the events: and summary: lines of a cachegrind out file."""
+    events = None
+    for line in open(path):
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("summary:") and events:
+            return dict(zip(events, map(int, line.split()[1:])))
+    sys.exit(f"keelbench: {path}: no events and summary lines")
 
 
 def spread(values):
