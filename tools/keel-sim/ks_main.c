@@ -417,6 +417,8 @@ static void read_map_file(void)
    client instruction runs: the executable's debug info is read at start. */
 static void predictor_classes(void);
 static void d1_sharing(void);
+static void lru_setup(void);
+static Bool *d1_lru_pair; /* [variant * n_geoms + geometry]: shared-time D1 */
 
 static void resolve_maps(void)
 {
@@ -426,6 +428,7 @@ static void resolve_maps(void)
       if (variants[i].n_ranges) any = True;
    if (!any) {
       predictor_classes();
+      lru_setup();
       d1_sharing();
       return;
    }
@@ -485,6 +488,7 @@ static void resolve_maps(void)
       }
    }
    predictor_classes();
+   lru_setup();
    d1_sharing();
 }
 
@@ -600,12 +604,15 @@ static void d1_sharing(void)
    n_d1_shared = n_shared_pairs = n_own_pairs = 0;
    if (VG_(getenv)("KEEL_SIM_NO_SHARING")) {
       for (Int p = n_geoms; p < n_variants * n_geoms; p++)
-         own_pairs[n_own_pairs++] = p;
+         if (!d1_lru_pair[p])
+            own_pairs[n_own_pairs++] = p;
       return;
    }
    for (Int v = 1; v < n_variants; v++) {
       const Variant *var = &variants[v];
       for (Int g = 0; g < n_geoms; g++) {
+         if (d1_lru_pair[v * n_geoms + g])
+            continue; /* a member of a shared-time D1 (below) */
          ShareInfo *si = &d1_info[v * n_geoms + g];
          Long line = g_D1[g].line;
          Long period = (Long)g_D1[g].size / g_D1[g].assoc;
@@ -722,6 +729,360 @@ static void d1_check_shared(Addr addr, UWord size)
 }
 
 /*------------------------------------------------------------*/
+/*--- Shared-time LRU                                      ---*/
+/*------------------------------------------------------------*/
+
+/* LRU with move-to-front (cachegrind's) evicts, on a miss, the block of the
+   set that was accessed least recently.  So a cache's state is its resident
+   blocks and each block's last access time; and when every variant sees the
+   same accesses, renamed, the last access time of a block is shared: it is
+   the last access of the base bytes that map to it.
+
+   A variant whose every range moves by a multiple of a cache's line size
+   (a "member" of that cache) maps each base block, within one interval of
+   cuts[] (the addresses where some variant's offset changes), to exactly
+   one block of its own.  Such a (base block, interval) pair is a Frag; it
+   holds its last access time, shared by every variant, and one residency
+   bit per member variant.  An access of a Frag costs one mask test when it
+   is resident in every member (a hit everywhere, only its time changes);
+   each member whose bit is clear takes the miss path: its own set (at its
+   own block), a victim by the least last access time of the Frags in its
+   ways, the victim's bit cleared and the Frag's set.
+
+   Two Frags may map to the same block in some variant (a base block cut by
+   a range boundary where this variant's two offsets agree, or moved bytes
+   landing in a block whose other bytes do not move).  Each way keeps the
+   block number it holds in its variant, so the miss path finds that block
+   under the other Frag: a hit, and the way passes to the Frag accessed now
+   (its time is the block's last access).  So the result is exactly the
+   per-variant LRU, whatever the map.
+
+   Geometries with equal caches at one level share one such cache: a
+   member's misses count for each of them and go to each one's own LL.  The
+   LL is per (variant, geometry) as before (it sees each variant's own
+   misses), and so are the caches of non-members.  D1: the base variant
+   keeps its own D1 (the "Shared caches" sharing renames it), members are
+   variants > 0.  KEEL_SIM_NO_LRU_SHARING=1 in the client's environment
+   turns this off, for comparison. */
+typedef struct {
+   UWord block; /* base block number */
+   Int cut;     /* interval of cuts[] */
+   ULong time;  /* last access, in every variant */
+   UWord mask[]; /* residency, one bit per variant */
+} Frag;
+
+typedef struct {
+   Int line_bits, assoc;
+   UWord sets_mask, nsets;
+   UWord cap; /* D1: accesses capped at this size */
+   Int geoms[KS_MAX_GEOMS], n_g;
+   UWord member[KS_MAX_VARIANTS / 64];
+   Int n_member;
+   Frag **wf;  /* [variant][set][way]: the Frag a way holds (NULL: empty) */
+   UWord *wt;  /* [variant][set][way]: the block it holds in that variant */
+   Long *dl;   /* [cut * n_variants + v]: offset of interval `cut`, blocks */
+   Frag **tab; /* open addressing on (block, cut) */
+   UWord tab_cap, tab_used;
+} LruCache;
+
+static Int n_words;
+static ULong lru_time;
+static LruCache lru_i1[KS_MAX_GEOMS], lru_d1[KS_MAX_GEOMS];
+static Int n_lru_i1, n_lru_d1;
+static Bool *i1_lru_pair; /* [variant * n_geoms + geometry] */
+static Int *i1_old_pairs, n_i1_old_pairs; /* the other I1 pairs, in order */
+static Bool *d1_lru_variant; /* [variant]: a member of some D1 class */
+static UWord ii_lru_off; /* InstrInfo words: per I1 class, two Frags */
+
+/* Cut points (run addresses), sorted: interval k is [cuts[k-1], cuts[k]),
+   interval 0 below cuts[0], interval n_cuts at and above the last. */
+static Addr *cuts;
+static Int n_cuts;
+static Long *cut_off;     /* [k * n_variants + v]: the offset, bytes */
+static Bool *cut_unmapped; /* [k]: inside exe, and some variant has no range */
+
+static inline Int cut_of(Addr a)
+{
+   if (n_cuts == 0 || a < cuts[0])
+      return 0;
+   if (a >= cuts[n_cuts - 1])
+      return n_cuts;
+   Int lo = 0, hi = n_cuts;
+   while (lo < hi) {
+      Int mid = (lo + hi) / 2;
+      if (cuts[mid] <= a)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   return lo;
+}
+
+static Int cmp_addr(const void *a, const void *b)
+{
+   Addr x = *(const Addr *)a, y = *(const Addr *)b;
+   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+#define KS_UNMAPPED ((Long)0x7fffffffffffffffLL)
+
+/* Variant v's offset at a, KS_UNMAPPED inside exe where no range covers. */
+static Long off_or_unmapped(const Variant *v, Addr a)
+{
+   if (v->n_ranges == 0)
+      return 0;
+   const Range *r = range_of(v, a);
+   if (r)
+      return r->off;
+   return exe_hi && a >= exe_lo && a < exe_hi ? KS_UNMAPPED : 0;
+}
+
+static void build_cuts(void)
+{
+   Int cap = 2;
+   for (Int v = 1; v < n_variants; v++)
+      cap += 2 * variants[v].n_ranges;
+   Addr *pts = VG_(malloc)("ks.lru", (SizeT)cap * sizeof(Addr));
+   Int n = 0;
+   if (exe_hi) {
+      pts[n++] = exe_lo;
+      pts[n++] = exe_hi;
+   }
+   for (Int v = 1; v < n_variants; v++)
+      for (Int r = 0; r < variants[v].n_ranges; r++) {
+         pts[n++] = variants[v].ranges[r].lo;
+         pts[n++] = variants[v].ranges[r].hi;
+      }
+   VG_(ssort)(pts, n, sizeof(Addr), cmp_addr);
+   Int u = 0;
+   for (Int i = 0; i < n; i++)
+      if (u == 0 || pts[i] != pts[u - 1])
+         pts[u++] = pts[i];
+   /* Values per interval (k = 0 .. u); keep a cut only where they change. */
+   Long *val = VG_(malloc)("ks.lru", (SizeT)(u + 1) * n_variants * sizeof(Long));
+   for (Int k = 0; k <= u; k++)
+      for (Int v = 0; v < n_variants; v++)
+         val[(SizeT)k * n_variants + v] =
+             k == 0 ? 0 : off_or_unmapped(&variants[v], pts[k - 1]);
+   cuts = VG_(malloc)("ks.lru", (SizeT)(u ? u : 1) * sizeof(Addr));
+   cut_off = VG_(malloc)("ks.lru", (SizeT)(u + 1) * n_variants * sizeof(Long));
+   cut_unmapped = VG_(calloc)("ks.lru", (SizeT)(u + 1), sizeof(Bool));
+   Int m = 0; /* intervals kept so far - 1 */
+   for (Int v = 0; v < n_variants; v++)
+      cut_off[v] = val[v];
+   for (Int k = 1; k <= u; k++) {
+      const Long *cur = val + (SizeT)k * n_variants;
+      const Long *prev = val + (SizeT)(k - 1) * n_variants;
+      if (VG_(memcmp)(cur, prev, n_variants * sizeof(Long)) == 0)
+         continue;
+      cuts[m] = pts[k - 1];
+      m++;
+      for (Int v = 0; v < n_variants; v++)
+         cut_off[(SizeT)m * n_variants + v] = cur[v];
+   }
+   n_cuts = m;
+   for (Int k = 0; k <= n_cuts; k++)
+      for (Int v = 0; v < n_variants; v++)
+         if (cut_off[(SizeT)k * n_variants + v] == KS_UNMAPPED) {
+            cut_off[(SizeT)k * n_variants + v] = 0;
+            cut_unmapped[k] = True;
+         }
+   VG_(free)(val);
+   VG_(free)(pts);
+}
+
+/* Does every range of v move by a multiple of `line`? */
+static Bool moves_whole_lines(const Variant *v, Long line)
+{
+   for (Int r = 0; r < v->n_ranges; r++)
+      if ((v->ranges[r].off & (line - 1)) != 0)
+         return False;
+   return True;
+}
+
+static void lru_init(LruCache *c, Level L, Int first_v)
+{
+   c->line_bits = VG_(log2)((UInt)L.line);
+   c->assoc = L.assoc;
+   c->nsets = (UWord)(L.size / L.line / L.assoc);
+   c->sets_mask = c->nsets - 1;
+   c->n_member = 0;
+   for (Int v = first_v; v < n_variants; v++)
+      if (moves_whole_lines(&variants[v], L.line)) {
+         c->member[v / 64] |= (UWord)1 << (v % 64);
+         c->n_member++;
+      }
+   SizeT ways = (SizeT)n_variants * c->nsets * (UWord)c->assoc;
+   c->wf = VG_(calloc)("ks.lru", ways, sizeof(Frag *));
+   c->wt = VG_(calloc)("ks.lru", ways, sizeof(UWord));
+   c->dl = VG_(malloc)("ks.lru", (SizeT)(n_cuts + 1) * n_variants * sizeof(Long));
+   for (SizeT i = 0; i < (SizeT)(n_cuts + 1) * n_variants; i++)
+      c->dl[i] = cut_off[i] / (Long)L.line; /* exact for members */
+   c->tab_cap = 1024;
+   c->tab_used = 0;
+   c->tab = VG_(calloc)("ks.lru", c->tab_cap, sizeof(Frag *));
+}
+
+static inline UWord frag_hash(UWord block, Int cut)
+{
+   UWord h = (block + (UWord)cut * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
+   return h ^ (h >> 29);
+}
+
+static Frag *frag_get(LruCache *c, UWord block, Int cut)
+{
+   UWord j = frag_hash(block, cut) & (c->tab_cap - 1);
+   for (Frag *f; (f = c->tab[j]) != NULL; j = (j + 1) & (c->tab_cap - 1))
+      if (f->block == block && f->cut == cut)
+         return f;
+   if (2 * (c->tab_used + 1) > c->tab_cap) {
+      UWord cap = 2 * c->tab_cap;
+      Frag **t = VG_(calloc)("ks.lru", cap, sizeof(Frag *));
+      for (UWord i = 0; i < c->tab_cap; i++)
+         if (c->tab[i]) {
+            UWord k = frag_hash(c->tab[i]->block, c->tab[i]->cut) & (cap - 1);
+            while (t[k])
+               k = (k + 1) & (cap - 1);
+            t[k] = c->tab[i];
+         }
+      VG_(free)(c->tab);
+      c->tab = t;
+      c->tab_cap = cap;
+      j = frag_hash(block, cut) & (cap - 1);
+      while (c->tab[j])
+         j = (j + 1) & (cap - 1);
+   }
+   Frag *f = VG_(calloc)("ks.frag", 1, sizeof(Frag) + (SizeT)n_words * sizeof(UWord));
+   f->block = block;
+   f->cut = cut;
+   c->tab[j] = f;
+   c->tab_used++;
+   return f;
+}
+
+/* The members in `m` (bits of word w) do not hold f as resident: each looks
+   in its own set, finds its block there under another Frag (a hit) or
+   evicts the least recently accessed way.  Returns the bits that missed. */
+static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
+{
+   UWord missed = 0;
+   while (m) {
+      Int b = __builtin_ctzl(m);
+      UWord bit = (UWord)1 << b;
+      m &= m - 1;
+      Int v = w * 64 + b;
+      UWord blk = f->block + (UWord)c->dl[(SizeT)f->cut * n_variants + v];
+      SizeT at = ((SizeT)v * c->nsets + (blk & c->sets_mask)) * (UWord)c->assoc;
+      Frag **ways = c->wf + at;
+      UWord *tags = c->wt + at;
+      Int victim = 0;
+      ULong best = ~0ULL;
+      Bool hit = False;
+      for (Int i = 0; i < c->assoc; i++) {
+         Frag *g = ways[i];
+         if (!g) {
+            if (best != 0) {
+               best = 0;
+               victim = i;
+            }
+            continue;
+         }
+         if (tags[i] == blk) {
+            victim = i;
+            hit = True;
+            break;
+         }
+         if (g->time < best) {
+            best = g->time;
+            victim = i;
+         }
+      }
+      if (ways[victim])
+         ways[victim]->mask[w] &= ~bit;
+      ways[victim] = f;
+      tags[victim] = blk;
+      f->mask[w] |= bit;
+      if (!hit)
+         missed |= bit;
+   }
+   return missed;
+}
+
+/* One block of one access: `miss` gets the members that missed. */
+static inline void lru_line(LruCache *c, Frag *f, UWord *miss)
+{
+   for (Int w = 0; w < n_words; w++) {
+      UWord m = c->member[w] & ~f->mask[w];
+      if (m)
+         miss[w] |= lru_slow(c, f, w, m);
+   }
+   f->time = ++lru_time;
+}
+
+static Bool same_level(Level a, Level b)
+{
+   return a.size == b.size && a.assoc == b.assoc && a.line == b.line;
+}
+
+static void lru_setup(void)
+{
+   n_words = (n_variants + 63) / 64;
+   i1_lru_pair = VG_(calloc)("ks.lru", (SizeT)n_variants * n_geoms, sizeof(Bool));
+   d1_lru_pair = VG_(calloc)("ks.lru", (SizeT)n_variants * n_geoms, sizeof(Bool));
+   d1_lru_variant = VG_(calloc)("ks.lru", (SizeT)n_variants, sizeof(Bool));
+   i1_old_pairs = VG_(malloc)("ks.lru", (SizeT)n_variants * n_geoms * sizeof(Int));
+   n_lru_i1 = n_lru_d1 = 0;
+   Bool on = n_variants >= 2 && !VG_(getenv)("KEEL_SIM_NO_LRU_SHARING");
+   if (on) {
+      build_cuts();
+      for (Int g = 0; g < n_geoms; g++) {
+         Int c;
+         for (c = 0; c < n_lru_i1; c++)
+            if (same_level(g_I1[lru_i1[c].geoms[0]], g_I1[g]))
+               break;
+         if (c == n_lru_i1)
+            lru_init(&lru_i1[n_lru_i1++], g_I1[g], 0);
+         lru_i1[c].geoms[lru_i1[c].n_g++] = g;
+         for (c = 0; c < n_lru_d1; c++)
+            if (same_level(g_D1[lru_d1[c].geoms[0]], g_D1[g]) &&
+                g_min_line[lru_d1[c].geoms[0]] == g_min_line[g])
+               break;
+         if (c == n_lru_d1) {
+            lru_init(&lru_d1[n_lru_d1], g_D1[g], 1);
+            lru_d1[n_lru_d1++].cap = g_min_line[g];
+         }
+         lru_d1[c].geoms[lru_d1[c].n_g++] = g;
+      }
+      for (Int c = 0; c < n_lru_i1; c++)
+         for (Int k = 0; k < lru_i1[c].n_g; k++)
+            for (Int v = 0; v < n_variants; v++)
+               if (lru_i1[c].member[v / 64] & ((UWord)1 << (v % 64)))
+                  i1_lru_pair[v * n_geoms + lru_i1[c].geoms[k]] = True;
+      for (Int c = 0; c < n_lru_d1; c++)
+         for (Int k = 0; k < lru_d1[c].n_g; k++)
+            for (Int v = 0; v < n_variants; v++)
+               if (lru_d1[c].member[v / 64] & ((UWord)1 << (v % 64))) {
+                  d1_lru_pair[v * n_geoms + lru_d1[c].geoms[k]] = True;
+                  d1_lru_variant[v] = True;
+               }
+   }
+   n_i1_old_pairs = 0;
+   for (Int p = 0; p < n_variants * n_geoms; p++)
+      if (!i1_lru_pair[p])
+         i1_old_pairs[n_i1_old_pairs++] = p;
+   ii_lru_off = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0);
+}
+
+/* Count the accesses of the D1 members that no range covers (map_addr does
+   it for the others). */
+static void lru_count_unmapped(Addr a)
+{
+   for (Int v = 1; v < n_variants; v++)
+      if (d1_lru_variant[v])
+         (void)map_addr(&variants[v], a);
+}
+
+/*------------------------------------------------------------*/
 /*--- Run-time helpers                                     ---*/
 /*------------------------------------------------------------*/
 
@@ -735,15 +1096,34 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
    n_Ir++;
    if (ks_fe_on)
       ks_fe_fetch(ii);
-   Sim *s = sims;
-   for (Int v = 0; v < n_variants; v++) {
-      Addr a = ii[1 + v];
-      for (Int g = 0; g < n_geoms; g++, s++) {
-         if (access_misses(&s->I1, a, len)) {
-            s->I1mr++;
-            if (access_misses(&s->LL, a, len))
-               s->ILmr++;
+   const UWord *fr = ii + ii_lru_off;
+   for (Int c = 0; c < n_lru_i1; c++) {
+      LruCache *lc = &lru_i1[c];
+      UWord miss[KS_MAX_VARIANTS / 64];
+      for (Int w = 0; w < n_words; w++)
+         miss[w] = 0;
+      lru_line(lc, (Frag *)fr[2 * c], miss);
+      if (fr[2 * c + 1])
+         lru_line(lc, (Frag *)fr[2 * c + 1], miss);
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            for (Int k = 0; k < lc->n_g; k++) {
+               Sim *s = &sims[v * n_geoms + lc->geoms[k]];
+               s->I1mr++;
+               if (access_misses(&s->LL, ii[1 + v], len))
+                  s->ILmr++;
+            }
          }
+   }
+   for (Int k = 0; k < n_i1_old_pairs; k++) {
+      Int p = i1_old_pairs[k];
+      Sim *s = &sims[p];
+      Addr a = ii[1 + p / n_geoms];
+      if (access_misses(&s->I1, a, len)) {
+         s->I1mr++;
+         if (access_misses(&s->LL, a, len))
+            s->ILmr++;
       }
    }
 }
@@ -833,6 +1213,39 @@ static inline void data_access(Addr addr, UWord size, Bool write)
             last_v = v;
          }
          one_access(&sims[p], a, sz[p - v * n_geoms], write);
+      }
+   }
+   if (n_lru_d1) {
+      Int k = cut_of(addr);
+      if (cut_unmapped[k])
+         lru_count_unmapped(addr);
+      for (Int c = 0; c < n_lru_d1; c++) {
+         LruCache *lc = &lru_d1[c];
+         UWord csz = size > lc->cap ? lc->cap : size;
+         UWord b1 = addr >> lc->line_bits, b2 = (addr + csz - 1) >> lc->line_bits;
+         UWord miss[KS_MAX_VARIANTS / 64];
+         for (Int w = 0; w < n_words; w++)
+            miss[w] = 0;
+         lru_line(lc, frag_get(lc, b1, k), miss);
+         if (b2 != b1)
+            lru_line(lc, frag_get(lc, b2, k), miss);
+         for (Int w = 0; w < n_words; w++)
+            for (UWord m = miss[w]; m; m &= m - 1) {
+               Int v = w * 64 + __builtin_ctzl(m);
+               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+               for (Int j = 0; j < lc->n_g; j++) {
+                  Sim *s = &sims[v * n_geoms + lc->geoms[j]];
+                  if (write) {
+                     s->D1mw++;
+                     if (access_misses(&s->LL, va, csz))
+                        s->DLmw++;
+                  } else {
+                     s->D1mr++;
+                     if (access_misses(&s->LL, va, csz))
+                        s->DLmr++;
+                  }
+               }
+            }
       }
    }
    if (!any_miss)
@@ -1152,6 +1565,15 @@ static void fill_instr(InstrInfo *ii, Addr a, UInt len)
    ii[0] = len;
    for (Int v = 0; v < n_variants; v++)
       ii[1 + v] = map_addr(&variants[v], a);
+   if (n_lru_i1) {
+      Int k = cut_of(a);
+      for (Int c = 0; c < n_lru_i1; c++) {
+         LruCache *lc = &lru_i1[c];
+         UWord b1 = a >> lc->line_bits, b2 = (a + len - 1) >> lc->line_bits;
+         ii[ii_lru_off + 2 * c] = (UWord)frag_get(lc, b1, k);
+         ii[ii_lru_off + 2 * c + 1] = b2 != b1 ? (UWord)frag_get(lc, b2, k) : 0;
+      }
+   }
 }
 
 /* Within a superblock, an instruction runs right after the one before it,
@@ -1193,7 +1615,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          n_instrs++;
    /* Instruction records live as long as the tool: a discarded block's few
       words are not worth tracking. */
-   UWord stride = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0);
+   UWord stride = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0) +
+                  2 * (UWord)n_lru_i1;
    InstrInfo *infos =
       VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
    Int next_info = 0;
