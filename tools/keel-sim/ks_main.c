@@ -787,6 +787,8 @@ typedef struct {
 
 static Int n_words;
 static ULong lru_time;
+/* Ways passed between two Frags of one block (the output's `lru` line). */
+static ULong lru_passes;
 static LruCache lru_i1[KS_MAX_GEOMS], lru_d1[KS_MAX_GEOMS];
 static Int n_lru_i1, n_lru_d1;
 static Bool *i1_lru_pair; /* [variant * n_geoms + geometry] */
@@ -997,6 +999,8 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
             victim = i;
          }
       }
+      if (hit)
+         lru_passes++;
       if (ways[victim])
          ways[victim]->mask[w] &= ~bit;
       ways[victim] = f;
@@ -1905,6 +1909,20 @@ static void write_results(void)
       front-end model's state is never shared: one per variant. */
    VG_(fprintf)(fp, "sharing d1 %d of %d bc-classes %d bi-classes %d\n",
                 n_d1_shared, (n_variants - 1) * n_geoms, n_bc_reps, n_bi_reps);
+   /* The shared-time LRU ("Shared-time LRU"): the (variant, geometry)
+      pairs it simulates, the cut points (those not on a line boundary of
+      the smallest line: blocks two offsets share), the ways passed. */
+   {
+      Int n_i1 = 0, n_d1 = 0, n_unaligned = 0;
+      for (Int p = 0; i1_lru_pair && p < n_variants * n_geoms; p++) {
+         n_i1 += i1_lru_pair[p];
+         n_d1 += d1_lru_pair[p];
+      }
+      for (Int k = 0; k < n_cuts; k++)
+         n_unaligned += (cuts[k] & (min_line_all - 1)) != 0;
+      VG_(fprintf)(fp, "lru i1 %d d1 %d cuts %d unaligned %d passes %llu\n",
+                   n_i1, n_d1, n_cuts, n_unaligned, lru_passes);
+   }
    VG_(fprintf)(fp, "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim%s\n",
                 ks_fe_on ? ks_fe_event_names() : "");
    for (Int v = 0; v < n_variants; v++)
