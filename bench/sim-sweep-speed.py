@@ -2,7 +2,10 @@
 """layout-sweep --backend=sim (keel-sim: one run, every pad a map) against
 --backend=cachegrind (one cachegrind run per pad) on Lua 5.4, end to end:
 relinks, runs, parsing, journal. Prints the wall times, their ratio and
-whether the two JSON reports agree measurement by measurement.
+whether the two JSON reports agree measurement by measurement. The sim side
+is one sweep with both I1 geometries (--I1 twice: each pad relinked once,
+one keel-sim run for every pad and geometry); the cachegrind side is one
+sweep per geometry (one run per pad and geometry either way).
 
 usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
                                 [--grid] [--no-ratio]
@@ -13,7 +16,7 @@ usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
                    most of an hour
   --grid           also time the 256-point grid 0..16320 by 64 (the
                    seed002-power3 grid) with --backend=sim, I1 32768,8,64
-                   (--grid-geometries=2: then 8192,2,64 too)
+                   (--grid-geometries=2: 8192,2,64 too, in the same sweep)
 Geometries: I1 32768,8,64 and 8192,2,64; D1 32768,8,64; LL 262144,8,64.
 Lua is built from Debian's lua5.4 source package (bench/lib-real-programs.sh,
 which adds a deb-src entry when needed) under $KEEL_SRC or /tmp/realsrc; the
@@ -58,13 +61,22 @@ def build_lua(work):
     return base, relink, [script, "1"]
 
 
-def sweep(backend, i1, last, base, relink, args, jobs, json_out):
-    argv = [SWEEP, f"--backend={backend}", f"--I1={i1}", f"--D1={D1}", f"--LL={LL}",
+def sweep(backend, i1s, last, base, relink, args, jobs, json_out):
+    argv = [SWEEP, f"--backend={backend}"] + [f"--I1={i1}" for i1 in i1s] + [
+            f"--D1={D1}", f"--LL={LL}",
             "--from=0", f"--to={last}", "--step=64", f"--relink={relink}",
             f"-j{jobs}", f"--json={json_out}", base] + args
     t0 = time.monotonic()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return time.monotonic() - t0
+
+
+def geometry_json(path, i1s, i1):
+    """Where layout-sweep wrote geometry i1's report (several --I1: the
+    geometry's name before the extension)."""
+    if len(i1s) == 1:
+        return path
+    return path[:-len(".json")] + ".i1-" + i1.replace(",", "-") + ".json"
 
 
 def measurements(path):
@@ -92,22 +104,23 @@ def main():
         base, relink, args = build_lua(work)
         if not a.no_ratio:
             n, m = a.variants, min(a.cg_variants, a.variants)
-            t_sim = t_cg = 0.0
+            t_cg = 0.0
+            sj = os.path.join(work, "sim.json")
+            t_sim = sweep("sim", I1S, 64 * (n - 1), base, relink, args, a.jobs, sj)
+            print(f"--backend=sim, {n} pads, I1={' and '.join(I1S)} in one sweep: "
+                  f"{t_sim:7.1f} s")
             for gi, i1 in enumerate(I1S):
-                sj, cj = os.path.join(work, f"sim{gi}.json"), os.path.join(work, f"cg{gi}.json")
-                ts = sweep("sim", i1, 64 * (n - 1), base, relink, args, a.jobs, sj)
-                tc = sweep("cachegrind", i1, 64 * (m - 1), base, relink, args, a.jobs, cj)
-                rs, ms = measurements(sj)
+                cj = os.path.join(work, f"cg{gi}.json")
+                tc = sweep("cachegrind", [i1], 64 * (m - 1), base, relink, args, a.jobs, cj)
+                rs, ms = measurements(geometry_json(sj, I1S, i1))
                 _, mc = measurements(cj)
                 same = sum(1 for k in mc if ms.get(k) == mc[k] and not mc[k][2])
                 fell = [x for x in rs["notes"] if x.startswith("keel-sim:")]
-                print(f"I1={i1}: --backend=sim {n} pads {ts:7.1f} s; "
-                      f"--backend=cachegrind {m} pads {tc:7.1f} s; "
+                print(f"I1={i1}: --backend=cachegrind {m} pads {tc:7.1f} s; "
                       f"{same} of {len(mc)} common pads equal in every counter")
                 for x in fell:
                     print(f"  note: {x}")
                 ok &= same == len(mc)
-                t_sim += ts
                 t_cg += tc
             scaled = t_cg * n / m
             print(f"lua, {n} code pads x {len(I1S)} I1 geometries, -j{a.jobs}:")
@@ -116,14 +129,15 @@ def main():
                   f" scaled x{n / m:g} = {scaled:8.1f} s")
             print(f"  ratio: {scaled / t_sim:.1f}x (goal >= 10x)")
         if a.grid:
-            for i1 in I1S[:a.grid_geometries]:
-                gj = os.path.join(work, "grid.json")
-                tg = sweep("sim", i1, 16320, base, relink, args, a.jobs, gj)
-                rg, mg = measurements(gj)
+            gi1s = I1S[:a.grid_geometries]
+            gj = os.path.join(work, "grid.json")
+            tg = sweep("sim", gi1s, 16320, base, relink, args, a.jobs, gj)
+            print(f"grid 0..16320 by 64 (256 points), I1={' and '.join(gi1s)}, "
+                  f"--backend=sim: {tg:.1f} s ({tg / 60:.1f} min; goal < 10 min)")
+            for i1 in gi1s:
+                rg, mg = measurements(geometry_json(gj, gi1s, i1))
                 failed = sum(1 for v in mg.values() if v[2])
-                print(f"grid 0..16320 by 64 (256 points), I1={i1}, --backend=sim: "
-                      f"{tg:.1f} s ({tg / 60:.1f} min; goal < 10 min), "
-                      f"{len(mg)} measured, {failed} failed, "
+                print(f"  I1={i1}: {len(mg)} measured, {failed} failed, "
                       f"{sum(1 for x in rg['notes'] if x.startswith('keel-sim:'))} fallback notes")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -107,8 +107,15 @@ cl::opt<std::string> Geometry("geometry",
                               cl::desc("sim cache preset: small, small8k, skylake, "
                                        "zen3, neoverse-n1"),
                               cl::init("skylake"), cl::cat(Cat));
-cl::opt<std::string> I1("I1", cl::desc("sim L1 I-cache size,assoc,line (overrides --geometry)"),
-                        cl::cat(Cat));
+cl::list<std::string> I1("I1",
+                         cl::desc("sim L1 I-cache size,assoc,line (overrides --geometry); "
+                                  "give it more than once to measure several I1 "
+                                  "geometries in one sweep (keel-sim: each variant "
+                                  "built and run once): one report per geometry, its "
+                                  "file named with '.i1-SIZE-ASSOC-LINE' before the "
+                                  "extension (--json, --csv, --svg, --html, the "
+                                  "journal)"),
+                         cl::cat(Cat));
 cl::opt<std::string> D1("D1", cl::desc("sim L1 D-cache size,assoc,line"), cl::cat(Cat));
 cl::opt<std::string> LL("LL", cl::desc("sim last-level cache size,assoc,line"), cl::cat(Cat));
 cl::opt<std::string> Weights("weights",
@@ -259,11 +266,12 @@ static Error buildGeometry(EngineOptions &O) {
     return G.takeError();
   O.Geometry = *G;
   O.GeometryPreset = Geometry;
+  std::string FirstI1 = I1.empty() ? "" : I1.front();
   struct {
-    cl::opt<std::string> &Opt;
+    const std::string &Opt;
     const char *Name;
     CacheLevel &Level;
-  } Overrides[] = {{I1, "I1", O.Geometry.I1},
+  } Overrides[] = {{FirstI1, "I1", O.Geometry.I1},
                    {D1, "D1", O.Geometry.D1},
                    {LL, "LL", O.Geometry.LL}};
   for (auto &Ov : Overrides) {
@@ -275,7 +283,34 @@ static Error buildGeometry(EngineOptions &O) {
     Ov.Level = *L;
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
+  for (size_t K = 1; K < I1.size(); ++K) {
+    Expected<CacheLevel> L = parseCacheLevel("I1", I1[K]);
+    if (!L)
+      return L.takeError();
+    CacheGeometry G = O.Geometry;
+    G.I1 = *L;
+    for (const CacheGeometry &Seen : O.MoreGeometries)
+      if (Seen.I1.Size == G.I1.Size && Seen.I1.Assoc == G.I1.Assoc &&
+          Seen.I1.Line == G.I1.Line)
+        return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+    if (G.I1.Size == O.Geometry.I1.Size && G.I1.Assoc == O.Geometry.I1.Assoc &&
+        G.I1.Line == O.Geometry.I1.Line)
+      return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+    O.MoreGeometries.push_back(G);
+  }
   return Error::success();
+}
+
+/// Several --I1: the report (or journal) of geometry \p G goes to \p Path
+/// with ".i1-SIZE-ASSOC-LINE" before its extension ("-": stdout, unchanged).
+static std::string geometryPath(StringRef Path, const CacheGeometry &G,
+                                bool AtEnd = false) {
+  if (I1.size() < 2 || Path.empty() || Path == "-")
+    return Path.str();
+  std::string Label =
+      formatv(".i1-{0}-{1}-{2}", G.I1.Size, G.I1.Assoc, G.I1.Line).str();
+  StringRef Ext = AtEnd ? "" : sys::path::extension(Path);
+  return (Path.drop_back(Ext.size()) + Label + Ext).str();
 }
 
 /// --cost and --weights: the preset's weights, single ones overridden.
@@ -363,6 +398,11 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   ImplicitJournal = JournalPath.empty() && !firstOutputFile().empty();
   if (ImplicitJournal)
     O.JournalPath = firstOutputFile() + ".journal";
+  if (!O.MoreGeometries.empty() && !O.JournalPath.empty()) {
+    for (const CacheGeometry &G : O.MoreGeometries)
+      O.MoreJournalPaths.push_back(geometryPath(O.JournalPath, G, true));
+    O.JournalPath = geometryPath(O.JournalPath, O.Geometry, true);
+  }
   return O;
 }
 
@@ -378,12 +418,13 @@ static std::function<void(size_t, size_t)> progressPrinter() {
   };
 }
 
-static Error writeReports(const SweepResult &R, const GateResult &G) {
+static Error writeReports(const SweepResult &R, const GateResult &G,
+                          const CacheGeometry &Geo) {
   auto Write = [&](cl::opt<std::string> &Opt,
                    function_ref<void(raw_ostream &)> Fn) -> Error {
     if (!Opt.getNumOccurrences())
       return Error::success();
-    std::string Path = Opt.empty() ? "-" : Opt.getValue();
+    std::string Path = geometryPath(Opt.empty() ? "-" : Opt.getValue(), Geo);
     return writeOutput(Path, [&](raw_ostream &OS) {
       Fn(OS);
       return Error::success();
@@ -391,7 +432,8 @@ static Error writeReports(const SweepResult &R, const GateResult &G) {
   };
   for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
     if (Opt->getNumOccurrences())
-      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
+      if (Error E = checkOutputPath(
+              geometryPath(Opt->empty() ? "-" : Opt->getValue(), Geo)))
         return E;
   if (Error E = Write(JSON, [&](raw_ostream &OS) { writeJSONReport(OS, R, G); }))
     return E;
@@ -461,6 +503,12 @@ static bool isAutomatic() {
 
 /// Options that report one axis only.
 static Error checkAutoOptions() {
+  if (I1.size() > 1)
+    return inputError("<command line>", 0,
+                      "several --I1 measure one axis in several geometries; "
+                      "with no --axis the sweep covers several axes: add "
+                      "--axis=code (with --relink or --bolt-pad) or another "
+                      "--axis");
   if (BestPadOut.getNumOccurrences())
     return inputError("<command line>", 0,
                       "--best-pad-out writes the best offset of one axis "
@@ -812,40 +860,58 @@ int main(int argc, char **argv) {
   }
   // Every output (and the journal) must be writable before a sweep that may
   // take hours runs, and a bad one must not leave the others written.
-  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
-    if (Opt->getNumOccurrences())
-      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
-        return reportError(Tool, std::move(E));
+  std::vector<CacheGeometry> Geos = {O->Geometry};
+  Geos.insert(Geos.end(), O->MoreGeometries.begin(), O->MoreGeometries.end());
+  if (Geos.size() > 1 && (!BestPadOut.empty() || !Baseline.empty()))
+    return reportError(Tool, inputError("<command line>", 0,
+                                        "--best-pad-out and --baseline take one "
+                                        "geometry: give --I1 once"));
+  for (const CacheGeometry &Geo : Geos)
+    for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
+      if (Opt->getNumOccurrences())
+        if (Error E = checkOutputPath(
+                geometryPath(Opt->empty() ? "-" : Opt->getValue(), Geo)))
+          return reportError(Tool, std::move(E));
   if (!BestPadOut.empty())
     if (Error E = checkOutputPath(BestPadOut))
       return reportError(Tool, std::move(E));
-  if (!O->JournalPath.empty())
-    if (Error E = checkOutputPath(O->JournalPath))
-      return reportError(Tool, std::move(E));
+  std::vector<std::string> JournalPaths = {O->JournalPath};
+  JournalPaths.insert(JournalPaths.end(), O->MoreJournalPaths.begin(),
+                      O->MoreJournalPaths.end());
+  for (const std::string &J : JournalPaths)
+    if (!J.empty())
+      if (Error E = checkOutputPath(J))
+        return reportError(Tool, std::move(E));
   O->Progress = progressPrinter();
 
-  Expected<SweepResult> R = runSweep(*O);
-  if (!R)
-    return reportError(Tool, R.takeError());
-  Expected<GateResult> G =
-      evaluateGate(*R, *GO, BaselineResult ? &*BaselineResult : nullptr);
-  if (!G)
-    return reportError(Tool, G.takeError());
-  if (Error E = writeReports(*R, *G))
-    return reportError(Tool, std::move(E));
-  if (!BestPadOut.empty())
-    if (Error E = writeBestPad(*R))
+  Expected<std::vector<SweepResult>> Rs = runSweeps(*O);
+  if (!Rs)
+    return reportError(Tool, Rs.takeError());
+  bool GateFailed = false;
+  for (size_t K = 0; K < Rs->size(); ++K) {
+    const SweepResult &R = (*Rs)[K];
+    Expected<GateResult> G =
+        evaluateGate(R, *GO, BaselineResult ? &*BaselineResult : nullptr);
+    if (!G)
+      return reportError(Tool, G.takeError());
+    if (Error E = writeReports(R, *G, Geos[K]))
       return reportError(Tool, std::move(E));
+    if (!BestPadOut.empty())
+      if (Error E = writeBestPad(R))
+        return reportError(Tool, std::move(E));
+    for (const std::string &N : R.Notes)
+      WithColor::note(errs(), Tool) << N << "\n";
+    if (G->Failed) {
+      WithColor::error(errs(), Tool)
+          << "gate failed" << (Rs->size() > 1 ? " (" + R.CacheGeometry + ")" : "")
+          << ": " << (G->Reasons.empty() ? G->Verdict : G->Reasons.front())
+          << "\n";
+      GateFailed = true;
+    }
+  }
   // A completed sweep no longer needs the journal the user did not ask for.
   if (ImplicitJournal)
-    sys::fs::remove(O->JournalPath);
-  for (const std::string &N : R->Notes)
-    WithColor::note(errs(), Tool) << N << "\n";
-  if (G->Failed) {
-    WithColor::error(errs(), Tool)
-        << "gate failed: " << (G->Reasons.empty() ? G->Verdict : G->Reasons.front())
-        << "\n";
-    return ExitCheckFailed;
-  }
-  return ExitOK;
+    for (const std::string &J : JournalPaths)
+      sys::fs::remove(J);
+  return GateFailed ? ExitCheckFailed : ExitOK;
 }

@@ -144,9 +144,10 @@ std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
                                     StringRef MapFile) {
   std::vector<std::string> Cmd = {T.Valgrind};
   std::string Log = P.Dir + "/valgrind.log";
+  std::vector<CacheGeometry> Gs = {O.Geometry};
+  Gs.insert(Gs.end(), O.MoreGeometries.begin(), O.MoreGeometries.end());
   for (std::string &A : T.KeelSim
-                            ? keelSimArgs(O.Geometry, T.Frontend, OutFile,
-                                          Log, MapFile)
+                            ? keelSimArgs(Gs, T.Frontend, OutFile, Log, MapFile)
                             : cachegrindArgs(O.Geometry, OutFile, Log))
     Cmd.push_back(std::move(A));
   Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
@@ -217,6 +218,36 @@ Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
   return M;
 }
 
+std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
+                                            const SimTools &T, const Variant &V,
+                                            StringRef OutFile) {
+  size_t NG = 1 + O.MoreGeometries.size();
+  Measurement First = simOwnMeasurement(O, T, V, OutFile);
+  if (First.Failed || NG == 1)
+    return std::vector<Measurement>(NG, First);
+  std::vector<Measurement> Ms;
+  Expected<std::string> Text = readWholeFile(OutFile);
+  Expected<KeelSimOutput> K = Text ? parseKeelSimText(*Text, OutFile)
+                                   : Expected<KeelSimOutput>(Text.takeError());
+  if (!K || K->Variants[0].ByGeometry.size() != NG) {
+    Measurement M;
+    M.V = V;
+    M.Failed = true;
+    M.FailReason = "no keel-sim result: " +
+                   (K ? formatv("{0} geometries, expected {1}",
+                                K->Variants[0].ByGeometry.size(), NG)
+                            .str()
+                      : toString(K.takeError()));
+    return std::vector<Measurement>(NG, M);
+  }
+  for (size_t G = 0; G < NG; ++G) {
+    Measurement M = simCounts(O, V, K->Variants[0].ByGeometry[G], K->FunctionIr);
+    M.Fallback = First.Fallback;
+    Ms.push_back(std::move(M));
+  }
+  return Ms;
+}
+
 namespace {
 
 /// What one run of a variant's command produced.
@@ -281,6 +312,21 @@ Measurement measureSim(const EngineOptions &O, const SimTools &T,
   if (R.Failed)
     return failed(P.V, R.Reason);
   return simOwnMeasurement(O, T, P.V, OutFile);
+}
+
+/// keel-sim on \p P's own binary, every geometry of \p O.
+std::vector<Measurement> measureSimAll(const EngineOptions &O, const SimTools &T,
+                                       const PreparedVariant &P) {
+  std::string OutFile = P.Dir + "/keel-sim.out";
+  sys::fs::remove(OutFile);
+  PreparedVariant Run = P;
+  Run.Env = simRunEnv(T, P);
+  RunOutcome R = runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
+                                   P.Dir + "/stderr");
+  if (R.Failed)
+    return std::vector<Measurement>(1 + O.MoreGeometries.size(),
+                                    failed(P.V, R.Reason));
+  return simOwnMeasurements(O, T, P.V, OutFile);
 }
 
 // perf stat's CSV: "value,unit,event,..." one line per event.
@@ -510,7 +556,12 @@ public:
            size_t Total)
       : O(O), J(J), Results(std::move(Done)), Total(Total) {}
 
+  /// Variants this recorder already has (several geometries: a variant
+  /// measured again for another geometry's journal).
+  void skip(std::set<Variant> S) { Skip = std::move(S); }
   void record(Measurement M) {
+    if (Skip.count(M.V))
+      return;
     Error JE = J ? J->append(M) : Error::success();
     std::lock_guard<std::mutex> G(Lock);
     keep(std::move(JE));
@@ -549,6 +600,7 @@ private:
   std::mutex Lock;
   std::vector<Measurement> Results;
   std::map<std::string, std::string> Binaries;
+  std::set<Variant> Skip;
   size_t Total;
   Error FirstError = Error::success();
 };
@@ -608,9 +660,10 @@ bool keelSimMaps(const EngineOptions &O) {
 /// that failed -- run on their own binaries, keel-sim alone.
 class KeelSimSweep {
 public:
+  /// \p Recs: one per geometry of \p O (Geometry, then MoreGeometries).
   KeelSimSweep(const EngineOptions &O, Perturber &P, const SimTools &T,
-               StringRef WorkDir, Recorder &Rec)
-      : O(O), P(P), T(T), WorkDir(WorkDir), Rec(Rec) {}
+               StringRef WorkDir, std::vector<Recorder *> Recs)
+      : O(O), P(P), T(T), WorkDir(WorkDir), Recs(std::move(Recs)) {}
 
   void run(const Todo &Work) {
     std::vector<std::optional<PreparedVariant>> Prepared(Work.size());
@@ -620,11 +673,12 @@ public:
         Pool.async([&, I] {
           Expected<PreparedVariant> PV = P.prepare(Work[I].second, Work[I].first);
           if (!PV)
-            return Rec.fail(PV.takeError());
+            return Recs[0]->fail(PV.takeError());
           if (!PV->Failure.empty())
-            return Rec.record(failed(Work[I].second, PV->Failure));
+            return recordAll(failed(Work[I].second, PV->Failure));
           if (!PV->Argv.empty())
-            Rec.binarySeen(PV->V.Series, PV->Argv[0]);
+            for (Recorder *Rec : Recs)
+              Rec->binarySeen(PV->V.Series, PV->Argv[0]);
           Prepared[I] = std::move(*PV);
         });
       Pool.wait();
@@ -720,13 +774,21 @@ private:
     Fallbacks.push_back({std::move(PV), std::move(Why)});
   }
 
+  void recordAll(const Measurement &M) {
+    for (Recorder *Rec : Recs)
+      Rec->record(M);
+  }
+
   void runOwn(OwnRun &R) {
     applyExecAs(O, R.PV, VariantExecPath);
-    Measurement M = measureSim(O, T, R.PV);
-    // A failure is its own story: the shared run failed the same way.
-    if (!M.Failed && !R.Why.empty() && M.Fallback.empty())
-      M.Fallback = R.Why;
-    Rec.record(std::move(M));
+    std::vector<Measurement> Ms = measureSimAll(O, T, R.PV);
+    for (size_t G = 0; G < Recs.size(); ++G) {
+      Measurement &M = Ms[G];
+      // A failure is its own story: the shared run failed the same way.
+      if (!M.Failed && !R.Why.empty() && M.Fallback.empty())
+        M.Fallback = R.Why;
+      Recs[G]->record(std::move(M));
+    }
   }
 
   void runGroup(Group &G, size_t Number) {
@@ -769,6 +831,10 @@ private:
     if (K && K->Variants.size() != 1 + G.Members.size())
       K = makeError("{0}: {1} variants, expected {2}", OutFile,
                     K->Variants.size(), 1 + G.Members.size());
+    if (K && llvm::any_of(K->Variants, [&](const KeelSimOutput::Variant &KV) {
+          return KV.ByGeometry.size() != Recs.size();
+        }))
+      K = makeError("{0}: not {1} geometries per variant", OutFile, Recs.size());
     if (!K) {
       // Every variant learns its own fate (the program may fail in one
       // layout only).
@@ -780,15 +846,19 @@ private:
     }
     if (K->Forks || K->Execs) {
       std::string Why = processNote(*K);
-      Measurement M = simCounts(O, G.Base.V, K->Variants[0].Counters,
-                                K->FunctionIr);
-      M.Fallback = Why;
-      Rec.record(std::move(M));
+      for (size_t Geo = 0; Geo < Recs.size(); ++Geo) {
+        Measurement M = simCounts(O, G.Base.V, K->Variants[0].ByGeometry[Geo],
+                                  K->FunctionIr);
+        M.Fallback = Why;
+        Recs[Geo]->record(std::move(M));
+      }
       for (PreparedVariant &PV : G.Members)
         fallBack(std::move(PV), Why);
       return;
     }
-    Rec.record(simCounts(O, G.Base.V, K->Variants[0].Counters, K->FunctionIr));
+    for (size_t Geo = 0; Geo < Recs.size(); ++Geo)
+      Recs[Geo]->record(simCounts(O, G.Base.V, K->Variants[0].ByGeometry[Geo],
+                                  K->FunctionIr));
     for (size_t I = 0; I < G.Members.size(); ++I) {
       KeelSimOutput::Variant &KV = K->Variants[1 + I];
       if (KV.Unmapped) {
@@ -802,8 +872,9 @@ private:
         continue;
       }
       // The same instructions as the base: the same per-function counts.
-      Rec.record(simCounts(O, G.Members[I].V, std::move(KV.Counters),
-                           K->FunctionIr));
+      for (size_t Geo = 0; Geo < Recs.size(); ++Geo)
+        Recs[Geo]->record(simCounts(O, G.Members[I].V, KV.ByGeometry[Geo],
+                                    K->FunctionIr));
     }
   }
 
@@ -811,7 +882,7 @@ private:
   Perturber &P;
   const SimTools &T;
   std::string WorkDir;
-  Recorder &Rec;
+  std::vector<Recorder *> Recs;
   std::vector<OwnRun> Own, Fallbacks;
   std::mutex Lock;
 };
@@ -1008,7 +1079,115 @@ Expected<double> timeOneVariantBuild(const EngineOptions &O) {
       .count();
 }
 
+/// \p O measuring its geometry number \p G alone (0: Geometry), with that
+/// geometry's journal.
+static EngineOptions forGeometry(const EngineOptions &O, size_t G) {
+  EngineOptions R = O;
+  if (G > 0) {
+    R.Geometry = O.MoreGeometries[G - 1];
+    R.JournalPath =
+        G - 1 < O.MoreJournalPaths.size() ? O.MoreJournalPaths[G - 1] : "";
+    R.Progress = nullptr;
+  }
+  R.MoreGeometries.clear();
+  R.MoreJournalPaths.clear();
+  return R;
+}
+
+/// Several geometries, keel-sim: every variant built once, every keel-sim
+/// run simulates all geometries, one recorder (journal) per geometry.
+static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
+  size_t NG = 1 + O.MoreGeometries.size();
+  std::vector<EngineOptions> Os;
+  for (size_t G = 0; G < NG; ++G)
+    Os.push_back(forGeometry(O, G));
+  std::vector<int64_t> Offsets = O.G.offsets();
+  for (const EngineOptions &Og : Os)
+    if (Error E = checkOptions(Og, Offsets))
+      return std::move(E);
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
+  if (O.CompareBinary)
+    Binaries.push_back({"compare", *O.CompareBinary});
+  if (Error E = Perturber::check(O.Perturb, Binaries))
+    return std::move(E);
+  WorkDirGuard WD;
+  if (Error E = makeWorkDir(O, WD))
+    return std::move(E);
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
+  if (!P)
+    return P.takeError();
+  Expected<BackendTools> Tools = backendTools(O);
+  if (!Tools)
+    return Tools.takeError();
+
+  std::vector<Variant> All = gridVariants(O, Offsets);
+  std::vector<std::unique_ptr<Journal>> Js(NG);
+  std::vector<std::unique_ptr<Recorder>> Recs;
+  std::map<Variant, size_t> DoneIn; // how many geometries have the variant
+  for (size_t G = 0; G < NG; ++G) {
+    std::vector<Measurement> Done;
+    if (!Os[G].JournalPath.empty()) {
+      Expected<std::unique_ptr<Journal>> JO =
+          Journal::open(Os[G].JournalPath, sweepFingerprint(Os[G]), O.Resume,
+                        O.OverwriteJournal, Done);
+      if (!JO)
+        return JO.takeError();
+      Js[G] = std::move(*JO);
+    }
+    Done = reuseJournal(Os[G], std::move(Done), All);
+    std::set<Variant> Have;
+    for (const Measurement &M : Done)
+      if (Have.insert(M.V).second)
+        ++DoneIn[M.V];
+    Recs.push_back(std::make_unique<Recorder>(Os[G], Js[G].get(),
+                                              std::move(Done), All.size()));
+    Recs.back()->skip(std::move(Have));
+  }
+  Todo Work;
+  for (unsigned I = 0; I < All.size(); ++I)
+    if (DoneIn[All[I]] < NG)
+      Work.push_back({I, All[I]});
+  std::vector<Recorder *> Ptrs;
+  for (auto &R : Recs)
+    Ptrs.push_back(R.get());
+  KeelSimSweep(O, **P, Tools->Sim, WD.Dir, Ptrs).run(Work);
+  std::vector<SweepResult> Out;
+  for (size_t G = 0; G < NG; ++G) {
+    if (Error E = Recs[G]->takeError())
+      return std::move(E);
+    SweepResult R;
+    R.SimTool = "keel-sim";
+    if (!keelSimMaps(O) && (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
+      R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
+                        "own argv[0], so each ran on its own binary "
+                        "(--exec-as=fd lets one run serve every pad)");
+    if (Error E = finishResult(Os[G], Recs[G]->takeResults(),
+                               Recs[G]->takeBinaries(), R))
+      return std::move(E);
+    Out.push_back(std::move(R));
+  }
+  return Out;
+}
+
+Expected<std::vector<SweepResult>> runSweeps(const EngineOptions &O) {
+  std::vector<SweepResult> Out;
+  if (!O.MoreGeometries.empty() && O.Backend == "sim" &&
+      O.Executor != SlurmExecutor &&
+      !findKeelSimLib().empty())
+    return runTogether(O);
+  for (size_t G = 0; G <= O.MoreGeometries.size(); ++G) {
+    Expected<SweepResult> R = runSweep(forGeometry(O, G));
+    if (!R)
+      return R.takeError();
+    Out.push_back(std::move(*R));
+  }
+  return Out;
+}
+
 Expected<SweepResult> runSweep(const EngineOptions &O) {
+  if (!O.MoreGeometries.empty())
+    return runSweep(forGeometry(O, 0));
   // Check everything the user gave before any variant is built.
   std::vector<int64_t> Offsets = O.G.offsets();
   if (Error E = checkOptions(O, Offsets))
@@ -1063,7 +1242,7 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     if (Error E = measureOnSlurm(O, **P, Tools->Sim, WD.Dir, Work, Sink))
       Rec.fail(std::move(E));
   } else if (Tools->Sim.KeelSim) {
-    KeelSimSweep(O, **P, Tools->Sim, WD.Dir, Rec).run(Work);
+    KeelSimSweep(O, **P, Tools->Sim, WD.Dir, {&Rec}).run(Work);
   } else {
     measureInParallel(O, **P, Tools->Sim, Tools->Perf, Work, Rec);
   }

@@ -294,14 +294,23 @@ std::string findKeelSimLib() {
 std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef Frontend,
                                      StringRef OutFile, StringRef LogFile,
                                      StringRef MapFile) {
-  std::vector<std::string> A = {"--tool=keel-sim",
-                                "--I1=" + levelSpec(G.I1),
-                                "--D1=" + levelSpec(G.D1),
-                                "--LL=" + levelSpec(G.LL),
-                                "--keel-sim-fn-ir=yes",
+  return keelSimArgs(ArrayRef<CacheGeometry>(G), Frontend, OutFile, LogFile,
+                     MapFile);
+}
+
+std::vector<std::string> keelSimArgs(ArrayRef<CacheGeometry> Gs,
+                                     StringRef Frontend, StringRef OutFile,
+                                     StringRef LogFile, StringRef MapFile) {
+  std::vector<std::string> A = {"--tool=keel-sim"};
+  for (const CacheGeometry &G : Gs) {
+    A.push_back("--I1=" + levelSpec(G.I1));
+    A.push_back("--D1=" + levelSpec(G.D1));
+    A.push_back("--LL=" + levelSpec(G.LL));
+  }
+  A.insert(A.end(), {"--keel-sim-fn-ir=yes",
                                 "--demangle=no",
                                 ("--keel-sim-out-file=" + OutFile).str(),
-                                ("--log-file=" + LogFile).str()};
+                                ("--log-file=" + LogFile).str()});
   if (!Frontend.empty())
     A.push_back(("--frontend=" + Frontend).str());
   if (!MapFile.empty())
@@ -330,7 +339,7 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       if (F.size() != 5 || F[1].getAsInteger(10, N) || F[4].getAsInteger(10, K) ||
           N != Out.Variants.size())
         return inputError(Name, LineNo, "bad 'variant' line");
-      Out.Variants.push_back({F[2].str(), K, {}});
+      Out.Variants.push_back({F[2].str(), K, {}, {}});
       HasResult.push_back(false);
     } else if (Kind == "process") {
       if (F.size() != 5 || F[2].getAsInteger(10, Out.Forks) ||
@@ -343,15 +352,21 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       if (F.size() < 3 || F[1].getAsInteger(10, V) || F[2].getAsInteger(10, G) ||
           V >= Out.Variants.size() || F.size() != 3 + Events.size())
         return inputError(Name, LineNo, "bad 'result' line");
-      if (G != 0)
-        continue;
+      std::vector<std::map<std::string, double>> &BG = Out.Variants[V].ByGeometry;
+      if (G > 64)
+        return inputError(Name, LineNo, "bad 'result' line");
+      if (BG.size() <= G)
+        BG.resize(G + 1);
       for (size_t I = 0; I < Events.size(); ++I) {
         uint64_t C;
         if (F[3 + I].getAsInteger(10, C))
           return inputError(Name, LineNo, "'{0}' is not a count", F[3 + I]);
-        Out.Variants[V].Counters[Events[I].str()] = double(C);
+        BG[G][Events[I].str()] = double(C);
       }
-      HasResult[V] = true;
+      if (G == 0) {
+        Out.Variants[V].Counters = BG[0];
+        HasResult[V] = true;
+      }
     } else if (Kind == "fn") {
       // "fn COUNT NAME" (the name may hold spaces: "(below main)").
       auto [Count, FnName] = Line.drop_front(3).split(' ');

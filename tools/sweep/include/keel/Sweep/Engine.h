@@ -42,6 +42,14 @@ struct EngineOptions {
 
   // sim
   CacheGeometry Geometry;     ///< explicit I1/D1/LL
+  /// More geometries measured by the same sweep (layout-sweep's --I1 given
+  /// more than once): runSweeps returns one SweepResult per geometry,
+  /// Geometry's first. With keel-sim each run simulates every geometry, so
+  /// each variant is built and run once; other backends run a sweep per
+  /// geometry. runSweep measures Geometry alone.
+  std::vector<CacheGeometry> MoreGeometries;
+  /// The journal of each of MoreGeometries ("" or missing: none).
+  std::vector<std::string> MoreJournalPaths;
   std::string GeometryPreset; ///< its name ("" when overridden)
   CostWeights Weights = defaultWeights();
   /// --cost=skylake|zen4: keel-sim's front-end model of this name
@@ -110,6 +118,12 @@ std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P);
 Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
                               const Variant &V, llvm::StringRef OutFile);
 
+/// The measurements of \p V, one per geometry (Geometry, then
+/// MoreGeometries), from one keel-sim run of its own binary.
+std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
+                                            const SimTools &T, const Variant &V,
+                                            llvm::StringRef OutFile);
+
 /// The resolved --exec-as ("fd" or "path").
 std::string execAsMode(const EngineOptions &O);
 
@@ -138,6 +152,9 @@ llvm::Error checkPerfCounters();
 /// variant failing (the program itself is broken: exit 2, naming the first
 /// failure).
 llvm::Expected<SweepResult> runSweep(const EngineOptions &O);
+/// Run the sweep for Geometry and each of MoreGeometries: one result each,
+/// in that order, each as runSweep would give it for that geometry alone.
+llvm::Expected<std::vector<SweepResult>> runSweeps(const EngineOptions &O);
 
 /// Build (relink, or run llvm-bolt for) the first variant of \p O's base
 /// series in a private directory that is removed afterwards, and return the

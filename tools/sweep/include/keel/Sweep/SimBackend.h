@@ -125,6 +125,13 @@ std::vector<std::string> keelSimArgs(const CacheGeometry &G,
                                      llvm::StringRef OutFile,
                                      llvm::StringRef LogFile,
                                      llvm::StringRef MapFile = "");
+/// The same for several geometries in one run (`result V G` lines, G in
+/// the order given).
+std::vector<std::string> keelSimArgs(llvm::ArrayRef<CacheGeometry> Gs,
+                                     llvm::StringRef Frontend,
+                                     llvm::StringRef OutFile,
+                                     llvm::StringRef LogFile,
+                                     llvm::StringRef MapFile = "");
 
 /// What one keel-sim run wrote (geometry 0 of each variant).
 struct KeelSimOutput {
@@ -134,6 +141,8 @@ struct KeelSimOutput {
     /// By the names of the "events:" line: cachegrind's, then (--frontend)
     /// the front-end model's.
     std::map<std::string, double> Counters;
+    /// Every geometry's counters, by its number ([0] = Counters).
+    std::vector<std::map<std::string, double>> ByGeometry;
   };
   std::vector<Variant> Variants; ///< [0] = the base, then the map's order
   uint64_t Forks = 0, Execs = 0; ///< of the simulated process
