@@ -761,8 +761,8 @@ static void d1_check_shared(Addr addr, UWord size)
    member's misses count for each of them and go to each one's own LL.  The
    LL is per (variant, geometry) as before (it sees each variant's own
    misses), and so are the caches of non-members.  D1: the base variant
-   keeps its own D1 (the "Shared caches" sharing renames it), members are
-   variants > 0.  KEEL_SIM_NO_LRU_SHARING=1 in the client's environment
+   keeps its own D1 (the "Shared caches" sharing renames it) unless every
+   other variant is a member.  KEEL_SIM_NO_LRU_SHARING=1 in the client's environment
    turns this off, for comparison. */
 typedef struct {
    UWord block; /* base block number */
@@ -772,14 +772,18 @@ typedef struct {
 } Frag;
 
 typedef struct {
+   Frag *f;   /* the Frag it holds (NULL: empty) */
+   UWord blk; /* the block that is, in the way's variant */
+} Way;
+
+typedef struct {
    Int line_bits, assoc;
    UWord sets_mask, nsets;
    UWord cap; /* D1: accesses capped at this size */
    Int geoms[KS_MAX_GEOMS], n_g;
    UWord member[KS_MAX_VARIANTS / 64];
    Int n_member;
-   Frag **wf;  /* [variant][set][way]: the Frag a way holds (NULL: empty) */
-   UWord *wt;  /* [variant][set][way]: the block it holds in that variant */
+   Way *ways;  /* [variant][set][way] */
    Long *dl;   /* [cut * n_variants + v]: offset of interval `cut`, blocks */
    Frag **tab; /* open addressing on (block, cut) */
    UWord tab_cap, tab_used;
@@ -914,9 +918,8 @@ static void lru_init(LruCache *c, Level L, Int first_v)
          c->member[v / 64] |= (UWord)1 << (v % 64);
          c->n_member++;
       }
-   SizeT ways = (SizeT)n_variants * c->nsets * (UWord)c->assoc;
-   c->wf = VG_(calloc)("ks.lru", ways, sizeof(Frag *));
-   c->wt = VG_(calloc)("ks.lru", ways, sizeof(UWord));
+   c->ways = VG_(calloc)("ks.lru", (SizeT)n_variants * c->nsets * (UWord)c->assoc,
+                         sizeof(Way));
    c->dl = VG_(malloc)("ks.lru", (SizeT)(n_cuts + 1) * n_variants * sizeof(Long));
    for (SizeT i = 0; i < (SizeT)(n_cuts + 1) * n_variants; i++)
       c->dl[i] = cut_off[i] / (Long)L.line; /* exact for members */
@@ -975,13 +978,12 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
       Int v = w * 64 + b;
       UWord blk = f->block + (UWord)c->dl[(SizeT)f->cut * n_variants + v];
       SizeT at = ((SizeT)v * c->nsets + (blk & c->sets_mask)) * (UWord)c->assoc;
-      Frag **ways = c->wf + at;
-      UWord *tags = c->wt + at;
+      Way *ways = c->ways + at;
       Int victim = 0;
       ULong best = ~0ULL;
       Bool hit = False;
       for (Int i = 0; i < c->assoc; i++) {
-         Frag *g = ways[i];
+         Frag *g = ways[i].f;
          if (!g) {
             if (best != 0) {
                best = 0;
@@ -989,7 +991,7 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
             }
             continue;
          }
-         if (tags[i] == blk) {
+         if (ways[i].blk == blk) {
             victim = i;
             hit = True;
             break;
@@ -1001,10 +1003,10 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
       }
       if (hit)
          lru_passes++;
-      if (ways[victim])
-         ways[victim]->mask[w] &= ~bit;
-      ways[victim] = f;
-      tags[victim] = blk;
+      if (ways[victim].f)
+         ways[victim].f->mask[w] &= ~bit;
+      ways[victim].f = f;
+      ways[victim].blk = blk;
       f->mask[w] |= bit;
       if (!hit)
          missed |= bit;
@@ -1052,7 +1054,13 @@ static void lru_setup(void)
                 g_min_line[lru_d1[c].geoms[0]] == g_min_line[g])
                break;
          if (c == n_lru_d1) {
-            lru_init(&lru_d1[n_lru_d1], g_D1[g], 1);
+            /* The base too when every other variant is a member: then no
+               variant shares the base's own D1 ("Shared caches"). */
+            Int first = 0;
+            for (Int v = 1; v < n_variants; v++)
+               if (!moves_whole_lines(&variants[v], g_D1[g].line))
+                  first = 1;
+            lru_init(&lru_d1[n_lru_d1], g_D1[g], first);
             lru_d1[n_lru_d1++].cap = g_min_line[g];
          }
          lru_d1[c].geoms[lru_d1[c].n_g++] = g;
@@ -1181,6 +1189,9 @@ static inline void data_access(Addr addr, UWord size, Bool write)
    Bool base_miss[KS_MAX_GEOMS];
    for (Int g = 0; g < n_geoms; g++) {
       Sim *s = &sims[g];
+      base_miss[g] = False;
+      if (d1_lru_pair[g])
+         continue; /* the base is a member of a shared-time D1 */
       UWord sz = size > g_min_line[g] ? g_min_line[g] : size;
       base_miss[g] = access_misses(&s->D1, addr, sz);
       if (base_miss[g]) {
