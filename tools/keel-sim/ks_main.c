@@ -971,6 +971,14 @@ static Frag *frag_get(LruCache *c, UWord block, Int cut)
 static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
 {
    UWord missed = 0;
+   /* Each variant's set is elsewhere in memory: ask for all of them first,
+      so their cache misses overlap. */
+   for (UWord p = m; p; p &= p - 1) {
+      Int v = w * 64 + __builtin_ctzl(p);
+      UWord blk = f->block + (UWord)c->dl[(SizeT)f->cut * n_variants + v];
+      __builtin_prefetch(c->ways + ((SizeT)v * c->nsets + (blk & c->sets_mask)) *
+                                       (UWord)c->assoc);
+   }
    while (m) {
       Int b = __builtin_ctzl(m);
       UWord bit = (UWord)1 << b;
@@ -1012,6 +1020,12 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
          missed |= bit;
    }
    return missed;
+}
+
+/* Ask for the LL set of block(s) at a in c's memory (see lru_slow). */
+static inline void prefetch_set(const Cache *c, Addr a)
+{
+   __builtin_prefetch(c->tags + ((a >> c->line_bits) & c->sets_mask) * (UWord)c->assoc);
 }
 
 /* One block of one access: `miss` gets the members that missed. */
@@ -1117,6 +1131,12 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
       lru_line(lc, (Frag *)fr[2 * c], miss);
       if (fr[2 * c + 1])
          lru_line(lc, (Frag *)fr[2 * c + 1], miss);
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            for (Int k = 0; k < lc->n_g; k++)
+               prefetch_set(&sims[v * n_geoms + lc->geoms[k]].LL, ii[1 + v]);
+         }
       for (Int w = 0; w < n_words; w++)
          for (UWord m = miss[w]; m; m &= m - 1) {
             Int v = w * 64 + __builtin_ctzl(m);
@@ -1244,6 +1264,13 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          lru_line(lc, frag_get(lc, b1, k), miss);
          if (b2 != b1)
             lru_line(lc, frag_get(lc, b2, k), miss);
+         for (Int w = 0; w < n_words; w++)
+            for (UWord m = miss[w]; m; m &= m - 1) {
+               Int v = w * 64 + __builtin_ctzl(m);
+               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+               for (Int j = 0; j < lc->n_g; j++)
+                  prefetch_set(&sims[v * n_geoms + lc->geoms[j]].LL, va);
+            }
          for (Int w = 0; w < n_words; w++)
             for (UWord m = miss[w]; m; m &= m - 1) {
                Int v = w * 64 + __builtin_ctzl(m);
