@@ -798,7 +798,10 @@ static Int n_lru_i1, n_lru_d1;
 static Bool *i1_lru_pair; /* [variant * n_geoms + geometry] */
 static Int *i1_old_pairs, n_i1_old_pairs; /* the other I1 pairs, in order */
 static Bool *d1_lru_variant; /* [variant]: a member of some D1 class */
-static UWord ii_lru_off; /* InstrInfo words: per I1 class, two Frags */
+/* Per I1 class, two Frags (the blocks of the instruction's first and last
+   byte; 0: one block), in the words just before an InstrInfo's [0] (the
+   same host cache line as its length). */
+static UWord ii_lru_words;
 
 /* Cut points (run addresses), sorted: interval k is [cuts[k-1], cuts[k]),
    interval 0 below cuts[0], interval n_cuts at and above the last. */
@@ -1096,7 +1099,7 @@ static void lru_setup(void)
    for (Int p = 0; p < n_variants * n_geoms; p++)
       if (!i1_lru_pair[p])
          i1_old_pairs[n_i1_old_pairs++] = p;
-   ii_lru_off = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0);
+   ii_lru_words = 2 * (UWord)n_lru_i1;
 }
 
 /* Count the accesses of the D1 members that no range covers (map_addr does
@@ -1122,7 +1125,7 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
    n_Ir++;
    if (ks_fe_on)
       ks_fe_fetch(ii);
-   const UWord *fr = ii + ii_lru_off;
+   const UWord *fr = ii - ii_lru_words;
    for (Int c = 0; c < n_lru_i1; c++) {
       LruCache *lc = &lru_i1[c];
       UWord miss[KS_MAX_VARIANTS / 64];
@@ -1131,19 +1134,24 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
       lru_line(lc, (Frag *)fr[2 * c], miss);
       if (fr[2 * c + 1])
          lru_line(lc, (Frag *)fr[2 * c + 1], miss);
+      /* Each variant's address: the base's plus its offset there (what
+         fill_instr put in ii[1 + v], read from one row for the interval). */
+      const Long *off = cut_off + (SizeT)((Frag *)fr[2 * c])->cut * n_variants;
       for (Int w = 0; w < n_words; w++)
          for (UWord m = miss[w]; m; m &= m - 1) {
             Int v = w * 64 + __builtin_ctzl(m);
             for (Int k = 0; k < lc->n_g; k++)
-               prefetch_set(&sims[v * n_geoms + lc->geoms[k]].LL, ii[1 + v]);
+               prefetch_set(&sims[v * n_geoms + lc->geoms[k]].LL,
+                            (Addr)((Long)ii[1] + off[v]));
          }
       for (Int w = 0; w < n_words; w++)
          for (UWord m = miss[w]; m; m &= m - 1) {
             Int v = w * 64 + __builtin_ctzl(m);
+            Addr a = (Addr)((Long)ii[1] + off[v]);
             for (Int k = 0; k < lc->n_g; k++) {
                Sim *s = &sims[v * n_geoms + lc->geoms[k]];
                s->I1mr++;
-               if (access_misses(&s->LL, ii[1 + v], len))
+               if (access_misses(&s->LL, a, len))
                   s->ILmr++;
             }
          }
@@ -1612,8 +1620,9 @@ static void fill_instr(InstrInfo *ii, Addr a, UInt len)
       for (Int c = 0; c < n_lru_i1; c++) {
          LruCache *lc = &lru_i1[c];
          UWord b1 = a >> lc->line_bits, b2 = (a + len - 1) >> lc->line_bits;
-         ii[ii_lru_off + 2 * c] = (UWord)frag_get(lc, b1, k);
-         ii[ii_lru_off + 2 * c + 1] = b2 != b1 ? (UWord)frag_get(lc, b2, k) : 0;
+         ii[2 * c - (Long)ii_lru_words] = (UWord)frag_get(lc, b1, k);
+         ii[2 * c + 1 - (Long)ii_lru_words] =
+             b2 != b1 ? (UWord)frag_get(lc, b2, k) : 0;
       }
    }
 }
@@ -1689,7 +1698,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
             isize = VG_MIN_INSTR_SZB;
          tl_assert(next_info < n_instrs);
          InstrInfo *prev = cur;
-         cur = infos + (UWord)next_info * stride;
+         cur = infos + (UWord)next_info * stride + ii_lru_words;
          next_info++;
          fill_instr(cur, cia, isize);
          if (clo_fn_ir)
