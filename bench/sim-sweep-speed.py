@@ -27,6 +27,7 @@ $KEEL_BUILD (default ./build) with lib/keel-sim.
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -67,8 +68,16 @@ def sweep(backend, i1s, last, base, relink, args, jobs, json_out):
             "--from=0", f"--to={last}", "--step=64", f"--relink={relink}",
             f"-j{jobs}", f"--json={json_out}", base] + args
     t0 = time.monotonic()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU[0] = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
     return time.monotonic() - t0
+
+
+# CPU seconds (user + system, the sweep and everything it ran) of the last
+# sweep(): less sensitive than wall time to what else the machine runs.
+CPU = [0.0]
 
 
 def geometry_json(path, i1s, i1):
@@ -104,19 +113,22 @@ def main():
         base, relink, args = build_lua(work)
         if not a.no_ratio:
             n, m = a.variants, min(a.cg_variants, a.variants)
-            t_cg = 0.0
+            t_cg = c_cg = 0.0
             sj = os.path.join(work, "sim.json")
             t_sim = sweep("sim", I1S, 64 * (n - 1), base, relink, args, a.jobs, sj)
+            c_sim = CPU[0]
             print(f"--backend=sim, {n} pads, I1={' and '.join(I1S)} in one sweep: "
-                  f"{t_sim:7.1f} s")
+                  f"{t_sim:7.1f} s ({c_sim:.1f} s CPU)")
             for gi, i1 in enumerate(I1S):
                 cj = os.path.join(work, f"cg{gi}.json")
                 tc = sweep("cachegrind", [i1], 64 * (m - 1), base, relink, args, a.jobs, cj)
+                c_cg += CPU[0]
                 rs, ms = measurements(geometry_json(sj, I1S, i1))
                 _, mc = measurements(cj)
                 same = sum(1 for k in mc if ms.get(k) == mc[k] and not mc[k][2])
                 fell = [x for x in rs["notes"] if x.startswith("keel-sim:")]
-                print(f"I1={i1}: --backend=cachegrind {m} pads {tc:7.1f} s; "
+                print(f"I1={i1}: --backend=cachegrind {m} pads {tc:7.1f} s "
+                      f"({CPU[0]:.1f} s CPU); "
                       f"{same} of {len(mc)} common pads equal in every counter")
                 for x in fell:
                     print(f"  note: {x}")
@@ -128,6 +140,8 @@ def main():
             print(f"  --backend=cachegrind: {t_cg:8.1f} s for {m} pads per geometry,"
                   f" scaled x{n / m:g} = {scaled:8.1f} s")
             print(f"  ratio: {scaled / t_sim:.1f}x (goal >= 10x)")
+            print(f"  CPU seconds: sim {c_sim:.1f}, cachegrind {c_cg:.1f} scaled "
+                  f"x{n / m:g} = {c_cg * n / m:.1f}, ratio {c_cg * n / m / c_sim:.1f}x")
         if a.grid:
             gi1s = I1S[:a.grid_geometries]
             gj = os.path.join(work, "grid.json")

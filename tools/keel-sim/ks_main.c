@@ -1128,6 +1128,15 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
    const UWord *fr = ii - ii_lru_words;
    for (Int c = 0; c < n_lru_i1; c++) {
       LruCache *lc = &lru_i1[c];
+      Frag *f1 = (Frag *)fr[2 * c], *f2 = (Frag *)fr[2 * c + 1];
+      /* Resident in every member: a hit everywhere, only the time moves. */
+      if (n_words == 1 && (lc->member[0] & ~f1->mask[0]) == 0 &&
+          (!f2 || (lc->member[0] & ~f2->mask[0]) == 0)) {
+         f1->time = ++lru_time;
+         if (f2)
+            f2->time = ++lru_time;
+         continue;
+      }
       UWord miss[KS_MAX_VARIANTS / 64];
       for (Int w = 0; w < n_words; w++)
          miss[w] = 0;
