@@ -787,7 +787,10 @@ typedef struct {
    Long *dl;   /* [cut * n_variants + v]: offset of interval `cut`, blocks */
    Frag **tab; /* open addressing on (block, cut) */
    UWord tab_cap, tab_used;
+   Frag **recent; /* [block % KS_RECENT]: a Frag found before, to check first */
 } LruCache;
+
+#define KS_RECENT 4096
 
 static Int n_words;
 static ULong lru_time;
@@ -929,6 +932,7 @@ static void lru_init(LruCache *c, Level L, Int first_v)
    c->tab_cap = 1024;
    c->tab_used = 0;
    c->tab = VG_(calloc)("ks.lru", c->tab_cap, sizeof(Frag *));
+   c->recent = VG_(calloc)("ks.lru", KS_RECENT, sizeof(Frag *));
 }
 
 static inline UWord frag_hash(UWord block, Int cut)
@@ -966,6 +970,35 @@ static Frag *frag_get(LruCache *c, UWord block, Int cut)
    c->tab[j] = f;
    c->tab_used++;
    return f;
+}
+
+/* frag_get, with a direct-mapped memory of the Frags found before. */
+static inline Frag *frag_at(LruCache *c, UWord block, Int cut)
+{
+   Frag **slot = &c->recent[block & (KS_RECENT - 1)];
+   Frag *f = *slot;
+   if (f && f->block == block && f->cut == cut)
+      return f;
+   return *slot = frag_get(c, block, cut);
+}
+
+/* The interval of a data address: blocks (of the smallest D1 line) that lie
+   inside one interval are remembered, direct-mapped. */
+static UWord dc_block[KS_RECENT];
+static Int dc_cut[KS_RECENT];
+
+static inline Int data_cut(Addr a)
+{
+   UWord b = a >> d_bits_min, i = b & (KS_RECENT - 1);
+   if (dc_block[i] == b)
+      return dc_cut[i];
+   Int k = cut_of(a);
+   Addr lo = (Addr)b << d_bits_min, hi = lo + ((Addr)1 << d_bits_min) - 1;
+   if (cut_of(lo) == k && cut_of(hi) == k) {
+      dc_block[i] = b;
+      dc_cut[i] = k;
+   }
+   return k;
 }
 
 /* The members in `m` (bits of word w) do not hold f as resident: each looks
@@ -1095,6 +1128,8 @@ static void lru_setup(void)
                   d1_lru_variant[v] = True;
                }
    }
+   for (Int i = 0; i < KS_RECENT; i++)
+      dc_block[i] = ~(UWord)0;
    n_i1_old_pairs = 0;
    for (Int p = 0; p < n_variants * n_geoms; p++)
       if (!i1_lru_pair[p])
@@ -1268,7 +1303,7 @@ static inline void data_access(Addr addr, UWord size, Bool write)
       }
    }
    if (n_lru_d1) {
-      Int k = cut_of(addr);
+      Int k = data_cut(addr);
       if (cut_unmapped[k])
          lru_count_unmapped(addr);
       for (Int c = 0; c < n_lru_d1; c++) {
@@ -1278,9 +1313,9 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          UWord miss[KS_MAX_VARIANTS / 64];
          for (Int w = 0; w < n_words; w++)
             miss[w] = 0;
-         lru_line(lc, frag_get(lc, b1, k), miss);
+         lru_line(lc, frag_at(lc, b1, k), miss);
          if (b2 != b1)
-            lru_line(lc, frag_get(lc, b2, k), miss);
+            lru_line(lc, frag_at(lc, b2, k), miss);
          for (Int w = 0; w < n_words; w++)
             for (UWord m = miss[w]; m; m &= m - 1) {
                Int v = w * 64 + __builtin_ctzl(m);
