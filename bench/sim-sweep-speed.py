@@ -14,8 +14,8 @@ usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
                    its time is scaled by N/M (stated in the output): on this
                    shared 2-core machine the full cachegrind side would take
                    most of an hour
-  --grid           also time the 256-point grid 0..16320 by 64 (the
-                   seed002-power3 grid) with --backend=sim, I1 32768,8,64
+  --grid           also time the 256-point grid 0..16320 by 64 with
+                   --backend=sim, I1 32768,8,64
                    (--grid-geometries=2: 8192,2,64 too, in the same sweep)
 Geometries: I1 32768,8,64 and 8192,2,64; D1 32768,8,64; LL 262144,8,64.
 Lua is built from Debian's lua5.4 source package (bench/lib-real-programs.sh,
