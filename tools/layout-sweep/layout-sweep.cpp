@@ -113,8 +113,8 @@ cl::list<std::string> I1("I1",
                                   "geometries in one sweep (keel-sim: each variant "
                                   "built and run once): one report per geometry, its "
                                   "file named with '.i1-SIZE-ASSOC-LINE' before the "
-                                  "extension (--json, --csv, --svg, --html, the "
-                                  "journal)"),
+                                  "extension (--json, --csv, --svg, --html; the "
+                                  "journal's after its name)"),
                          cl::cat(Cat));
 cl::opt<std::string> D1("D1", cl::desc("sim L1 D-cache size,assoc,line"), cl::cat(Cat));
 cl::opt<std::string> LL("LL", cl::desc("sim last-level cache size,assoc,line"), cl::cat(Cat));
