@@ -50,6 +50,9 @@ static const FePreset presets[] = {
 
 static const FePreset *P;
 Bool ks_fe_on;
+/* The parameters the hooks read, copied out of P by ks_fe_init. */
+static Int fe_wb, fe_btb_lo, fe_tage_bits, fe_ind_bits;
+static UWord fe_pht_mask;
 
 Bool ks_fe_option(const HChar *arg)
 {
@@ -195,7 +198,11 @@ typedef struct {
    ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
 } FeVar;
 
-static FeVar *fv;
+/* The base variant's state is a static (the hooks address it directly);
+   variant v >= 1's is fvs[v]. */
+static FeVar fv0;
+static FeVar *fvs;
+#define FV(v) ((v) ? &fvs[v] : &fv0)
 static Int fe_nv;
 static Addr (*fe_map)(Int v, Addr a);
 
@@ -212,14 +219,23 @@ static ULong RasMiss;
 
 #define EXTRA(ii, k) ((ii)[1 + fe_nv + (k)])
 
+/* keel-sim is one translation unit (ks_tool.c): the hooks inline into the
+   helpers of ks_main.c that call them. */
+#define HOT __attribute__((always_inline))
+
 void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
 {
    tl_assert(P);
    fe_nv = n_variants;
    fe_map = map;
-   fv = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
+   fe_wb = P->win_bits;
+   fe_btb_lo = P->btb_lo;
+   fe_tage_bits = P->tage_bits;
+   fe_ind_bits = P->ind_bits;
+   fe_pht_mask = ((UWord)1 << P->pht_bits) - 1;
+   fvs = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
    for (Int v = 0; v < n_variants; v++) {
-      FeVar *s = &fv[v];
+      FeVar *s = FV(v);
       s->cur_win = s->last_bpc = ~(UWord)0;
       s->ipage[0] = s->ipage[1] = s->dpage[0] = s->dpage[1] = ~(UWord)0;
       tab_init(&s->wc, P->wc_sets, P->wc_ways);
@@ -355,10 +371,10 @@ static inline void enter_window(FeVar *s, UWord w)
 static inline __attribute__((always_inline)) void
 fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
 {
-   Int wb = P->win_bits;
+   Int wb = fe_wb;
    if (transfer) {
       s->Taken++;
-      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> fe_btb_lo, bpc))
          s->BtbMiss++;
       s->last_bpc = bpc;
       /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
@@ -385,11 +401,11 @@ __attribute__((noinline)) static void fetch_variants(const UWord *ii, UWord run,
                                                      UWord br_off)
 {
    for (Int v = 1; v < fe_nv; v++)
-      fetch_one(&fv[v], ii[1 + v], run, transfer,
+      fetch_one(&fvs[v], ii[1 + v], run, transfer,
                 transfer ? br[1 + v] + br_off : 0);
 }
 
-VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
+HOT VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
    UWord run = EXTRA(ii, E_RUN);
@@ -404,7 +420,7 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
    self_pc = ~(Addr)0;
    last_ii = ii;
    next_pc = base + run;
-   fetch_one(&fv[0], base, run, transfer, transfer ? br[1] + br_off : 0);
+   fetch_one(&fv0, base, run, transfer, transfer ? br[1] + br_off : 0);
    if (fe_nv > 1)
       fetch_variants(ii, run, transfer, br, br_off);
 }
@@ -421,9 +437,9 @@ static inline ULong hist_bits(ULong phr, Int n)
    return b >= 64 ? phr : phr & (((ULong)1 << b) - 1);
 }
 
-static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
+static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
 {
-   Int bits = P->tage_bits;
+   Int bits = fe_tage_bits;
    UWord *idx = s->tage_idx;
    UShort *tag = s->tage_tag;
    if (pc != s->tage_pc || s->phr != s->tage_phr) {
@@ -448,7 +464,7 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
             alt = i;
       }
    }
-   UWord bidx = (pc >> 1) & (((UWord)1 << P->pht_bits) - 1);
+   UWord bidx = (pc >> 1) & fe_pht_mask;
    UChar *bc = &s->pht[bidx];
    Bool base_pred = *bc >= 2;
    Bool alt_pred = alt >= 0 ? s->tage[alt][idx[alt]].ctr >= 0 : base_pred;
@@ -494,7 +510,14 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
    }
 }
 
-void ks_fe_cond(const UWord *ii, UWord taken)
+/* The variants after the base, out of line. */
+__attribute__((noinline)) static void cond_variants(const UWord *ii, Bool t)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      tage_predict_update(&fvs[v], ii[1 + v], t);
+}
+
+HOT void ks_fe_cond(const UWord *ii, UWord taken)
 {
    if (EXTRA(ii, E_FLAGS) & F_SELF) {
       if (taken)
@@ -502,8 +525,9 @@ void ks_fe_cond(const UWord *ii, UWord taken)
       return;
    }
    Bool t = taken != 0;
-   for (Int v = 0; v < fe_nv; v++)
-      tage_predict_update(&fv[v], ii[1 + v], t);
+   tage_predict_update(&fv0, ii[1], t);
+   if (fe_nv > 1)
+      cond_variants(ii, t);
    if (taken) {
       redirect = True;
       br_ii = ii;
@@ -511,9 +535,9 @@ void ks_fe_cond(const UWord *ii, UWord taken)
 }
 
 /* Targets are compared as base addresses (a map is one-to-one). */
-static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
+static inline HOT void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
 {
-   Int bits = P->ind_bits - 1;
+   Int bits = fe_ind_bits - 1;
    UWord idx[N_ITTAGE];
    UShort tag[N_ITTAGE];
    Int prov = -1;
@@ -526,7 +550,7 @@ static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
       if (prov < 0 && s->itt[i][idx[i]].tag == tag[i])
          prov = i;
    }
-   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << P->ind_bits) - 1)];
+   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << fe_ind_bits) - 1)];
    UInt pred = prov >= 0 ? s->itt[prov][idx[prov]].target : *base;
    if (pred == dst) {
       if (prov >= 0 && s->itt[prov][idx[prov]].u < 3)
@@ -557,10 +581,18 @@ static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
          s->itt[i][idx[i]].u--;
 }
 
-void ks_fe_ind(const UWord *ii, Addr dst)
+/* The variants after the base, out of line. */
+__attribute__((noinline)) static void ind_variants(const UWord *ii, UInt dst)
 {
-   for (Int v = 0; v < fe_nv; v++)
-      ittage_predict_update(&fv[v], ii[1 + v], (UInt)dst);
+   for (Int v = 1; v < fe_nv; v++)
+      ittage_predict_update(&fvs[v], ii[1 + v], dst);
+}
+
+HOT void ks_fe_ind(const UWord *ii, Addr dst)
+{
+   ittage_predict_update(&fv0, ii[1], (UInt)dst);
+   if (fe_nv > 1)
+      ind_variants(ii, (UInt)dst);
 }
 
 VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret)
@@ -662,12 +694,14 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
 static inline __attribute__((always_inline)) void
 fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
-   UWord p0 = a >> 12;
-   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0 &&
-       ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
+   UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
+   if (__builtin_expect(p0 == s->dpage[0] && p1 == p0, 1)) {
+      /* the page looked up last: tlb_touch changes nothing */
+   } else if (p0 == s->dpage[1] && p1 == p0 &&
+              ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
       s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
       s->dpage[0] = p0;
-   } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+   } else {
       dtlb_pages(s, a, size);
    }
    if (store) {
@@ -691,16 +725,16 @@ __attribute__((noinline)) static void fe_data_variants(Addr addr, UWord size,
                                                        Bool store)
 {
    for (Int v = 1; v < fe_nv; v++)
-      fe_data_one(&fv[v], fe_map(v, addr), size, store);
+      fe_data_one(&fvs[v], fe_map(v, addr), size, store);
 }
 
-void ks_fe_data(Addr addr, UWord size, Bool store)
+HOT void ks_fe_data(Addr addr, UWord size, Bool store)
 {
    if (size == 0)
       size = 1;
    if (size > 64)
       size = 64;
-   fe_data_one(&fv[0], addr, size, store);
+   fe_data_one(&fv0, addr, size, store);
    if (fe_nv > 1)
       fe_data_variants(addr, size, store);
 }
@@ -717,7 +751,7 @@ const HChar *ks_fe_event_names(void)
 
 void ks_fe_print(VgFile *fp, Int v)
 {
-   FeVar *s = &fv[v];
+   FeVar *s = FV(v);
    VG_(fprintf)(fp, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
                 s->FeWin, s->FeWinMiss, s->Taken, s->BtbMiss, s->CondMiss,
                 s->IndMiss, RasMiss, s->Alias4K, s->ItlbMiss, s->DtlbMiss,

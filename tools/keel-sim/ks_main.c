@@ -1063,11 +1063,126 @@ static void emit(State *st, const HChar *name, void *fn, Int regparms,
    addStmtToIRSB(st->out, IRStmt_Dirty(di));
 }
 
+/* A fetch only the front-end model needs (Ev_Fe) and the event next to it
+   in the queue go in one helper call, in their order: the events of a
+   queue run together (or not at all), so this is the same sequence of
+   model and cache updates with one call less. */
+static VG_REGPARM(2) void ks_fe_ir(InstrInfo *fe, InstrInfo *ii)
+{
+   ks_fe_fetch(fe);
+   ks_ir(ii);
+}
+
+static VG_REGPARM(2) void ks_ir_fe(InstrInfo *ii, InstrInfo *fe)
+{
+   ks_ir(ii);
+   ks_fe_fetch(fe);
+}
+
+static VG_REGPARM(2) void ks_fe_fe(InstrInfo *fe1, InstrInfo *fe2)
+{
+   ks_fe_fetch(fe1);
+   ks_fe_fetch(fe2);
+}
+
+static VG_REGPARM(3) void ks_fe_dr(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_fe_fetch(fe);
+   ks_dr(fe, addr, size);
+}
+
+static VG_REGPARM(3) void ks_fe_dw(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_fe_fetch(fe);
+   ks_dw(fe, addr, size);
+}
+
+static void ks_dr_fe(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_dr(fe, addr, size);
+   ks_fe_fetch(fe);
+}
+
+static void ks_dw_fe(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_dw(fe, addr, size);
+   ks_fe_fetch(fe);
+}
+
+static void ks_fe_bc(InstrInfo *fe, InstrInfo *ii, UWord taken)
+{
+   ks_fe_fetch(fe);
+   ks_bc(ii, taken);
+}
+
+static void ks_fe_bi(InstrInfo *fe, InstrInfo *ii, Addr dst)
+{
+   ks_fe_fetch(fe);
+   ks_bi(ii, dst);
+}
+
+/* Emits E and the Ev_Fe event next to it (F, after E when AFTER) as one
+   call; False when the pair has no combined helper. */
+static Bool emit_pair(State *st, Event *e, Event *f, Bool after)
+{
+   IRExpr *ii = mkIRExpr_HWord((HWord)e->ii);
+   IRExpr *fe = mkIRExpr_HWord((HWord)f->ii);
+   switch (e->tag) {
+   case Ev_Ir:
+      if (after)
+         emit(st, "ks_ir_fe", &ks_ir_fe, 2, mkIRExprVec_2(ii, fe), NULL);
+      else
+         emit(st, "ks_fe_ir", &ks_fe_ir, 2, mkIRExprVec_2(fe, ii), NULL);
+      return True;
+   case Ev_Fe:
+      emit(st, "ks_fe_fe", &ks_fe_fe, 2,
+           after ? mkIRExprVec_2(ii, fe) : mkIRExprVec_2(fe, ii), NULL);
+      return True;
+   case Ev_Dr:
+   case Ev_Dm:
+   case Ev_Dw: {
+      /* ks_dr and ks_dw do not read their record: the fetch's goes. */
+      IRExpr **args = mkIRExprVec_3(fe, e->ea, mkIRExpr_HWord((HWord)e->size));
+      if (e->tag == Ev_Dw) {
+         if (after)
+            emit(st, "ks_dw_fe", &ks_dw_fe, 3, args, NULL);
+         else
+            emit(st, "ks_fe_dw", &ks_fe_dw, 3, args, NULL);
+      } else {
+         if (after)
+            emit(st, "ks_dr_fe", &ks_dr_fe, 3, args, NULL);
+         else
+            emit(st, "ks_fe_dr", &ks_fe_dr, 3, args, NULL);
+      }
+      return True;
+   }
+   case Ev_Bc:
+      if (after)
+         return False;
+      emit(st, "ks_fe_bc", &ks_fe_bc, 3, mkIRExprVec_3(fe, ii, e->ea), NULL);
+      return True;
+   case Ev_Bi:
+      if (after)
+         return False;
+      emit(st, "ks_fe_bi", &ks_fe_bi, 3, mkIRExprVec_3(fe, ii, e->ea), NULL);
+      return True;
+   }
+   return False;
+}
+
 static void flush(State *st)
 {
    for (Int i = 0; i < st->used; i++) {
       Event *e = &st->ev[i];
       IRExpr *ii = mkIRExpr_HWord((HWord)e->ii);
+      if (i + 1 < st->used) {
+         Event *n = &st->ev[i + 1];
+         if ((e->tag == Ev_Fe && emit_pair(st, n, e, False)) ||
+             (n->tag == Ev_Fe && emit_pair(st, e, n, True))) {
+            i++;
+            continue;
+         }
+      }
       switch (e->tag) {
       case Ev_Ir:
          emit(st, "ks_ir", &ks_ir, 1, mkIRExprVec_1(ii), NULL);
