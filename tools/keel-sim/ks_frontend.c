@@ -317,22 +317,32 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
    one looked up before it: the first of its own set when the sets differ,
    else the second of LAST[0]'s set (a TLB of one set, as Zen 4's first
    level).  A lookup of the second of a set hits and swaps the two first
-   ways, which is done here.  True when the table must be looked up. */
+   ways: the swap waits for the next lookup of the table (tlb_settle), so
+   while the two pages alternate only LAST changes (a page's own order
+   stays in LAST, the table's first two ways may be in either order).  True
+   when the table must be looked up. */
+static inline void tlb_settle(Tab *t, const UWord *last)
+{
+   if (last[1] != ~(UWord)0 && !((last[1] ^ last[0]) & t->sets_mask)) {
+      UInt *s = t->tags + (last[0] & t->sets_mask) * (UWord)t->ways;
+      if (s[0] != (UInt)last[0] + 1) {
+         UInt k = s[0];
+         s[0] = s[1];
+         s[1] = k;
+      }
+   }
+}
+
 static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
 {
    if (page == last[0])
       return False;
    if (page == last[1]) {
-      if (!((page ^ last[0]) & t->sets_mask)) {
-         UInt *s = t->tags + (page & t->sets_mask) * (UWord)t->ways;
-         UInt k = s[0];
-         s[0] = s[1];
-         s[1] = k;
-      }
       last[1] = last[0];
       last[0] = page;
       return False;
    }
+   tlb_settle(t, last);
    /* After the lookup PAGE is the first of its set, and LAST[0] the first
       of another set or the second of this one (unless a set has one way,
       or the two share their low 32 bits: the same key to the table). */
@@ -345,7 +355,7 @@ static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
    return True;
 }
 
-static inline void itlb_access(FeVar *s, UWord page)
+static inline HOT void itlb_access(FeVar *s, UWord page)
 {
    if (!tlb_touch(&s->itlb, s->ipage, page))
       return;
@@ -368,6 +378,15 @@ static inline void enter_window(FeVar *s, UWord w)
 
 /* One variant's fetch of RUN bytes at A; TRANSFER: reached by a taken
    branch at BPC. */
+/* The pages P0 and P1 (>= P0) of a fetch, when they are not the two
+   looked up last. */
+__attribute__((noinline)) static void itlb_pages(FeVar *s, UWord p0, UWord p1)
+{
+   itlb_access(s, p0);
+   if (p1 != p0)
+      itlb_access(s, p1);
+}
+
 static inline __attribute__((always_inline)) void
 fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
 {
@@ -388,10 +407,14 @@ fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
       enter_window(s, w);
    s->cur_win = w1;
    UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-   if (p0 != s->ipage[0])
-      itlb_access(s, p0);
-   if (p1 != p0)
-      itlb_access(s, p1);
+   UWord i0 = s->ipage[0], i1 = s->ipage[1];
+   if (__builtin_expect(p1 == p0 && (p0 == i0 || p0 == i1), 1)) {
+      /* One of the two pages looked up last (tlb_touch's first cases). */
+      s->ipage[0] = p0;
+      s->ipage[1] = p0 == i0 ? i1 : i0;
+   } else {
+      itlb_pages(s, p0, p1);
+   }
 }
 
 /* The variants after the base, out of line (see fe_data_variants). */
@@ -695,12 +718,11 @@ static inline __attribute__((always_inline)) void
 fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
    UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
-   if (__builtin_expect(p0 == s->dpage[0] && p1 == p0, 1)) {
-      /* the page looked up last: tlb_touch changes nothing */
-   } else if (p0 == s->dpage[1] && p1 == p0 &&
-              ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
-      s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+   UWord d0 = s->dpage[0], d1 = s->dpage[1];
+   if (__builtin_expect(p1 == p0 && (p0 == d0 || p0 == d1), 1)) {
+      /* One of the two pages looked up last (tlb_touch's first cases). */
       s->dpage[0] = p0;
+      s->dpage[1] = p0 == d0 ? d1 : d0;
    } else {
       dtlb_pages(s, a, size);
    }
@@ -708,15 +730,16 @@ fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
       sb_push(s, a, size);
       return;
    }
-   /* A load: a store of another page in the buffer on its 8-byte slots? */
+   /* A load: a store of another page in the buffer on its 8-byte slots?
+      (A slot without stores has a sum of 0.) */
    UWord first = a >> 3, last = (a + size - 1) >> 3;
+   ULong other = 0;
    for (UWord k = first; k <= last; k++) {
       UWord i = k & (SB_SLOTS - 1);
-      if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
-         alias_scan(s, a, size);
-         break;
-      }
+      other |= s->slot_pages[i] ^ (s->slot[i] * page_mix(k >> 9));
    }
+   if (__builtin_expect(other != 0, 0))
+      alias_scan(s, a, size);
 }
 
 /* The variants after the base, out of line: the base alone (no map) keeps
