@@ -285,6 +285,20 @@ Bool ks_fe_may_skip(const UWord *prev, const UWord *cur)
    return True;
 }
 
+Bool ks_fe_may_join(const UWord *head, const UWord *prev, const UWord *cur)
+{
+   if (cur[1] != prev[1] + prev[0])
+      return False;
+   for (Int v = 0; v < fe_nv; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord page = (pa + prev[0] - 1) >> 12;
+      if (ca - head[1 + v] != cur[1] - head[1] || (ca >> 12) != page ||
+          ((ca + cur[0] - 1) >> 12) != page)
+         return False;
+   }
+   return True;
+}
+
 void ks_fe_extend(UWord *head, const UWord *cur)
 {
    EXTRA(head, E_RUN) = cur[1] + cur[0] - head[1];

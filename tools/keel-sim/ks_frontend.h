@@ -40,6 +40,12 @@ void ks_fe_fill(UWord *ii);
    variant; HEAD (the last instruction with a hook) then covers CUR's bytes
    too. */
 Bool ks_fe_may_skip(const UWord *prev, const UWord *cur);
+/* May CUR (right after PREV, in a new fetch window) join the run of HEAD,
+   whose hook waits in the queue with no flush since?  Only when CUR follows
+   PREV, at the same distance from HEAD in every variant, inside PREV's last
+   page: HEAD's hook then enters CUR's windows too (only fetches read them,
+   and none comes between), and CUR's own would look up no page. */
+Bool ks_fe_may_join(const UWord *head, const UWord *prev, const UWord *cur);
 void ks_fe_extend(UWord *head, const UWord *cur);
 /* The instruction's side exit goes to the instruction itself (a rep-prefixed
    string instruction's next iteration): not a branch to the front end. */

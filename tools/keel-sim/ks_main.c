@@ -1050,6 +1050,7 @@ typedef struct {
 typedef struct {
    Event ev[N_EVENTS];
    Int used;
+   Int flushes; /* flush calls so far */
    IRSB *out;
 } State;
 
@@ -1208,6 +1209,7 @@ static void flush(State *st)
       }
    }
    st->used = 0;
+   st->flushes++;
 }
 
 static Event *new_event(State *st, EvTag tag, InstrInfo *ii, IRExpr *ea,
@@ -1300,6 +1302,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
 
    State st;
    st.used = 0;
+   st.flushes = 0;
    st.out = deepCopyIRSBExceptStmts(in);
 
    Int i = 0, n_instrs = 0;
@@ -1320,6 +1323,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
    tl_assert(i < in->stmts_used);
 
    InstrInfo *cur = NULL, *fe_head = NULL;
+   Int fe_head_flushes = -1; /* st.flushes when fe_head's event was queued */
    Addr cia = 0;
    UInt isize = 0;
    for (; i < in->stmts_used; i++) {
@@ -1357,11 +1361,14 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          }
          if (prev && fetch_repeats(prev, cur)) {
             if (ks_fe_on) {
-               if (ks_fe_may_skip(prev, cur)) {
+               if (ks_fe_may_skip(prev, cur) ||
+                   (fe_head_flushes == st.flushes &&
+                    ks_fe_may_join(fe_head, prev, cur))) {
                   ks_fe_extend(fe_head, cur);
                } else {
                   fe_head = cur;
                   new_event(&st, Ev_Fe, cur, NULL, (Int)isize);
+                  fe_head_flushes = st.flushes;
                }
             }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
@@ -1378,6 +1385,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          } else {
             fe_head = cur;
             new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
+            fe_head_flushes = st.flushes;
          }
          break;
       case Ist_WrTmp: {
