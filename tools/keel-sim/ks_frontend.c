@@ -133,6 +133,8 @@ static inline Bool tab_miss(Tab *t, UWord set, UWord key)
 /*--- State                                                ---*/
 /*------------------------------------------------------------*/
 
+/* E_RUN: the bytes the instruction's hook fetches (0: none, joined);
+   E_LAST: the offset of the run's last instruction. */
 enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
 
 /* The conditional predictor: a small TAGE (Seznec and Michaud, "A case for
@@ -305,6 +307,8 @@ void ks_fe_extend(UWord *head, const UWord *cur)
    EXTRA(head, E_LAST) = cur[1] - head[1];
 }
 
+void ks_fe_mark_joined(UWord *cur) { EXTRA(cur, E_RUN) = 0; }
+
 Bool ks_fe_is_call(Addr a)
 {
    const UChar *p = (const UChar *)a;
@@ -446,6 +450,8 @@ HOT VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
    UWord run = EXTRA(ii, E_RUN);
+   if (run == 0)
+      return; /* joined to the hook before it (ks_fe_mark_joined) */
    const UWord *prev = last_ii;
    Bool self = base == self_pc;
    Bool transfer = prev && !self && (redirect || base != next_pc);
@@ -572,18 +578,40 @@ HOT void ks_fe_cond(const UWord *ii, UWord taken)
 }
 
 /* Targets are compared as base addresses (a map is one-to-one). */
+static inline void ittage_hash(const FeVar *s, ULong pch, Int i, UWord *idx,
+                               UShort *tag)
+{
+   ULong x = (hist_bits(s->phr, ittage_hist[i]) ^ pch) * 0xbf58476d1ce4e5b9ULL +
+             7 + (ULong)i;
+   *idx = (UWord)(x >> (64 - (fe_ind_bits - 1)));
+   *tag = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+}
+
 static inline HOT void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
 {
-   Int bits = fe_ind_bits - 1;
    UWord idx[N_ITTAGE];
    UShort tag[N_ITTAGE];
+   ULong pch = (ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL;
    Int prov = -1;
-   for (Int i = N_ITTAGE - 1; i >= 0; i--) {
-      ULong h = hist_bits(s->phr, ittage_hist[i]) ^
-                ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
-      ULong x = h * 0xbf58476d1ce4e5b9ULL + 7 + (ULong)i;
-      idx[i] = (UWord)(x >> (64 - bits));
-      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+   /* The longest table first: when it provides, the others are not read
+      (a mispredict there allocates in no longer table). */
+   ittage_hash(s, pch, N_ITTAGE - 1, &idx[N_ITTAGE - 1], &tag[N_ITTAGE - 1]);
+   IttageEntry *top = &s->itt[N_ITTAGE - 1][idx[N_ITTAGE - 1]];
+   if (__builtin_expect(top->tag == tag[N_ITTAGE - 1], 1)) {
+      if (top->target == dst) {
+         if (top->u < 3)
+            top->u++;
+         return;
+      }
+      s->IndMiss++;
+      if (top->u == 0)
+         top->target = dst;
+      else
+         top->u--;
+      return;
+   }
+   for (Int i = N_ITTAGE - 2; i >= 0; i--) {
+      ittage_hash(s, pch, i, &idx[i], &tag[i]);
       if (prov < 0 && s->itt[i][idx[i]].tag == tag[i])
          prov = i;
    }

@@ -47,6 +47,9 @@ Bool ks_fe_may_skip(const UWord *prev, const UWord *cur);
    and none comes between), and CUR's own would look up no page. */
 Bool ks_fe_may_join(const UWord *head, const UWord *prev, const UWord *cur);
 void ks_fe_extend(UWord *head, const UWord *cur);
+/* CUR joined its run's hook but has a hook of its own (an I1 fetch):
+   there the model does nothing. */
+void ks_fe_mark_joined(UWord *cur);
 /* The instruction's side exit goes to the instruction itself (a rep-prefixed
    string instruction's next iteration): not a branch to the front end. */
 void ks_fe_mark_self_loop(UWord *ii);

@@ -1382,6 +1382,13 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                                                         IRExpr_RdTmp(t1),
                                                         IRExpr_Const(IRConst_U64(1)))));
             addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+         } else if (ks_fe_on && prev && fe_head_flushes == st.flushes &&
+                    st.used < N_EVENTS && ks_fe_may_join(fe_head, prev, cur)) {
+            /* A new I1 line, its fetch windows joined to the queued hook
+               of its run (queued here with no flush between). */
+            ks_fe_extend(fe_head, cur);
+            ks_fe_mark_joined(cur);
+            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
          } else {
             fe_head = cur;
             new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
