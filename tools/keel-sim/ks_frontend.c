@@ -191,6 +191,10 @@ typedef struct {
    ULong tage_phr;
    UWord tage_idx[N_TAGE];
    UShort tage_tag[N_TAGE];
+   /* The last update, for the same branch and history, changed nothing
+      (a correct prediction by saturated counters): the same outcome
+      again changes nothing either. */
+   Bool tage_still, tage_still_taken;
    UInt *ind; /* the indirect predictor's base: last target by address */
    IttageEntry *itt[N_ITTAGE];
    /* data */
@@ -486,6 +490,7 @@ static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
    UWord *idx = s->tage_idx;
    UShort *tag = s->tage_tag;
    if (pc != s->tage_pc || s->phr != s->tage_phr) {
+      s->tage_still = False;
       s->tage_pc = pc;
       s->tage_phr = s->phr;
       for (Int i = 0; i < N_TAGE; i++) {
@@ -497,6 +502,8 @@ static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
          idx[i] = (UWord)(x >> (64 - bits));
          tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
       }
+   } else if (s->tage_still && taken == s->tage_still_taken) {
+      return;
    }
    Int prov = -1, alt = -1;
    for (Int i = N_TAGE - 1; i >= 0; i--) {
@@ -515,8 +522,11 @@ static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
    if (pred != taken)
       s->CondMiss++;
    /* Update the provider (or the base). */
+   Bool changed = pred != taken;
    if (prov >= 0) {
       TageEntry *e = &s->tage[prov][idx[prov]];
+      Char ctr = e->ctr;
+      UChar u = e->u;
       if (taken) {
          if (e->ctr < 3) e->ctr++;
       } else {
@@ -529,13 +539,18 @@ static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
             e->u--;
          }
       }
+      changed |= e->ctr != ctr || e->u != u;
    } else {
+      UChar c = *bc;
       if (taken) {
          if (*bc < 3) (*bc)++;
       } else {
          if (*bc > 0) (*bc)--;
       }
+      changed |= *bc != c;
    }
+   s->tage_still = !changed;
+   s->tage_still_taken = taken;
    /* A mispredict allocates an entry in a longer table. */
    if (pred != taken && prov < N_TAGE - 1) {
       Bool done = False;
