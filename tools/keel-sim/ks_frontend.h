@@ -8,9 +8,11 @@
  * level.  Off by default; when off nothing here runs and keel-sim's output
  * is unchanged.
  *
- * ks_main.c calls it from one place per event kind: an instruction fetch, a
- * conditional branch, an indirect branch, a call or return at a block end,
- * a data access, and the output.  The model keeps all its state here.
+ * ks_main.c calls it on each event: an instruction fetch, a conditional
+ * branch, an indirect branch, a call or return at a block end, a data
+ * access, and the output.  The model keeps all its state here.  The tool is
+ * one translation unit (ks_tool.c), so the run-time hooks inline into
+ * ks_main.c's helpers.
  *===----------------------------------------------------------------------===*/
 #ifndef KS_FRONTEND_H
 #define KS_FRONTEND_H
