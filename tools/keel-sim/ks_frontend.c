@@ -86,9 +86,13 @@ void ks_fe_usage(void)
 
 /* Keys are compared in their low 32 bits (a branch address, a window or a
    page number): half the memory of full words, and the model's tables stay
-   in the host's caches.  Two hot keys 4 GB apart would alias. */
+   in the host's caches.  Two hot keys 4 GB apart would alias.  The first
+   (most recent) way of every set is in one array, the other ways in
+   another: the hooks compare with the first way only (see tab_miss), and
+   those compares then touch a few host cache lines. */
 typedef struct {
-   UInt *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
+   UInt *first; /* per set: the most recent key + 1 (0 = empty) */
+   UInt *rest;  /* per set: the other ways - 1 keys + 1, most recent first */
    UWord sets_mask;
    Int ways;
 } Tab;
@@ -98,23 +102,29 @@ static void tab_init(Tab *t, Int sets, Int ways)
    tl_assert(sets > 0 && (sets & (sets - 1)) == 0 && ways > 0);
    t->sets_mask = (UWord)sets - 1;
    t->ways = ways;
-   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
+   t->first = VG_(calloc)("ks.fe.tab", (SizeT)sets, sizeof(UInt));
+   t->rest = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)(ways - 1) + 1,
+                         sizeof(UInt));
 }
 
-/* The rest of a lookup whose key is not the first of its set: out of line,
-   so a hit on the first way stays a compare in the caller. */
-__attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
+/* The rest of a lookup whose key is not the first of its set (*F), in the
+   N other ways R: out of line, so a hit on the first way stays a compare in
+   the caller. */
+__attribute__((noinline)) static Bool tab_miss_rest(UInt *f, UInt *r, Int n,
+                                                    UInt k)
 {
    Int i;
-   for (i = 1; i < n; i++)
-      if (s[i] == k)
+   for (i = 0; i < n; i++)
+      if (r[i] == k)
          break;
    Bool miss = i == n;
    if (miss)
       i = n - 1;
    for (; i > 0; i--)
-      s[i] = s[i - 1];
-   s[0] = k;
+      r[i] = r[i - 1];
+   if (n > 0)
+      r[0] = *f;
+   *f = k;
    return miss;
 }
 
@@ -123,10 +133,12 @@ __attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
 static inline Bool tab_miss(Tab *t, UWord set, UWord key)
 {
    UInt k = (UInt)key + 1;
-   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
-   if (__builtin_expect(s[0] == k, 1))
+   set &= t->sets_mask;
+   UInt *f = &t->first[set];
+   if (__builtin_expect(*f == k, 1))
       return False;
-   return tab_miss_rest(s, t->ways, k);
+   return tab_miss_rest(f, t->rest + set * (UWord)(t->ways - 1), t->ways - 1,
+                        k);
 }
 
 /*------------------------------------------------------------*/
@@ -346,11 +358,12 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
 static inline void tlb_settle(Tab *t, const UWord *last)
 {
    if (last[1] != ~(UWord)0 && !((last[1] ^ last[0]) & t->sets_mask)) {
-      UInt *s = t->tags + (last[0] & t->sets_mask) * (UWord)t->ways;
-      if (s[0] != (UInt)last[0] + 1) {
-         UInt k = s[0];
-         s[0] = s[1];
-         s[1] = k;
+      UWord set = last[0] & t->sets_mask;
+      UInt *f = &t->first[set], *r = t->rest + set * (UWord)(t->ways - 1);
+      if (*f != (UInt)last[0] + 1) {
+         UInt k = *f;
+         *f = r[0];
+         r[0] = k;
       }
    }
 }
