@@ -50,6 +50,9 @@ static const FePreset presets[] = {
 
 static const FePreset *P;
 Bool ks_fe_on;
+/* The parameters the hooks read, copied out of P by ks_fe_init. */
+static Int fe_wb, fe_btb_lo, fe_tage_bits, fe_ind_bits;
+static UWord fe_pht_mask;
 
 Bool ks_fe_option(const HChar *arg)
 {
@@ -83,9 +86,13 @@ void ks_fe_usage(void)
 
 /* Keys are compared in their low 32 bits (a branch address, a window or a
    page number): half the memory of full words, and the model's tables stay
-   in the host's caches.  Two hot keys 4 GB apart would alias. */
+   in the host's caches.  Two hot keys 4 GB apart would alias.  The first
+   (most recent) way of every set is in one array, the other ways in
+   another: the hooks compare with the first way only (see tab_miss), and
+   those compares then touch a few host cache lines. */
 typedef struct {
-   UInt *tags; /* sets * ways keys + 1 (0 = empty), most recent first */
+   UInt *first; /* per set: the most recent key + 1 (0 = empty) */
+   UInt *rest;  /* per set: the other ways - 1 keys + 1, most recent first */
    UWord sets_mask;
    Int ways;
 } Tab;
@@ -95,23 +102,29 @@ static void tab_init(Tab *t, Int sets, Int ways)
    tl_assert(sets > 0 && (sets & (sets - 1)) == 0 && ways > 0);
    t->sets_mask = (UWord)sets - 1;
    t->ways = ways;
-   t->tags = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)ways, sizeof(UInt));
+   t->first = VG_(calloc)("ks.fe.tab", (SizeT)sets, sizeof(UInt));
+   t->rest = VG_(calloc)("ks.fe.tab", (SizeT)sets * (SizeT)(ways - 1) + 1,
+                         sizeof(UInt));
 }
 
-/* The rest of a lookup whose key is not the first of its set: out of line,
-   so a hit on the first way stays a compare in the caller. */
-__attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
+/* The rest of a lookup whose key is not the first of its set (*F), in the
+   N other ways R: out of line, so a hit on the first way stays a compare in
+   the caller. */
+__attribute__((noinline)) static Bool tab_miss_rest(UInt *f, UInt *r, Int n,
+                                                    UInt k)
 {
    Int i;
-   for (i = 1; i < n; i++)
-      if (s[i] == k)
+   for (i = 0; i < n; i++)
+      if (r[i] == k)
          break;
    Bool miss = i == n;
    if (miss)
       i = n - 1;
    for (; i > 0; i--)
-      s[i] = s[i - 1];
-   s[0] = k;
+      r[i] = r[i - 1];
+   if (n > 0)
+      r[0] = *f;
+   *f = k;
    return miss;
 }
 
@@ -120,16 +133,20 @@ __attribute__((noinline)) static Bool tab_miss_rest(UInt *s, Int n, UInt k)
 static inline Bool tab_miss(Tab *t, UWord set, UWord key)
 {
    UInt k = (UInt)key + 1;
-   UInt *s = t->tags + (set & t->sets_mask) * (UWord)t->ways;
-   if (__builtin_expect(s[0] == k, 1))
+   set &= t->sets_mask;
+   UInt *f = &t->first[set];
+   if (__builtin_expect(*f == k, 1))
       return False;
-   return tab_miss_rest(s, t->ways, k);
+   return tab_miss_rest(f, t->rest + set * (UWord)(t->ways - 1), t->ways - 1,
+                        k);
 }
 
 /*------------------------------------------------------------*/
 /*--- State                                                ---*/
 /*------------------------------------------------------------*/
 
+/* E_RUN: the bytes the instruction's hook fetches (0: none, joined);
+   E_LAST: the offset of the run's last instruction. */
 enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
 
 /* The conditional predictor: a small TAGE (Seznec and Michaud, "A case for
@@ -186,6 +203,10 @@ typedef struct {
    ULong tage_phr;
    UWord tage_idx[N_TAGE];
    UShort tage_tag[N_TAGE];
+   /* The last update, for the same branch and history, changed nothing
+      (a correct prediction by saturated counters): the same outcome
+      again changes nothing either. */
+   Bool tage_still, tage_still_taken;
    UInt *ind; /* the indirect predictor's base: last target by address */
    IttageEntry *itt[N_ITTAGE];
    /* data */
@@ -195,7 +216,11 @@ typedef struct {
    ULong slot_pages[SB_SLOTS]; /* sum of page_mix(page) over those stores */
 } FeVar;
 
-static FeVar *fv;
+/* The base variant's state is a static (the hooks address it directly);
+   variant v >= 1's is fvs[v]. */
+static FeVar fv0;
+static FeVar *fvs;
+#define FV(v) ((v) ? &fvs[v] : &fv0)
 static Int fe_nv;
 static Addr (*fe_map)(Int v, Addr a);
 
@@ -212,14 +237,23 @@ static ULong RasMiss;
 
 #define EXTRA(ii, k) ((ii)[1 + fe_nv + (k)])
 
+/* keel-sim is one translation unit (ks_tool.c): the hooks inline into the
+   helpers of ks_main.c that call them. */
+#define HOT __attribute__((always_inline))
+
 void ks_fe_init(Int n_variants, Addr (*map)(Int v, Addr a))
 {
    tl_assert(P);
    fe_nv = n_variants;
    fe_map = map;
-   fv = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
+   fe_wb = P->win_bits;
+   fe_btb_lo = P->btb_lo;
+   fe_tage_bits = P->tage_bits;
+   fe_ind_bits = P->ind_bits;
+   fe_pht_mask = ((UWord)1 << P->pht_bits) - 1;
+   fvs = VG_(calloc)("ks.fe.var", (SizeT)n_variants, sizeof(FeVar));
    for (Int v = 0; v < n_variants; v++) {
-      FeVar *s = &fv[v];
+      FeVar *s = FV(v);
       s->cur_win = s->last_bpc = ~(UWord)0;
       s->ipage[0] = s->ipage[1] = s->dpage[0] = s->dpage[1] = ~(UWord)0;
       tab_init(&s->wc, P->wc_sets, P->wc_ways);
@@ -269,11 +303,27 @@ Bool ks_fe_may_skip(const UWord *prev, const UWord *cur)
    return True;
 }
 
+Bool ks_fe_may_join(const UWord *head, const UWord *prev, const UWord *cur)
+{
+   if (cur[1] != prev[1] + prev[0])
+      return False;
+   for (Int v = 0; v < fe_nv; v++) {
+      Addr pa = prev[1 + v], ca = cur[1 + v];
+      UWord page = (pa + prev[0] - 1) >> 12;
+      if (ca - head[1 + v] != cur[1] - head[1] || (ca >> 12) != page ||
+          ((ca + cur[0] - 1) >> 12) != page)
+         return False;
+   }
+   return True;
+}
+
 void ks_fe_extend(UWord *head, const UWord *cur)
 {
    EXTRA(head, E_RUN) = cur[1] + cur[0] - head[1];
    EXTRA(head, E_LAST) = cur[1] - head[1];
 }
+
+void ks_fe_mark_joined(UWord *cur) { EXTRA(cur, E_RUN) = 0; }
 
 Bool ks_fe_is_call(Addr a)
 {
@@ -301,22 +351,33 @@ void ks_fe_mark_self_loop(UWord *ii) { EXTRA(ii, E_FLAGS) |= F_SELF; }
    one looked up before it: the first of its own set when the sets differ,
    else the second of LAST[0]'s set (a TLB of one set, as Zen 4's first
    level).  A lookup of the second of a set hits and swaps the two first
-   ways, which is done here.  True when the table must be looked up. */
+   ways: the swap waits for the next lookup of the table (tlb_settle), so
+   while the two pages alternate only LAST changes (a page's own order
+   stays in LAST, the table's first two ways may be in either order).  True
+   when the table must be looked up. */
+static inline void tlb_settle(Tab *t, const UWord *last)
+{
+   if (last[1] != ~(UWord)0 && !((last[1] ^ last[0]) & t->sets_mask)) {
+      UWord set = last[0] & t->sets_mask;
+      UInt *f = &t->first[set], *r = t->rest + set * (UWord)(t->ways - 1);
+      if (*f != (UInt)last[0] + 1) {
+         UInt k = *f;
+         *f = r[0];
+         r[0] = k;
+      }
+   }
+}
+
 static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
 {
    if (page == last[0])
       return False;
    if (page == last[1]) {
-      if (!((page ^ last[0]) & t->sets_mask)) {
-         UInt *s = t->tags + (page & t->sets_mask) * (UWord)t->ways;
-         UInt k = s[0];
-         s[0] = s[1];
-         s[1] = k;
-      }
       last[1] = last[0];
       last[0] = page;
       return False;
    }
+   tlb_settle(t, last);
    /* After the lookup PAGE is the first of its set, and LAST[0] the first
       of another set or the second of this one (unless a set has one way,
       or the two share their low 32 bits: the same key to the table). */
@@ -329,7 +390,7 @@ static inline Bool tlb_touch(Tab *t, UWord *last, UWord page)
    return True;
 }
 
-static inline void itlb_access(FeVar *s, UWord page)
+static inline HOT void itlb_access(FeVar *s, UWord page)
 {
    if (!tlb_touch(&s->itlb, s->ipage, page))
       return;
@@ -352,13 +413,22 @@ static inline void enter_window(FeVar *s, UWord w)
 
 /* One variant's fetch of RUN bytes at A; TRANSFER: reached by a taken
    branch at BPC. */
+/* The pages P0 and P1 (>= P0) of a fetch, when they are not the two
+   looked up last. */
+__attribute__((noinline)) static void itlb_pages(FeVar *s, UWord p0, UWord p1)
+{
+   itlb_access(s, p0);
+   if (p1 != p0)
+      itlb_access(s, p1);
+}
+
 static inline __attribute__((always_inline)) void
 fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
 {
-   Int wb = P->win_bits;
+   Int wb = fe_wb;
    if (transfer) {
       s->Taken++;
-      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> P->btb_lo, bpc))
+      if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> fe_btb_lo, bpc))
          s->BtbMiss++;
       s->last_bpc = bpc;
       /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
@@ -372,10 +442,14 @@ fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
       enter_window(s, w);
    s->cur_win = w1;
    UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-   if (p0 != s->ipage[0])
-      itlb_access(s, p0);
-   if (p1 != p0)
-      itlb_access(s, p1);
+   UWord i0 = s->ipage[0], i1 = s->ipage[1];
+   if (__builtin_expect(p1 == p0 && (p0 == i0 || p0 == i1), 1)) {
+      /* One of the two pages looked up last (tlb_touch's first cases). */
+      s->ipage[0] = p0;
+      s->ipage[1] = p0 == i0 ? i1 : i0;
+   } else {
+      itlb_pages(s, p0, p1);
+   }
 }
 
 /* The variants after the base, out of line (see fe_data_variants). */
@@ -385,14 +459,16 @@ __attribute__((noinline)) static void fetch_variants(const UWord *ii, UWord run,
                                                      UWord br_off)
 {
    for (Int v = 1; v < fe_nv; v++)
-      fetch_one(&fv[v], ii[1 + v], run, transfer,
+      fetch_one(&fvs[v], ii[1 + v], run, transfer,
                 transfer ? br[1 + v] + br_off : 0);
 }
 
-VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
+HOT VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
 {
    Addr base = ii[1];
    UWord run = EXTRA(ii, E_RUN);
+   if (run == 0)
+      return; /* joined to the hook before it (ks_fe_mark_joined) */
    const UWord *prev = last_ii;
    Bool self = base == self_pc;
    Bool transfer = prev && !self && (redirect || base != next_pc);
@@ -404,7 +480,7 @@ VG_REGPARM(1) void ks_fe_fetch(const UWord *ii)
    self_pc = ~(Addr)0;
    last_ii = ii;
    next_pc = base + run;
-   fetch_one(&fv[0], base, run, transfer, transfer ? br[1] + br_off : 0);
+   fetch_one(&fv0, base, run, transfer, transfer ? br[1] + br_off : 0);
    if (fe_nv > 1)
       fetch_variants(ii, run, transfer, br, br_off);
 }
@@ -421,12 +497,13 @@ static inline ULong hist_bits(ULong phr, Int n)
    return b >= 64 ? phr : phr & (((ULong)1 << b) - 1);
 }
 
-static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
+static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
 {
-   Int bits = P->tage_bits;
+   Int bits = fe_tage_bits;
    UWord *idx = s->tage_idx;
    UShort *tag = s->tage_tag;
    if (pc != s->tage_pc || s->phr != s->tage_phr) {
+      s->tage_still = False;
       s->tage_pc = pc;
       s->tage_phr = s->phr;
       for (Int i = 0; i < N_TAGE; i++) {
@@ -438,6 +515,8 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
          idx[i] = (UWord)(x >> (64 - bits));
          tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 56) | 1);
       }
+   } else if (s->tage_still && taken == s->tage_still_taken) {
+      return;
    }
    Int prov = -1, alt = -1;
    for (Int i = N_TAGE - 1; i >= 0; i--) {
@@ -448,7 +527,7 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
             alt = i;
       }
    }
-   UWord bidx = (pc >> 1) & (((UWord)1 << P->pht_bits) - 1);
+   UWord bidx = (pc >> 1) & fe_pht_mask;
    UChar *bc = &s->pht[bidx];
    Bool base_pred = *bc >= 2;
    Bool alt_pred = alt >= 0 ? s->tage[alt][idx[alt]].ctr >= 0 : base_pred;
@@ -456,8 +535,11 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
    if (pred != taken)
       s->CondMiss++;
    /* Update the provider (or the base). */
+   Bool changed = pred != taken;
    if (prov >= 0) {
       TageEntry *e = &s->tage[prov][idx[prov]];
+      Char ctr = e->ctr;
+      UChar u = e->u;
       if (taken) {
          if (e->ctr < 3) e->ctr++;
       } else {
@@ -470,13 +552,18 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
             e->u--;
          }
       }
+      changed |= e->ctr != ctr || e->u != u;
    } else {
+      UChar c = *bc;
       if (taken) {
          if (*bc < 3) (*bc)++;
       } else {
          if (*bc > 0) (*bc)--;
       }
+      changed |= *bc != c;
    }
+   s->tage_still = !changed;
+   s->tage_still_taken = taken;
    /* A mispredict allocates an entry in a longer table. */
    if (pred != taken && prov < N_TAGE - 1) {
       Bool done = False;
@@ -494,7 +581,14 @@ static void tage_predict_update(FeVar *s, Addr pc, Bool taken)
    }
 }
 
-void ks_fe_cond(const UWord *ii, UWord taken)
+/* The variants after the base, out of line. */
+__attribute__((noinline)) static void cond_variants(const UWord *ii, Bool t)
+{
+   for (Int v = 1; v < fe_nv; v++)
+      tage_predict_update(&fvs[v], ii[1 + v], t);
+}
+
+HOT void ks_fe_cond(const UWord *ii, UWord taken)
 {
    if (EXTRA(ii, E_FLAGS) & F_SELF) {
       if (taken)
@@ -502,8 +596,9 @@ void ks_fe_cond(const UWord *ii, UWord taken)
       return;
    }
    Bool t = taken != 0;
-   for (Int v = 0; v < fe_nv; v++)
-      tage_predict_update(&fv[v], ii[1 + v], t);
+   tage_predict_update(&fv0, ii[1], t);
+   if (fe_nv > 1)
+      cond_variants(ii, t);
    if (taken) {
       redirect = True;
       br_ii = ii;
@@ -511,22 +606,44 @@ void ks_fe_cond(const UWord *ii, UWord taken)
 }
 
 /* Targets are compared as base addresses (a map is one-to-one). */
-static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
+static inline void ittage_hash(const FeVar *s, ULong pch, Int i, UWord *idx,
+                               UShort *tag)
 {
-   Int bits = P->ind_bits - 1;
+   ULong x = (hist_bits(s->phr, ittage_hist[i]) ^ pch) * 0xbf58476d1ce4e5b9ULL +
+             7 + (ULong)i;
+   *idx = (UWord)(x >> (64 - (fe_ind_bits - 1)));
+   *tag = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+}
+
+static inline HOT void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
+{
    UWord idx[N_ITTAGE];
    UShort tag[N_ITTAGE];
+   ULong pch = (ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL;
    Int prov = -1;
-   for (Int i = N_ITTAGE - 1; i >= 0; i--) {
-      ULong h = hist_bits(s->phr, ittage_hist[i]) ^
-                ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
-      ULong x = h * 0xbf58476d1ce4e5b9ULL + 7 + (ULong)i;
-      idx[i] = (UWord)(x >> (64 - bits));
-      tag[i] = (UShort)(((x * 0x94d049bb133111ebULL) >> 52) | 1);
+   /* The longest table first: when it provides, the others are not read
+      (a mispredict there allocates in no longer table). */
+   ittage_hash(s, pch, N_ITTAGE - 1, &idx[N_ITTAGE - 1], &tag[N_ITTAGE - 1]);
+   IttageEntry *top = &s->itt[N_ITTAGE - 1][idx[N_ITTAGE - 1]];
+   if (__builtin_expect(top->tag == tag[N_ITTAGE - 1], 1)) {
+      if (top->target == dst) {
+         if (top->u < 3)
+            top->u++;
+         return;
+      }
+      s->IndMiss++;
+      if (top->u == 0)
+         top->target = dst;
+      else
+         top->u--;
+      return;
+   }
+   for (Int i = N_ITTAGE - 2; i >= 0; i--) {
+      ittage_hash(s, pch, i, &idx[i], &tag[i]);
       if (prov < 0 && s->itt[i][idx[i]].tag == tag[i])
          prov = i;
    }
-   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << P->ind_bits) - 1)];
+   UInt *base = &s->ind[(pc >> 1) & (((UWord)1 << fe_ind_bits) - 1)];
    UInt pred = prov >= 0 ? s->itt[prov][idx[prov]].target : *base;
    if (pred == dst) {
       if (prov >= 0 && s->itt[prov][idx[prov]].u < 3)
@@ -557,10 +674,18 @@ static void ittage_predict_update(FeVar *s, Addr pc, UInt dst)
          s->itt[i][idx[i]].u--;
 }
 
-void ks_fe_ind(const UWord *ii, Addr dst)
+/* The variants after the base, out of line. */
+__attribute__((noinline)) static void ind_variants(const UWord *ii, UInt dst)
 {
-   for (Int v = 0; v < fe_nv; v++)
-      ittage_predict_update(&fv[v], ii[1 + v], (UInt)dst);
+   for (Int v = 1; v < fe_nv; v++)
+      ittage_predict_update(&fvs[v], ii[1 + v], dst);
+}
+
+HOT void ks_fe_ind(const UWord *ii, Addr dst)
+{
+   ittage_predict_update(&fv0, ii[1], (UInt)dst);
+   if (fe_nv > 1)
+      ind_variants(ii, (UInt)dst);
 }
 
 VG_REGPARM(3) void ks_fe_callret(const UWord *ii, Addr target, UWord is_ret)
@@ -662,27 +787,29 @@ __attribute__((noinline)) static void alias_scan(FeVar *s, Addr a, UWord size)
 static inline __attribute__((always_inline)) void
 fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
-   UWord p0 = a >> 12;
-   if (p0 == s->dpage[1] && ((a + size - 1) >> 12) == p0 &&
-       ((p0 ^ s->dpage[0]) & s->dtlb.sets_mask)) {
-      s->dpage[1] = s->dpage[0]; /* tlb_touch's second case, inline */
+   UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
+   UWord d0 = s->dpage[0], d1 = s->dpage[1];
+   if (__builtin_expect(p1 == p0 && (p0 == d0 || p0 == d1), 1)) {
+      /* One of the two pages looked up last (tlb_touch's first cases). */
       s->dpage[0] = p0;
-   } else if (p0 != s->dpage[0] || ((a + size - 1) >> 12) != p0) {
+      s->dpage[1] = p0 == d0 ? d1 : d0;
+   } else {
       dtlb_pages(s, a, size);
    }
    if (store) {
       sb_push(s, a, size);
       return;
    }
-   /* A load: a store of another page in the buffer on its 8-byte slots? */
+   /* A load: a store of another page in the buffer on its 8-byte slots?
+      (A slot without stores has a sum of 0.) */
    UWord first = a >> 3, last = (a + size - 1) >> 3;
+   ULong other = 0;
    for (UWord k = first; k <= last; k++) {
       UWord i = k & (SB_SLOTS - 1);
-      if (s->slot[i] != 0 && s->slot_pages[i] != s->slot[i] * page_mix(k >> 9)) {
-         alias_scan(s, a, size);
-         break;
-      }
+      other |= s->slot_pages[i] ^ (s->slot[i] * page_mix(k >> 9));
    }
+   if (__builtin_expect(other != 0, 0))
+      alias_scan(s, a, size);
 }
 
 /* The variants after the base, out of line: the base alone (no map) keeps
@@ -691,16 +818,16 @@ __attribute__((noinline)) static void fe_data_variants(Addr addr, UWord size,
                                                        Bool store)
 {
    for (Int v = 1; v < fe_nv; v++)
-      fe_data_one(&fv[v], fe_map(v, addr), size, store);
+      fe_data_one(&fvs[v], fe_map(v, addr), size, store);
 }
 
-void ks_fe_data(Addr addr, UWord size, Bool store)
+HOT void ks_fe_data(Addr addr, UWord size, Bool store)
 {
    if (size == 0)
       size = 1;
    if (size > 64)
       size = 64;
-   fe_data_one(&fv[0], addr, size, store);
+   fe_data_one(&fv0, addr, size, store);
    if (fe_nv > 1)
       fe_data_variants(addr, size, store);
 }
@@ -717,7 +844,7 @@ const HChar *ks_fe_event_names(void)
 
 void ks_fe_print(VgFile *fp, Int v)
 {
-   FeVar *s = &fv[v];
+   FeVar *s = FV(v);
    VG_(fprintf)(fp, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
                 s->FeWin, s->FeWinMiss, s->Taken, s->BtbMiss, s->CondMiss,
                 s->IndMiss, RasMiss, s->Alias4K, s->ItlbMiss, s->DtlbMiss,

@@ -8,9 +8,11 @@
  * level.  Off by default; when off nothing here runs and keel-sim's output
  * is unchanged.
  *
- * ks_main.c calls it from one place per event kind: an instruction fetch, a
- * conditional branch, an indirect branch, a call or return at a block end,
- * a data access, and the output.  The model keeps all its state here.
+ * ks_main.c calls it on each event: an instruction fetch, a conditional
+ * branch, an indirect branch, a call or return at a block end, a data
+ * access, and the output.  The model keeps all its state here.  The tool is
+ * one translation unit (ks_tool.c), so the run-time hooks inline into
+ * ks_main.c's helpers.
  *===----------------------------------------------------------------------===*/
 #ifndef KS_FRONTEND_H
 #define KS_FRONTEND_H
@@ -40,7 +42,16 @@ void ks_fe_fill(UWord *ii);
    variant; HEAD (the last instruction with a hook) then covers CUR's bytes
    too. */
 Bool ks_fe_may_skip(const UWord *prev, const UWord *cur);
+/* May CUR (right after PREV, in a new fetch window) join the run of HEAD,
+   whose hook waits in the queue with no flush since?  Only when CUR follows
+   PREV, at the same distance from HEAD in every variant, inside PREV's last
+   page: HEAD's hook then enters CUR's windows too (only fetches read them,
+   and none comes between), and CUR's own would look up no page. */
+Bool ks_fe_may_join(const UWord *head, const UWord *prev, const UWord *cur);
 void ks_fe_extend(UWord *head, const UWord *cur);
+/* CUR joined its run's hook but has a hook of its own (an I1 fetch):
+   there the model does nothing. */
+void ks_fe_mark_joined(UWord *cur);
 /* The instruction's side exit goes to the instruction itself (a rep-prefixed
    string instruction's next iteration): not a branch to the front end. */
 void ks_fe_mark_self_loop(UWord *ii);

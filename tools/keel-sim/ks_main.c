@@ -1557,6 +1557,7 @@ typedef struct {
 typedef struct {
    Event ev[N_EVENTS];
    Int used;
+   Int flushes; /* flush calls so far */
    IRSB *out;
 } State;
 
@@ -1570,11 +1571,126 @@ static void emit(State *st, const HChar *name, void *fn, Int regparms,
    addStmtToIRSB(st->out, IRStmt_Dirty(di));
 }
 
+/* A fetch only the front-end model needs (Ev_Fe) and the event next to it
+   in the queue go in one helper call, in their order: the events of a
+   queue run together (or not at all), so this is the same sequence of
+   model and cache updates with one call less. */
+static VG_REGPARM(2) void ks_fe_ir(InstrInfo *fe, InstrInfo *ii)
+{
+   ks_fe_fetch(fe);
+   ks_ir(ii);
+}
+
+static VG_REGPARM(2) void ks_ir_fe(InstrInfo *ii, InstrInfo *fe)
+{
+   ks_ir(ii);
+   ks_fe_fetch(fe);
+}
+
+static VG_REGPARM(2) void ks_fe_fe(InstrInfo *fe1, InstrInfo *fe2)
+{
+   ks_fe_fetch(fe1);
+   ks_fe_fetch(fe2);
+}
+
+static VG_REGPARM(3) void ks_fe_dr(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_fe_fetch(fe);
+   ks_dr(fe, addr, size);
+}
+
+static VG_REGPARM(3) void ks_fe_dw(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_fe_fetch(fe);
+   ks_dw(fe, addr, size);
+}
+
+static void ks_dr_fe(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_dr(fe, addr, size);
+   ks_fe_fetch(fe);
+}
+
+static void ks_dw_fe(InstrInfo *fe, Addr addr, UWord size)
+{
+   ks_dw(fe, addr, size);
+   ks_fe_fetch(fe);
+}
+
+static void ks_fe_bc(InstrInfo *fe, InstrInfo *ii, UWord taken)
+{
+   ks_fe_fetch(fe);
+   ks_bc(ii, taken);
+}
+
+static void ks_fe_bi(InstrInfo *fe, InstrInfo *ii, Addr dst)
+{
+   ks_fe_fetch(fe);
+   ks_bi(ii, dst);
+}
+
+/* Emits E and the Ev_Fe event next to it (F, after E when AFTER) as one
+   call; False when the pair has no combined helper. */
+static Bool emit_pair(State *st, Event *e, Event *f, Bool after)
+{
+   IRExpr *ii = mkIRExpr_HWord((HWord)e->ii);
+   IRExpr *fe = mkIRExpr_HWord((HWord)f->ii);
+   switch (e->tag) {
+   case Ev_Ir:
+      if (after)
+         emit(st, "ks_ir_fe", &ks_ir_fe, 2, mkIRExprVec_2(ii, fe), NULL);
+      else
+         emit(st, "ks_fe_ir", &ks_fe_ir, 2, mkIRExprVec_2(fe, ii), NULL);
+      return True;
+   case Ev_Fe:
+      emit(st, "ks_fe_fe", &ks_fe_fe, 2,
+           after ? mkIRExprVec_2(ii, fe) : mkIRExprVec_2(fe, ii), NULL);
+      return True;
+   case Ev_Dr:
+   case Ev_Dm:
+   case Ev_Dw: {
+      /* ks_dr and ks_dw do not read their record: the fetch's goes. */
+      IRExpr **args = mkIRExprVec_3(fe, e->ea, mkIRExpr_HWord((HWord)e->size));
+      if (e->tag == Ev_Dw) {
+         if (after)
+            emit(st, "ks_dw_fe", &ks_dw_fe, 3, args, NULL);
+         else
+            emit(st, "ks_fe_dw", &ks_fe_dw, 3, args, NULL);
+      } else {
+         if (after)
+            emit(st, "ks_dr_fe", &ks_dr_fe, 3, args, NULL);
+         else
+            emit(st, "ks_fe_dr", &ks_fe_dr, 3, args, NULL);
+      }
+      return True;
+   }
+   case Ev_Bc:
+      if (after)
+         return False;
+      emit(st, "ks_fe_bc", &ks_fe_bc, 3, mkIRExprVec_3(fe, ii, e->ea), NULL);
+      return True;
+   case Ev_Bi:
+      if (after)
+         return False;
+      emit(st, "ks_fe_bi", &ks_fe_bi, 3, mkIRExprVec_3(fe, ii, e->ea), NULL);
+      return True;
+   }
+   return False;
+}
+
 static void flush(State *st)
 {
    for (Int i = 0; i < st->used; i++) {
       Event *e = &st->ev[i];
       IRExpr *ii = mkIRExpr_HWord((HWord)e->ii);
+      if (i + 1 < st->used) {
+         Event *n = &st->ev[i + 1];
+         if ((e->tag == Ev_Fe && emit_pair(st, n, e, False)) ||
+             (n->tag == Ev_Fe && emit_pair(st, e, n, True))) {
+            i++;
+            continue;
+         }
+      }
       switch (e->tag) {
       case Ev_Ir:
          emit(st, "ks_ir", &ks_ir, 1, mkIRExprVec_1(ii), NULL);
@@ -1600,6 +1716,7 @@ static void flush(State *st)
       }
    }
    st->used = 0;
+   st->flushes++;
 }
 
 static Event *new_event(State *st, EvTag tag, InstrInfo *ii, IRExpr *ea,
@@ -1702,6 +1819,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
 
    State st;
    st.used = 0;
+   st.flushes = 0;
    st.out = deepCopyIRSBExceptStmts(in);
 
    Int i = 0, n_instrs = 0;
@@ -1723,6 +1841,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
    tl_assert(i < in->stmts_used);
 
    InstrInfo *cur = NULL, *fe_head = NULL;
+   Int fe_head_flushes = -1; /* st.flushes when fe_head's event was queued */
    Addr cia = 0;
    UInt isize = 0;
    for (; i < in->stmts_used; i++) {
@@ -1760,11 +1879,14 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          }
          if (prev && fetch_repeats(prev, cur)) {
             if (ks_fe_on) {
-               if (ks_fe_may_skip(prev, cur)) {
+               if (ks_fe_may_skip(prev, cur) ||
+                   (fe_head_flushes == st.flushes &&
+                    ks_fe_may_join(fe_head, prev, cur))) {
                   ks_fe_extend(fe_head, cur);
                } else {
                   fe_head = cur;
                   new_event(&st, Ev_Fe, cur, NULL, (Int)isize);
+                  fe_head_flushes = st.flushes;
                }
             }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
@@ -1778,9 +1900,17 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                                                         IRExpr_RdTmp(t1),
                                                         IRExpr_Const(IRConst_U64(1)))));
             addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+         } else if (ks_fe_on && prev && fe_head_flushes == st.flushes &&
+                    st.used < N_EVENTS && ks_fe_may_join(fe_head, prev, cur)) {
+            /* A new I1 line, its fetch windows joined to the queued hook
+               of its run (queued here with no flush between). */
+            ks_fe_extend(fe_head, cur);
+            ks_fe_mark_joined(cur);
+            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
          } else {
             fe_head = cur;
             new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
+            fe_head_flushes = st.flushes;
          }
          break;
       case Ist_WrTmp: {

@@ -938,7 +938,7 @@ Expected<BackendTools> backendTools(const EngineOptions &O) {
                   "beside layout-sweep; it needs valgrind's tool headers)",
                   O.Frontend)
               .str());
-    Expected<std::string> V = findProgram("valgrind");
+    Expected<std::string> V = findValgrind();
     if (!V)
       return V.takeError();
     T.Sim.Valgrind = *V;

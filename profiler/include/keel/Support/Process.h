@@ -49,6 +49,14 @@ struct RunResult {
 /// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef Name);
 
+/// Valgrind's launcher. Debian's `valgrind` is a shell script that execs
+/// `valgrind.bin`; the shell exports PWD, so the measured program's
+/// environment, and with it every stack address under valgrind, would depend
+/// on the directory the tool was started from. When `valgrind` is such a
+/// script and `valgrind.bin` sits beside it, the binary is returned: the
+/// program then gets exactly the environment it is given.
+llvm::Expected<std::string> findValgrind();
+
 /// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
 /// Failing to start the program is an error; a non-zero exit is not.
 /// With Opts.FdFiles or Opts.ExecPath the child is started with posix_spawn
