@@ -715,6 +715,7 @@ public:
       }
       Groups.push_back(std::move(G));
     }
+    Groups = splitGroups(std::move(Groups));
     // The shared runs and the own runs known so far, then the own runs the
     // shared runs' results asked for.
     {
@@ -737,7 +738,40 @@ private:
     PreparedVariant Base;
     std::vector<PreparedVariant> Members; ///< map file variants 1..n
     std::vector<VariantMap> Maps;
+    /// A series' shared run split in parts: part 0 records the base and
+    /// runs in its directory, part K > 0 in its subdirectory partK.
+    size_t Part = 0;
   };
+
+  /// A series with at least this many mapped variants per part is split
+  /// into up to -j shared runs of the base, each simulating its share of
+  /// the maps (a map's counts do not depend on which run simulates it), so
+  /// that the cores share the simulation.
+  static constexpr size_t MinPartMembers = 16;
+
+  std::vector<Group> splitGroups(std::vector<Group> Groups) {
+    size_t Jobs = hardware_concurrency(O.Jobs).compute_thread_count();
+    std::vector<Group> Out;
+    for (Group &G : Groups) {
+      size_t N = G.Members.size();
+      size_t Parts = std::max<size_t>(1, std::min(Jobs, N / MinPartMembers));
+      if (Parts == 1) {
+        Out.push_back(std::move(G));
+        continue;
+      }
+      for (size_t K = 0; K < Parts; ++K) {
+        Group Part;
+        Part.Base = G.Base;
+        Part.Part = K;
+        for (size_t I = N * K / Parts; I < N * (K + 1) / Parts; ++I) {
+          Part.Members.push_back(std::move(G.Members[I]));
+          Part.Maps.push_back(std::move(G.Maps[I]));
+        }
+        Out.push_back(std::move(Part));
+      }
+    }
+    return Out;
+  }
   struct OwnRun {
     PreparedVariant PV;
     std::string Why; ///< the measurement's Fallback ("" = by its axis)
@@ -804,14 +838,21 @@ private:
                                  return Error::success();
                                })
                  : E.takeError();
+    if (!WE && G.Part > 0)
+      WE = errorCodeToError(sys::fs::create_directories(
+          formatv("{0}/part{1}", G.Base.Dir, G.Part).str()));
     if (WE) {
       std::string Why = "no address map: " + toString(std::move(WE));
       for (PreparedVariant &PV : G.Members)
         fallBack(std::move(PV), Why);
+      if (G.Part > 0)
+        return;
       OwnRun Base{G.Base, ""};
       return runOwn(Base);
     }
     PreparedVariant Run = G.Base;
+    if (G.Part > 0)
+      Run.Dir = formatv("{0}/part{1}", G.Base.Dir, G.Part).str();
     applyExecAs(O, Run, VariantExecPath);
     std::string OutFile = Run.Dir + "/keel-sim.out";
     sys::fs::remove(OutFile);
@@ -841,12 +882,13 @@ private:
       std::string Why = "the shared keel-sim run failed: " + toString(K.takeError());
       for (PreparedVariant &PV : G.Members)
         fallBack(std::move(PV), Why);
-      fallBack(std::move(G.Base), Why);
+      if (G.Part == 0)
+        fallBack(std::move(G.Base), Why);
       return;
     }
     if (K->Forks || K->Execs) {
       std::string Why = processNote(*K);
-      for (size_t Geo = 0; Geo < Recs.size(); ++Geo) {
+      for (size_t Geo = 0; Geo < Recs.size() && G.Part == 0; ++Geo) {
         Measurement M = simCounts(O, G.Base.V, K->Variants[0].ByGeometry[Geo],
                                   K->FunctionIr);
         M.Fallback = Why;
@@ -856,7 +898,7 @@ private:
         fallBack(std::move(PV), Why);
       return;
     }
-    for (size_t Geo = 0; Geo < Recs.size(); ++Geo)
+    for (size_t Geo = 0; Geo < Recs.size() && G.Part == 0; ++Geo)
       Recs[Geo]->record(simCounts(O, G.Base.V, K->Variants[0].ByGeometry[Geo],
                                   K->FunctionIr));
     for (size_t I = 0; I < G.Members.size(); ++I) {
