@@ -1136,6 +1136,36 @@ static EngineOptions forGeometry(const EngineOptions &O, size_t G) {
   return R;
 }
 
+/// What every sweep sets up before any variant is built, in this order:
+/// the binaries and perturbation options are checked before anything is
+/// written (the --keep-dir directory included), then the work directory,
+/// the perturber and the backend's tools.
+struct SweepSetup {
+  WorkDirGuard WD;
+  std::unique_ptr<Perturber> P;
+  BackendTools Tools;
+};
+
+static Error setUpSweep(const EngineOptions &O, SweepSetup &S) {
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
+  if (O.CompareBinary)
+    Binaries.push_back({"compare", *O.CompareBinary});
+  if (Error E = Perturber::check(O.Perturb, Binaries))
+    return E;
+  if (Error E = makeWorkDir(O, S.WD))
+    return E;
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, S.WD.Dir, Binaries, O.Args);
+  if (!P)
+    return P.takeError();
+  S.P = std::move(*P);
+  Expected<BackendTools> T = backendTools(O);
+  if (!T)
+    return T.takeError();
+  S.Tools = std::move(*T);
+  return Error::success();
+}
+
 /// Several geometries, keel-sim: every variant built once, every keel-sim
 /// run simulates all geometries, one recorder (journal) per geometry.
 static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
@@ -1147,21 +1177,9 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
   for (const EngineOptions &Og : Os)
     if (Error E = checkOptions(Og, Offsets))
       return std::move(E);
-  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
-  if (O.CompareBinary)
-    Binaries.push_back({"compare", *O.CompareBinary});
-  if (Error E = Perturber::check(O.Perturb, Binaries))
+  SweepSetup S;
+  if (Error E = setUpSweep(O, S))
     return std::move(E);
-  WorkDirGuard WD;
-  if (Error E = makeWorkDir(O, WD))
-    return std::move(E);
-  Expected<std::unique_ptr<Perturber>> P =
-      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
-  if (!P)
-    return P.takeError();
-  Expected<BackendTools> Tools = backendTools(O);
-  if (!Tools)
-    return Tools.takeError();
 
   std::vector<Variant> All = gridVariants(O, Offsets);
   std::vector<std::unique_ptr<Journal>> Js(NG);
@@ -1193,7 +1211,7 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
   std::vector<Recorder *> Ptrs;
   for (auto &R : Recs)
     Ptrs.push_back(R.get());
-  KeelSimSweep(O, **P, Tools->Sim, WD.Dir, Ptrs).run(Work);
+  KeelSimSweep(O, *S.P, S.Tools.Sim, S.WD.Dir, Ptrs).run(Work);
   std::vector<SweepResult> Out;
   for (size_t G = 0; G < NG; ++G) {
     if (Error E = Recs[G]->takeError())
@@ -1234,23 +1252,9 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   std::vector<int64_t> Offsets = O.G.offsets();
   if (Error E = checkOptions(O, Offsets))
     return std::move(E);
-  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
-  if (O.CompareBinary)
-    Binaries.push_back({"compare", *O.CompareBinary});
-  // The binaries and perturbation options, before anything is written (the
-  // --keep-dir directory included).
-  if (Error E = Perturber::check(O.Perturb, Binaries))
+  SweepSetup S;
+  if (Error E = setUpSweep(O, S))
     return std::move(E);
-  WorkDirGuard WD;
-  if (Error E = makeWorkDir(O, WD))
-    return std::move(E);
-  Expected<std::unique_ptr<Perturber>> P =
-      Perturber::create(O.Perturb, WD.Dir, Binaries, O.Args);
-  if (!P)
-    return P.takeError();
-  Expected<BackendTools> Tools = backendTools(O);
-  if (!Tools)
-    return Tools.takeError();
 
   // Journal: what a killed sweep finished is not measured again.
   std::vector<Variant> All = gridVariants(O, Offsets);
@@ -1276,26 +1280,26 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   Recorder Rec(O, J.get(), std::move(Done), All.size());
   SweepResult R;
   if (O.Backend == "time") {
-    if (Error E = measureWithTime(O, **P, WD.Dir, Work, Rec, R))
+    if (Error E = measureWithTime(O, *S.P, S.WD.Dir, Work, Rec, R))
       Rec.fail(std::move(E));
   } else if (O.Executor == SlurmExecutor) {
     SlurmSink Sink{[&](Measurement M) { Rec.record(std::move(M)); },
                    [&](StringRef S, StringRef B) { Rec.binarySeen(S, B); }};
-    if (Error E = measureOnSlurm(O, **P, Tools->Sim, WD.Dir, Work, Sink))
+    if (Error E = measureOnSlurm(O, *S.P, S.Tools.Sim, S.WD.Dir, Work, Sink))
       Rec.fail(std::move(E));
-  } else if (Tools->Sim.KeelSim) {
-    KeelSimSweep(O, **P, Tools->Sim, WD.Dir, {&Rec}).run(Work);
+  } else if (S.Tools.Sim.KeelSim) {
+    KeelSimSweep(O, *S.P, S.Tools.Sim, S.WD.Dir, {&Rec}).run(Work);
   } else {
-    measureInParallel(O, **P, Tools->Sim, Tools->Perf, Work, Rec);
+    measureInParallel(O, *S.P, S.Tools.Sim, S.Tools.Perf, Work, Rec);
   }
   if (Error E = Rec.takeError())
     return std::move(E);
 
   if (isSimBackend(O.Backend)) {
-    R.SimTool = Tools->Sim.KeelSim ? "keel-sim" : "cachegrind";
-    if (!Tools->Sim.Note.empty())
-      R.Notes.push_back(Tools->Sim.Note);
-    if (Tools->Sim.KeelSim && !keelSimMaps(O) &&
+    R.SimTool = S.Tools.Sim.KeelSim ? "keel-sim" : "cachegrind";
+    if (!S.Tools.Sim.Note.empty())
+      R.Notes.push_back(S.Tools.Sim.Note);
+    if (S.Tools.Sim.KeelSim && !keelSimMaps(O) &&
         (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
       R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
                         "own argv[0], so each ran on its own binary "
