@@ -7,37 +7,22 @@ two finished measurements in the journal, sends SIGKILL, then runs
 prints facts for FileCheck."""
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_kill import journal_lines, kill_when, start_sweep
 
 journal, workdir = sys.argv[1], sys.argv[2]
 args = sys.argv[sys.argv.index("--") + 1:]
 
 
 def measured_lines():
-    if not os.path.exists(journal):
-        return []
-    with open(journal) as f:
-        text = f.read()
-    # A line is complete once its newline is written: the sweep may be in
-    # the middle of one (or be killed there, as layout-sweep --resume knows).
-    complete = text[:text.rfind("\n") + 1]
-    return [l for l in complete.split("\n")[1:] if l.strip()]
+    return journal_lines(journal)
 
 
-first = subprocess.Popen(["layout-sweep", "--journal=" + journal,
-                          "--keep-dir=" + workdir + ".1"] + args,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-deadline = time.time() + 120
-while len(measured_lines()) < 2 and first.poll() is None and time.time() < deadline:
-    time.sleep(0.05)
-if first.poll() is not None:
-    print("sweep ended before the kill (exit %d)" % first.returncode)
-    sys.exit(1)
-os.kill(first.pid, signal.SIGKILL)
-first.wait()
+first = start_sweep(journal, workdir + ".1", args)
+kill_when(first, lambda: len(measured_lines()) >= 2)
 before = [json.loads(l) for l in measured_lines()]
 print("killed by signal %d after %d measurements" % (-first.returncode, len(before)))
 

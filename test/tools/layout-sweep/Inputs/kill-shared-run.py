@@ -6,30 +6,19 @@ The shared run's map file (WORKDIR.1/keel-sim-0.map) is written just before
 the run starts; the sweep (its process group: valgrind too) is killed half a
 second after it appears."""
 import os
-import signal
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_kill import journal_lines, kill_when, start_sweep
 
 workdir = sys.argv[1]
 args = sys.argv[sys.argv.index("--") + 1:]
 journal = workdir + ".journal"
-first = subprocess.Popen(["layout-sweep", "--journal=" + journal,
-                          "--keep-dir=" + workdir + ".1"] + args,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+first = start_sweep(journal, workdir + ".1", args, group=True)
 mapfile = os.path.join(workdir + ".1", "keel-sim-0.map")
-deadline = time.time() + 120
-while not os.path.exists(mapfile) and first.poll() is None and time.time() < deadline:
-    time.sleep(0.05)
-time.sleep(0.5)
-if first.poll() is not None:
-    print("sweep ended before the kill (exit %d)" % first.returncode)
-    sys.exit(1)
-os.killpg(first.pid, signal.SIGKILL)
-first.wait()
-with open(journal) as f:
-    lines = [l for l in f.read().split("\n")[1:] if l.strip()]
+kill_when(first, lambda: os.path.exists(mapfile), settle=0.5, group=True)
+lines = journal_lines(journal)
 print("killed during the shared run with %d measurements journaled" % len(lines))
 resumed = subprocess.run(["layout-sweep", "--resume", "--journal=" + journal,
                           "--keep-dir=" + workdir + ".2",

@@ -2,8 +2,10 @@
 """Compare the measurements of one layout-sweep JSON report with those of
 several others (one variant each, say), variant by variant: every field
 equal (counters, cost, instructions), keel-sim's fallback reasons left out.
-usage: same-measurements.py SHARED.json OWN.json...
-Prints 'equal: N measurements' or each difference and exits 1."""
+usage: same-measurements.py [--subset] SHARED.json OWN.json...
+Prints 'equal: N measurements' or each difference and exits 1. With
+--subset, the OWN reports may measure only some of SHARED's variants (none
+missing from SHARED); it prints 'equal: N of M measurements'."""
 import json, sys
 
 
@@ -16,12 +18,20 @@ def measurements(path):
     return out
 
 
-shared = measurements(sys.argv[1])
+args = sys.argv[1:]
+subset = args[0] == "--subset"
+if subset:
+    args = args[1:]
+shared = measurements(args[0])
 own = {}
-for path in sys.argv[2:]:
+for path in args[1:]:
     own.update(measurements(path))
 bad = 0
-if sorted(shared) != sorted(own):
+if subset:
+    variants_ok = bool(own) and set(own) <= set(shared)
+else:
+    variants_ok = sorted(shared) == sorted(own)
+if not variants_ok:
     print("variants differ:", sorted(shared), sorted(own))
     bad += 1
 for key in sorted(shared):
@@ -35,4 +45,5 @@ for key in sorted(shared):
 if bad:
     print("not equal")
     sys.exit(1)
-print(f"equal: {len(shared)} measurements")
+print(f"equal: {len(own)} of {len(shared)} measurements" if subset
+      else f"equal: {len(shared)} measurements")
