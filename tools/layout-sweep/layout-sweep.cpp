@@ -141,7 +141,7 @@ cl::opt<unsigned> Timeout("timeout", cl::desc("seconds per variant run (0 = none
 cl::opt<std::string> Executor(
     "executor", cl::desc("run each variant through this template, {cmd} = the "
                          "command (e.g. 'srun -n1 {cmd}'); slurm: the whole "
-                         "sweep as one Slurm job array (sim backend; "
+                         "sweep as one Slurm job array (sim or cachegrind backend; "
                          "docs/sweep.md)"),
     cl::cat(Cat));
 cl::opt<std::string> SlurmArgs(
@@ -866,6 +866,11 @@ int main(int argc, char **argv) {
     return reportError(Tool, inputError("<command line>", 0,
                                         "--best-pad-out and --baseline take one "
                                         "geometry: give --I1 once"));
+  if (Geos.size() > 1 && !isSimBackend(O->Backend))
+    return reportError(Tool, inputError("<command line>", 0,
+                                        "several --I1 need --backend=sim or "
+                                        "cachegrind (a timed sweep has no "
+                                        "cache geometry)"));
   for (const CacheGeometry &Geo : Geos)
     for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
       if (Opt->getNumOccurrences())

@@ -132,6 +132,26 @@ TEST(KeelSimOutput, BaseVariantByEventName) {
   consumeError(None.takeError());
 }
 
+TEST(KeelSimOutput, MalformedLinesAreErrorsNotCrashes) {
+  // A line of blanks is skipped; a truncated "fn" line (a run killed while
+  // writing) is an error naming its line.
+  Expected<KeelSimOutput> Blank = parseKeelSimText(
+      "keel-sim 1\n   \nvariant 0 base unmapped 0\nevents: Ir\nresult 0 0 7\n",
+      "ks.out");
+  ASSERT_TRUE(bool(Blank));
+  EXPECT_EQ(Blank->Variants[0].Counters["Ir"], 7);
+  for (const char *Fn : {"fn", "fn ", "fn 5"}) {
+    std::string Text = std::string("keel-sim 1\nvariant 0 base unmapped 0\n"
+                                   "events: Ir\nresult 0 0 7\n") +
+                       Fn + "\n";
+    Expected<KeelSimOutput> K = parseKeelSimText(Text, "ks.out");
+    ASSERT_FALSE(bool(K)) << Fn;
+    EXPECT_NE(errText(K.takeError()).find("ks.out:5: bad 'fn' line"),
+              std::string::npos)
+        << Fn;
+  }
+}
+
 TEST(KeelSimOutput, Arguments) {
   CacheGeometry G{{4096, 2, 64}, {32768, 8, 64}, {262144, 8, 64}};
   std::vector<std::string> A = keelSimArgs(G, "zen4", "o", "l");

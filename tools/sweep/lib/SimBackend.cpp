@@ -1,5 +1,6 @@
 //===- SimBackend.cpp - cachegrind geometry, cost model, output parser ----===//
 #include "keel/Sweep/SimBackend.h"
+#include "keel/Support/Tool.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -282,13 +283,9 @@ std::string findKeelSimLib() {
   };
   if (const char *Env = std::getenv("KEEL_SIM_LIB"))
     return Env[0] && Holds(Env) ? std::string(Env) : std::string();
-  std::string Self = sys::fs::getMainExecutable(
-      "layout-sweep", reinterpret_cast<void *>(&findKeelSimLib));
-  if (Self.empty())
-    return "";
-  SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Self)));
-  sys::path::append(Dir, "lib", "keel-sim");
-  return Holds(Dir) ? Dir.str().str() : std::string();
+  std::string Dir = findKeelLibFile(
+      "layout-sweep", reinterpret_cast<void *>(&findKeelSimLib), "keel-sim");
+  return Holds(Dir) ? Dir : std::string();
 }
 
 std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef Frontend,
@@ -330,6 +327,8 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       continue;
     SmallVector<StringRef, 20> F;
     Line.split(F, ' ', -1, /*KeepEmpty=*/false);
+    if (F.empty()) // blanks only
+      continue;
     StringRef Kind = F[0];
     if (Kind == "keel-sim") {
       Header = true;
@@ -369,7 +368,9 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       }
     } else if (Kind == "fn") {
       // "fn COUNT NAME" (the name may hold spaces: "(below main)").
-      auto [Count, FnName] = Line.drop_front(3).split(' ');
+      if (F.size() < 3)
+        return inputError(Name, LineNo, "bad 'fn' line");
+      auto [Count, FnName] = Line.ltrim(' ').drop_front(3).split(' ');
       uint64_t C;
       if (Count.getAsInteger(10, C) || FnName.empty())
         return inputError(Name, LineNo, "bad 'fn' line");
