@@ -109,7 +109,7 @@ cmp "$work/native.pa" "$work/text.pa" ||
 
 # median wall and cpu (the lower middle one for an even count), max rss
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-best() {
+medians() {
   printf '%s %s %s\n' "$(cut -d' ' -f1 "$work/$1.times" | median)" \
     "$(cut -d' ' -f2 "$work/$1.times" | median)" \
     "$(cut -d' ' -f3 "$work/$1.times" | sort -n | tail -1)"
@@ -117,7 +117,7 @@ best() {
 line() { echo "$2" | awk -v s="$samples" -v name="$1" '{
   printf "%-44s %8.2f s wall %8.2f s cpu %12.0f samples/s %8.1f MiB peak RSS\n",
     name, $1, $2, s / $1, $3 / 1024 }'; }
-n=$(best native); sc=$(best script); tx=$(best text)
+n=$(medians native); sc=$(medians script); tx=$(medians text)
 path=$(echo "$sc $tx" | awk '{ print $1 + $4, $2 + $5, ($3 > $6 ? $3 : $6) }')
 echo
 line "native: layout-profile convert perf.data" "$n"
@@ -125,7 +125,7 @@ line "  perf script -F pid,ip,brstack" "$sc"
 line "  layout-profile convert (text)" "$tx"
 line "text path: perf script + convert" "$path"
 if [ -n "$p2b" ]; then
-  pb=$(best perf2bolt)
+  pb=$(medians perf2bolt)
   line "perf2bolt -p perf.data" "$pb"
 fi
 echo "$n $path" | awk '{ printf "\nnative vs text path: %.1fx faster (wall), %.1fx (cpu), memory %.2f of it\n",

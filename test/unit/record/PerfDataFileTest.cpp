@@ -300,14 +300,19 @@ std::string compressedFixture(size_t Chunk, bool Two = false) {
   std::string Data = dataRecords();
   std::unique_ptr<ZSTD_CStream, size_t (*)(ZSTD_CStream *)> C(
       ZSTD_createCStream(), ZSTD_freeCStream);
-  ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel, 1);
+  size_t R = ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel, 1);
+  EXPECT_FALSE(ZSTD_isError(R)) << ZSTD_getErrorName(R);
   Bytes D;
   std::string Buf(ZSTD_compressBound(Chunk) + 64, '\0');
   for (size_t At = 0; At < Data.size(); At += Chunk) {
     ZSTD_inBuffer In{Data.data() + At, std::min(Chunk, Data.size() - At), 0};
     ZSTD_outBuffer Out{Buf.data(), Buf.size(), 0};
-    while (ZSTD_compressStream2(C.get(), &Out, &In, ZSTD_e_flush))
+    // Until the chunk is flushed (0); an error code ends the loop too (a
+    // failing zstd must fail the test, not hang it).
+    while ((R = ZSTD_compressStream2(C.get(), &Out, &In, ZSTD_e_flush)) &&
+           !ZSTD_isError(R))
       ;
+    EXPECT_FALSE(ZSTD_isError(R)) << ZSTD_getErrorName(R);
     std::string Payload(Buf.data(), Out.pos);
     if (Two) {
       size_t Padded = alignTo(Payload.size(), 8);
