@@ -154,8 +154,18 @@ enum { E_RUN, E_LAST, E_FLAGS, N_EXTRA };
    2006): a base table of 2-bit counters by address, and N_TAGE tagged
    tables indexed and tagged by the address and ever longer path histories
    (tage_hist[i] taken branches).  The longest matching table predicts. */
+#ifndef KS_TAGE_LONG
 #define N_TAGE 3
 static const Int tage_hist[N_TAGE] = {4, 10, 24};
+#else
+/* A sensitivity variant, built with cmake -DKEEL_SIM_TAGE_LONG=ON (not the
+   model; docs/frontend-model.md, "A longer history"): six tagged tables
+   over up to 180 taken branches, in the range of the path history Yu et
+   al. measured on Intel cores, kept in KS_PHX_WORDS words beside phr. */
+#define N_TAGE 6
+static const Int tage_hist[N_TAGE] = {4, 10, 24, 48, 96, 180};
+#define KS_PHX_WORDS 6
+#endif
 
 typedef struct {
    UShort tag;  /* 8 bits; 0 = empty */
@@ -191,6 +201,10 @@ typedef struct {
    UWord last_bpc;  /* the branch looked up last in the BTB */
    UWord ipage[2], dpage[2]; /* see tlb_touch */
    ULong phr; /* path history: 2 bits per taken branch */
+#ifdef KS_TAGE_LONG
+   ULong phx[KS_PHX_WORDS];      /* the longer path history, phx[0] newest */
+   ULong tage_phx[KS_PHX_WORDS]; /* the history tage_idx was hashed from */
+#endif
    ULong FeWin, FeWinMiss, Taken, BtbMiss, CondMiss, IndMiss, Alias4K,
          ItlbMiss, DtlbMiss, TlbWalk;
    Tab wc, btb, itlb, dtlb, l2i, l2d; /* l2d unused when shared */
@@ -434,6 +448,11 @@ fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
       /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
          branch's address bits 3..18 and the target's bits 0..5. */
       s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
+#ifdef KS_TAGE_LONG
+      for (Int k = KS_PHX_WORDS - 1; k > 0; k--)
+         s->phx[k] = (s->phx[k] << 2) | (s->phx[k - 1] >> 62);
+      s->phx[0] = s->phr;
+#endif
    }
    UWord w0 = a >> wb, w1 = (a + run - 1) >> wb;
    if (transfer || w0 != s->cur_win)
@@ -497,19 +516,51 @@ static inline ULong hist_bits(ULong phr, Int n)
    return b >= 64 ? phr : phr & (((ULong)1 << b) - 1);
 }
 
+#ifdef KS_TAGE_LONG
+/* The last N taken branches of the longer history, folded into 64 bits. */
+static inline ULong hist_long(const FeVar *s, Int n)
+{
+   Int b = 2 * n + 14;
+   if (b <= 64)
+      return hist_bits(s->phx[0], n);
+   ULong h = 0;
+   for (Int k = 0; k < KS_PHX_WORDS && b > 0; k++, b -= 64) {
+      ULong w = b >= 64 ? s->phx[k] : s->phx[k] & (((ULong)1 << b) - 1);
+      h ^= w * (0x9e3779b97f4a7c15ULL + 2 * (ULong)k);
+   }
+   return h;
+}
+
+static inline Bool phx_same(const FeVar *s)
+{
+   for (Int k = 0; k < KS_PHX_WORDS; k++)
+      if (s->phx[k] != s->tage_phx[k])
+         return False;
+   return True;
+}
+#define TAGE_HIST(s, n) hist_long(s, n)
+#define TAGE_SAME_HIST(s) phx_same(s)
+#define TAGE_KEEP_HIST(s) VG_(memcpy)((s)->tage_phx, (s)->phx, sizeof (s)->phx)
+#else
+#define TAGE_HIST(s, n) hist_bits((s)->phr, n)
+#define TAGE_SAME_HIST(s) ((s)->phr == (s)->tage_phr)
+#define TAGE_KEEP_HIST(s) ((void)0)
+#endif
+
 static inline HOT void tage_predict_update(FeVar *s, Addr pc, Bool taken)
 {
    Int bits = fe_tage_bits;
    UWord *idx = s->tage_idx;
    UShort *tag = s->tage_tag;
-   if (pc != s->tage_pc || s->phr != s->tage_phr) {
+   if (pc != s->tage_pc || !TAGE_SAME_HIST(s)) {
       s->tage_still = False;
       s->tage_pc = pc;
       s->tage_phr = s->phr;
+      TAGE_KEEP_HIST(s);
       for (Int i = 0; i < N_TAGE; i++) {
          /* Multiplicative hashes of (address, history) stand in for the
             hardware's folded xors. */
-         ULong h = hist_bits(s->phr, tage_hist[i]) ^
+         ULong h = TAGE_HIST(s, tage_hist[i]) ^
                    ((ULong)(pc >> 1) * 0x9e3779b97f4a7c15ULL);
          ULong x = h * 0xbf58476d1ce4e5b9ULL + (ULong)i;
          idx[i] = (UWord)(x >> (64 - bits));

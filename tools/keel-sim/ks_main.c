@@ -2206,8 +2206,14 @@ static void ks_pre_clo_init(void)
 {
    VG_(details_name)("keel-sim");
    VG_(details_version)(NULL);
+#ifdef KS_TAGE_LONG
+   VG_(details_description)("Keel's layout simulator (cachegrind's caches, "
+                            "many layouts per run; the longer-history TAGE "
+                            "variant)");
+#else
    VG_(details_description)("Keel's layout simulator (cachegrind's caches, "
                             "many layouts per run)");
+#endif
    VG_(details_copyright_author)("Keel project");
    VG_(details_bug_reports_to)("the Keel project");
    VG_(details_avg_translation_sizeB)(500);
