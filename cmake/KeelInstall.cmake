@@ -62,8 +62,16 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# keel-sim (lib/keel/keel-sim) embeds valgrind's core: it needs the release
+# it was built against (tools/keel-sim/CMakeLists.txt).
+set(keel_valgrind_dep valgrind)
+if(KEEL_SIM_AVAILABLE AND KEEL_VALGRIND_SERIES)
+  list(GET KEEL_VALGRIND_SERIES 0 vg_this)
+  list(GET KEEL_VALGRIND_SERIES 1 vg_next)
+  set(keel_valgrind_dep "valgrind (>= 1:${vg_this}), valgrind (<< 1:${vg_next})")
+endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-  "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libllvm22 (>= 1:22.1.0), libfmt9, libpfm4, libzstd1, clang-22, lld-22, valgrind")
+  "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libllvm22 (>= 1:22.1.0), libfmt9, libpfm4, libzstd1, clang-22, lld-22, ${keel_valgrind_dep}")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "llvm-22, python3")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bolt-22, linux-perf, cmake")
 set(CPACK_GENERATOR DEB)
