@@ -49,6 +49,12 @@ static cl::opt<std::string> Tolerance(
     cl::desc("extra slack over the baseline beyond noise (default 0%)"),
     cl::value_desc("percent"), cl::init("0%"), cl::cat(Cat));
 
+static cl::opt<std::string> MaxMispredictRise(
+    "max-mispredict-rise",
+    cl::desc("with --baseline: fail (exit 1) when the mean branch "
+             "mispredicts rise by more than this over the baseline's, e.g. 2%"),
+    cl::value_desc("percent"), cl::cat(Cat));
+
 static const char *const Tool = "layout-sweep-report";
 
 int main(int argc, char **argv) {
@@ -75,6 +81,15 @@ int main(int argc, char **argv) {
   if (!Tol)
     return reportError(Tool, Tol.takeError());
   GO.BaselineTolerance = *Tol;
+  if (!MaxMispredictRise.empty()) {
+    if (Baseline.empty())
+      return reportError(Tool, makeError("--max-mispredict-rise compares with "
+                                         "a baseline: give --baseline=FILE"));
+    auto V = parsePercent(MaxMispredictRise);
+    if (!V)
+      return reportError(Tool, V.takeError());
+    GO.MaxMispredictRise = *V;
+  }
 
   auto R = readResultFile(Input);
   if (!R)

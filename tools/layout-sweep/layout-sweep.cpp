@@ -200,6 +200,13 @@ cl::opt<std::string> Baseline("baseline",
 cl::opt<double> BaselineTolerance("baseline-tolerance",
                                   cl::desc("gate: extra slack over the baseline (%)"),
                                   cl::init(0), cl::cat(Cat));
+cl::opt<std::string> MaxMispredictRise(
+    "max-mispredict-rise",
+    cl::desc("gate, with --baseline: fail when the mean branch mispredicts "
+             "rise by more than X% over the baseline's (sim: Bcm+Bim; "
+             "--cost=skylake|zen4: CondMiss+IndMiss; perf: branch-misses), "
+             "e.g. a block layout checked against the default link"),
+    cl::value_desc("X%"), cl::cat(Cat));
 cl::opt<std::string> JSON("json", cl::desc("write the JSON report (no value: stdout)"),
                           cl::ValueOptional, cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> CSV("csv", cl::desc("write the CSV table (no value: stdout)"),
@@ -233,6 +240,15 @@ static Expected<GateOptions> gateOptions() {
     GO.MaxSpread = *MS;
   }
   GO.BaselineTolerance = BaselineTolerance / 100;
+  if (!MaxMispredictRise.empty()) {
+    if (Baseline.empty())
+      return makeError("--max-mispredict-rise compares with a baseline: give "
+                       "--baseline=FILE (an earlier --json result)");
+    Expected<double> R = parsePercent("max-mispredict-rise", MaxMispredictRise);
+    if (!R)
+      return R.takeError();
+    GO.MaxMispredictRise = *R;
+  }
   return GO;
 }
 

@@ -454,6 +454,69 @@ TEST(GateTest, BaselineComparison) {
   EXPECT_NE(toString(E.takeError()).find("not comparable"), std::string::npos);
 }
 
+/// simResult(5) whose variants count \p Cond and \p Ind mispredicts under
+/// the events \p CondName and \p IndName.
+SweepResult withMispredicts(double Cond, double Ind,
+                            std::string CondName = "Bcm",
+                            std::string IndName = "Bim") {
+  SweepResult R = simResult(5);
+  for (Measurement &M : R.Ms) {
+    M.Counters[CondName] = Cond;
+    M.Counters[IndName] = Ind;
+  }
+  return R;
+}
+
+TEST(GateTest, MispredictRise) {
+  GateOptions O;
+  O.MaxMispredictRise = 0.02;
+  SweepResult Base = withMispredicts(1000, 100);
+  // 1100 -> 1122: exactly 2%, allowed; 1100 -> 1144: 4%, fails.
+  auto Same = evaluateGate(withMispredicts(1012, 110), O, &Base);
+  ASSERT_TRUE(bool(Same));
+  EXPECT_FALSE(Same->Failed);
+  auto Worse = evaluateGate(withMispredicts(1040, 104), O, &Base);
+  ASSERT_TRUE(bool(Worse));
+  ASSERT_TRUE(Worse->Failed);
+  ASSERT_EQ(Worse->Reasons.size(), 1u);
+  EXPECT_EQ(Worse->Reasons[0],
+            "branch mispredicts 4.00% above the baseline's (Bcm+Bim 1144 "
+            "against 1100 per variant), over --max-mispredict-rise 2.00% + "
+            "noise 0.0100%");
+  // Fewer mispredicts never fail; without the option the rise is not checked.
+  EXPECT_FALSE(evaluateGate(withMispredicts(500, 50), O, &Base)->Failed);
+  EXPECT_FALSE(
+      evaluateGate(withMispredicts(1040, 104), GateOptions{}, &Base)->Failed);
+  // The front-end model's events are preferred where counted.
+  SweepResult FeBase = withMispredicts(1000, 0, "CondMiss", "IndMiss");
+  SweepResult Fe = withMispredicts(1100, 0, "CondMiss", "IndMiss");
+  for (SweepResult *R : {&FeBase, &Fe})
+    for (Measurement &M : R->Ms)
+      M.Counters["Bcm"] = 7; // cachegrind's, also counted: ignored
+  EXPECT_EQ(mispredictEvents(Fe),
+            (std::vector<std::string>{"CondMiss", "IndMiss"}));
+  auto F = evaluateGate(Fe, O, &FeBase);
+  ASSERT_TRUE(bool(F));
+  ASSERT_TRUE(F->Failed);
+  EXPECT_EQ(F->Reasons[0].find("branch mispredicts 10.00% above the "
+                               "baseline's (CondMiss+IndMiss 1100 against "
+                               "1000"),
+            0u);
+  // Different events on the two sides, or none: errors, not verdicts.
+  auto Mixed = evaluateGate(withMispredicts(1000, 0), O, &FeBase);
+  ASSERT_FALSE(bool(Mixed));
+  EXPECT_NE(toString(Mixed.takeError()).find("the baseline counts "
+                                             "CondMiss+IndMiss, this sweep "
+                                             "Bcm+Bim: not comparable"),
+            std::string::npos);
+  SweepResult None = simResult(5);
+  EXPECT_TRUE(mispredictEvents(None).empty());
+  auto N = evaluateGate(None, O, &Base);
+  ASSERT_FALSE(bool(N));
+  EXPECT_NE(toString(N.takeError()).find("counts no branch mispredicts"),
+            std::string::npos);
+}
+
 TEST(GateTest, ReadResultFileRoundTripAndErrors) {
   auto Dir = makePrivateTempDir("keel-gate-test");
   ASSERT_TRUE(bool(Dir));

@@ -334,7 +334,8 @@ Measurement measurePerf(const EngineOptions &O, StringRef Perf,
                         const PreparedVariant &P) {
   std::string OutFile = P.Dir + "/perf.csv";
   std::vector<std::string> Cmd = {Perf.str(), "stat", "-x", ",", "-e",
-                                  "cycles:u,instructions:u", "-o", OutFile, "--"};
+                                  "cycles:u,instructions:u,branch-misses:u", "-o",
+                                  OutFile, "--"};
   Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
   RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
   if (R.Failed)

@@ -14,6 +14,7 @@
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -301,6 +302,68 @@ static void decideVerdict(const SeriesSummary &S, const NoiseFloor &NF,
   }
 }
 
+std::vector<std::string> mispredictEvents(const SweepResult &R) {
+  // In order of preference: the front-end model counts cachegrind's events
+  // too, but its predictor is the one its cost weighs.
+  static const std::vector<std::string> Sets[] = {
+      {"CondMiss", "IndMiss"}, {"Bcm", "Bim"}, {"branch-misses"}};
+  for (const Measurement &M : R.Ms) {
+    if (M.Failed)
+      continue;
+    for (const std::vector<std::string> &Set : Sets)
+      if (M.Counters.count(Set[0]))
+        return Set;
+    break;
+  }
+  return {};
+}
+
+/// The mean over measured variants of the sum of \p Events.
+static double meanOf(const SweepResult &R, ArrayRef<std::string> Events) {
+  double Sum = 0;
+  size_t N = 0;
+  for (const Measurement &M : R.Ms) {
+    if (M.Failed)
+      continue;
+    for (const std::string &E : Events) {
+      auto It = M.Counters.find(E);
+      if (It != M.Counters.end())
+        Sum += It->second;
+    }
+    ++N;
+  }
+  return N ? Sum / double(N) : 0;
+}
+
+/// --max-mispredict-rise: more branch mispredicts than the baseline?
+static Error compareMispredicts(const SweepResult &R, const SweepResult &B,
+                                double Margin, double MaxRise,
+                                GateResult &G) {
+  std::vector<std::string> Ev = mispredictEvents(R), BEv = mispredictEvents(B);
+  if (Ev.empty())
+    return makeError("--max-mispredict-rise: this sweep counts no branch "
+                     "mispredicts (sim counts Bcm and Bim, --cost=skylake|zen4 "
+                     "CondMiss and IndMiss, perf branch-misses)");
+  if (Ev != BEv)
+    return makeError("--max-mispredict-rise: the baseline counts {0}, this "
+                     "sweep {1}: not comparable (measure both with the same "
+                     "--backend and --cost)",
+                     BEv.empty() ? std::string("no mispredicts") : join(BEv, "+"),
+                     join(Ev, "+"));
+  double Cur = meanOf(R, Ev), Old = meanOf(B, Ev);
+  double Rise = Old > 0 ? Cur / Old - 1 : (Cur > 0 ? 1 : 0);
+  if (Rise > MaxRise + Margin)
+    G.Reasons.push_back(
+        formatv("branch mispredicts {0} above the baseline's ({1} "
+                "{2:f0} against {3:f0} per variant), over "
+                "--max-mispredict-rise {4}{5}",
+                percent(Rise), join(Ev, "+"), Cur, Old, percent(MaxRise),
+                Margin > 0 ? formatv(" + noise {0}", percent(Margin)).str()
+                           : std::string())
+            .str());
+  return Error::success();
+}
+
 /// --baseline: worse than the previous result beyond noise?
 static Error compareWithBaseline(const SweepResult &R, const SeriesSummary &S,
                                  const NoiseFloor &NF, const SweepResult &B,
@@ -341,6 +404,9 @@ static Error compareWithBaseline(const SweepResult &R, const SeriesSummary &S,
                                 percent(Change), percent(Margin),
                                 format("%.2g", MW.PValue))
                             .str());
+  if (O.MaxMispredictRise)
+    return compareMispredicts(R, B, std::max(NF.Spread, BNF.Spread),
+                              *O.MaxMispredictRise, G);
   return Error::success();
 }
 

@@ -110,6 +110,11 @@ struct GateOptions {
   std::optional<double> MaxSpread; ///< fraction (0.01 for --max-spread=1%)
   /// Extra slack (fraction) allowed over the baseline beyond noise.
   double BaselineTolerance = 0;
+  /// With a baseline: fail when the mean branch mispredicts per variant rise
+  /// by more than this fraction (0.02 for --max-mispredict-rise=2%) over the
+  /// baseline's, beyond noise. The events are the measuring backend's
+  /// (mispredictEvents); both results must count the same ones.
+  std::optional<double> MaxMispredictRise;
   /// Significance level of the Mann-Whitney test on per-variant costs.
   double Alpha = 0.01;
   /// Fail when any variant failed (crashed, non-zero exit).
@@ -146,6 +151,12 @@ struct GateResult {
 /// Summarise \p R, compare its spread with the noise floor, and apply
 /// --max-spread and --baseline. Errors only for an unusable baseline
 /// (different backend or axis, nothing measured).
+/// The branch-mispredict counters of \p R's measurements: the front-end
+/// model's CondMiss and IndMiss (sim with --cost=skylake|zen4), else
+/// cachegrind's Bcm and Bim (sim), else perf's branch-misses; empty when the
+/// first measured variant counts none of them.
+std::vector<std::string> mispredictEvents(const SweepResult &R);
+
 llvm::Expected<GateResult> evaluateGate(const SweepResult &R,
                                         const GateOptions &O,
                                         const SweepResult *Baseline = nullptr);
