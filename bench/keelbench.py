@@ -234,12 +234,70 @@ class Builds:
             return
         r = load_recipe(self.recipe_file(name))
         plan = self.path("plan-rec" if name == "keel-rec" else "plan-" + name)
+        flags = r.get("layout_order_flags", [])
+        self.recipe_builds[name] = self.plan_recipe(r, flags, plan)
+        g = r.get("guard")
+        if g and self.guard_fires(name, g):
+            order = f"--block-order={g['fallback_block_order']}"
+            flags = [order if f.startswith("--block-order=") else f for f in flags]
+            if order not in flags:
+                flags.append(order)
+            self.recipe_builds[name] = self.plan_recipe(r, flags, plan)
+
+    def plan_recipe(self, r, flags, plan):
+        """layout-order with FLAGS into PLAN, the objects the recipe R compiles, and
+        its link flags: (objects, link flags, post-link step)."""
         run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-             *r.get("layout_order_flags", []), "-o", plan])
+             *flags, "-o", plan])
         bbs = os.path.join(plan, "bbsections.txt")
         objs = (self.bb_compile(bbs, r.get("compile_flags", [])) if r.get("bbsections") and os.path.exists(bbs)
                 else self.objs)
-        self.recipe_builds[name] = (objs, [f.replace("{plan}", plan) for f in r.get("link_flags", [])], None)
+        return (objs, [f.replace("{plan}", plan) for f in r.get("link_flags", [])], None)
+
+    def guard_fires(self, name, g):
+        """The recipe's guard (README.md, "The recommended build"): the build, linked
+        once, against the default link on the train input, both measured by
+        layout-sweep with the model in use (--cost=MODEL; cachegrind's Bcm+Bim
+        without one), gated by --max-mispredict-rise. True when the gate fails: the
+        recipe is then planned again with its fallback block order. The decision is
+        kept in guard-NAME-MODEL.json, keyed by both binaries' sha1."""
+        d = self.path("guard")
+        os.makedirs(os.path.join(d, "dflt"), exist_ok=True)
+        os.makedirs(os.path.join(d, "cand"), exist_ok=True)
+        # The same file name and path length for both: argv[0] reaches the program.
+        base, cand = os.path.join(d, "dflt", "prog"), os.path.join(d, "cand", "prog")
+        shutil.copyfile(self.default, base)
+        self.build(name, cand)
+        for b in (base, cand):
+            os.chmod(b, 0o755)
+        key = {"default": sha1_of(base), "candidate": sha1_of(cand), "model": MODEL_TAG,
+               "max_mispredict_rise": g["max_mispredict_rise"]}
+        saved = self.path(f"guard-{name}-{MODEL_TAG}.json")
+        if os.path.exists(saved):
+            with open(saved) as f:
+                old = json.load(f)
+            if old.get("key") == key:
+                return old["fires"]
+        sweep = [os.path.join(BIN, "layout-sweep"), "--backend=sim", "--axis=env", "--from=0", "--to=0"]
+        if MODEL:
+            sweep.append(f"--cost={MODEL}")
+        run([*sweep, f"--json={os.path.join(d, 'default.json')}", base, *self.p.run_args],
+            cwd=self.w, env=self.p.run_env)
+        r = subprocess.run([*sweep, f"--baseline={os.path.join(d, 'default.json')}",
+                            f"--max-mispredict-rise={g['max_mispredict_rise']}", cand, *self.p.run_args],
+                           cwd=self.w, env=self.p.run_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, errors="replace")
+        if r.returncode not in (0, 1):
+            sys.exit(f"keelbench: the guard's sweep failed ({r.returncode}):\n{r.stderr[-2000:]}")
+        fires = r.returncode == 1
+        reason = r.stderr.strip().splitlines()[-1] if fires else "gate: passed"
+        print(f"keelbench: {self.p.name}: {name}: guard: {reason}"
+              + (f"; planned again with --block-order={g['fallback_block_order']}" if fires else ""),
+              file=sys.stderr, flush=True)
+        with open(saved + ".tmp", "w") as f:
+            json.dump({"key": key, "fires": fires, "reason": reason}, f, indent=1)
+        os.replace(saved + ".tmp", saved)
+        return fires
 
     # Each build: (objects, extra link flags, post-link step)
     def configs(self):
@@ -450,6 +508,11 @@ def load_recipe(path):
         sys.exit(f"keelbench: {path}:{e.lineno}:{e.colno}: not JSON: {e.msg}")
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         sys.exit(f"keelbench: {path}: a recipe is a JSON object with a \"name\" string")
+    g = r.get("guard")
+    if g is not None and not (isinstance(g, dict) and isinstance(g.get("max_mispredict_rise"), str)
+                              and isinstance(g.get("fallback_block_order"), str)):
+        sys.exit(f"keelbench: {path}: \"guard\" is an object with \"max_mispredict_rise\" (e.g. \"2%\") "
+                 "and \"fallback_block_order\" (e.g. \"keep\") strings")
     for k, kind in (("layout_order_flags", list), ("link_flags", list), ("compile_flags", list),
                     ("bbsections", bool)):
         if k in r and not isinstance(r[k], kind):

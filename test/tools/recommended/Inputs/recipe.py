@@ -7,6 +7,13 @@
                                               and the recipe's compile_flags when the recipe
                                               asks for it and it exists
   recipe.py RECIPE link CLANG PLAN OUT OBJ... link OBJ... as the recipe says
+  recipe.py RECIPE guard BASE CAND ARG...       the recipe's guard: layout-sweep of BASE
+                                              (the default link) and of CAND (the recipe's
+                                              link) on ARG..., gated by --max-mispredict-rise;
+                                              layout-sweep's exit status (1: the guard fires,
+                                              plan again with --block-order=FALLBACK)
+  recipe.py RECIPE fallback-plan BINARY PROFILE PLAN   layout-order with the recipe's
+                                              flags and its guard's fallback block order
 """
 import json
 import os
@@ -17,10 +24,20 @@ import sys
 def main():
     recipe = json.load(open(sys.argv[1]))
     step = sys.argv[2]
-    if step == "plan":
+    if step in ("plan", "fallback-plan"):
         binary, profile, plan = sys.argv[3:6]
-        argv = ["layout-order", "--binary", binary, "--profile", profile,
-                *recipe["layout_order_flags"], "-o", plan]
+        flags = recipe["layout_order_flags"]
+        if step == "fallback-plan":
+            order = "--block-order=" + recipe["guard"]["fallback_block_order"]
+            flags = [order if f.startswith("--block-order=") else f for f in flags]
+        argv = ["layout-order", "--binary", binary, "--profile", profile, *flags, "-o", plan]
+    elif step == "guard":
+        base, cand, args = sys.argv[3], sys.argv[4], sys.argv[5:]
+        sweep = ["layout-sweep", "--axis=env", "--from=0", "--to=0"]
+        subprocess.run([*sweep, "--json=guard-base.json", base, *args], check=True,
+                       stdout=subprocess.DEVNULL)
+        argv = [*sweep, "--baseline=guard-base.json",
+                "--max-mispredict-rise=" + recipe["guard"]["max_mispredict_rise"], cand, *args]
     elif step == "compile":
         clang, plan, out, args = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
         bbs = os.path.join(plan, "bbsections.txt")
