@@ -45,7 +45,7 @@ TEST(SlurmTest, OptionChecks) {
   EngineOptions Time = slurmOptions("");
   Time.Backend = "time";
   EXPECT_NE(message(checkSlurmOptions(Time))
-                .find("--executor=slurm measures with --backend=sim only"),
+                .find("--executor=slurm measures with a simulating backend only (sim or cachegrind)"),
             std::string::npos);
 }
 

@@ -407,9 +407,9 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
       return E;
   } else if (!O.Executor.empty()) {
     if (!isSimBackend(O.Backend))
-      return makeError("--executor runs variants elsewhere; only "
-                       "--backend=sim measures there (time and perf must "
-                       "measure on one machine)");
+      return makeError("--executor runs variants elsewhere; only a "
+                       "simulating backend (sim or cachegrind) measures there "
+                       "(time and perf must measure on one machine)");
     if (Error E = checkExecutorTemplate(O.Executor))
       return E;
   }

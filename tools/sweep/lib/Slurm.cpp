@@ -66,7 +66,8 @@ static Expected<std::vector<std::string>> slurmArgWords(StringRef Args) {
 Error checkSlurmOptions(const EngineOptions &O) {
   if (!isSimBackend(O.Backend))
     return makeError(
-        "--executor=slurm measures with --backend=sim only: array tasks land "
+        "--executor=slurm measures with a simulating backend only (sim or "
+        "cachegrind): array tasks land "
         "on whatever node the scheduler picks, and a time or perf sweep must "
         "measure every variant and its A/A copies on one quiet node; run the "
         "whole sweep inside one allocation instead (srun -N1 --exclusive "
