@@ -284,18 +284,26 @@ class Builds:
         run([*sweep, f"--json={os.path.join(d, 'default.json')}", base, *self.p.run_args],
             cwd=self.w, env=self.p.run_env)
         r = subprocess.run([*sweep, f"--baseline={os.path.join(d, 'default.json')}",
-                            f"--max-mispredict-rise={g['max_mispredict_rise']}", cand, *self.p.run_args],
+                            f"--max-mispredict-rise={g['max_mispredict_rise']}",
+                            f"--json={os.path.join(d, 'candidate.json')}", cand, *self.p.run_args],
                            cwd=self.w, env=self.p.run_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            text=True, errors="replace")
         if r.returncode not in (0, 1):
             sys.exit(f"keelbench: the guard's sweep failed ({r.returncode}):\n{r.stderr[-2000:]}")
         fires = r.returncode == 1
+        # The rise as layout-sweep counted it (its events: CondMiss+IndMiss under a
+        # model, else Bcm+Bim), for the log and the results.
+        mis = [sum(m["counters"].get(e, 0) for e in (("CondMiss", "IndMiss") if "CondMiss" in m["counters"]
+                                                     else ("Bcm", "Bim")))
+               for j in ("default.json", "candidate.json")
+               for m in json.load(open(os.path.join(d, j)))["measurements"][:1]]
+        rise = mis[1] / mis[0] - 1 if mis[0] else 0.0
         reason = r.stderr.strip().splitlines()[-1] if fires else "gate: passed"
-        print(f"keelbench: {self.p.name}: {name}: guard: {reason}"
+        print(f"keelbench: {self.p.name}: {name}: guard: mispredicts {rise:+.2%} on the train input: {reason}"
               + (f"; planned again with --block-order={g['fallback_block_order']}" if fires else ""),
               file=sys.stderr, flush=True)
         with open(saved + ".tmp", "w") as f:
-            json.dump({"key": key, "fires": fires, "reason": reason}, f, indent=1)
+            json.dump({"key": key, "fires": fires, "rise": rise, "mispredicts": mis, "reason": reason}, f, indent=1)
         os.replace(saved + ".tmp", saved)
         return fires
 
