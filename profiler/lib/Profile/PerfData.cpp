@@ -93,12 +93,21 @@ bool Mmap::executable() const {
 template <typename... Ts>
 Error File::fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const {
   std::string Msg = formatv(Fmt, std::forward<Ts>(Vals)...).str();
-  if (InflatedPos != ~uint64_t(0))
-    Msg += formatv(" (a record decompressed from the ZSTD-compressed record "
-                   "there: byte {0} of the decompressed stream)",
-                   InflatedPos)
-               .str();
-  return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
+  if (InflatedPos == ~uint64_t(0))
+    return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
+  // A record that came out of the zstd stream: its decoders were given the
+  // compressed record's offset for the record's first byte, so Offset is
+  // that plus a position inside the record. Name the compressed record,
+  // and the byte in the decompressed stream.
+  return inputError(Name, 0,
+                    "at byte offset {0} (the {1} record there), byte {2} of "
+                    "the decompressed stream: {3}",
+                    InflatedOff,
+                    InflatedType == RecCompressed2 ? "COMPRESSED2"
+                                                   : "COMPRESSED",
+                    InflatedPos + (Offset >= InflatedOff ? Offset - InflatedOff
+                                                         : 0),
+                    Msg);
 }
 
 /// The zstd stream of one read() and the decompressed bytes not yet handed
@@ -111,6 +120,7 @@ struct File::Inflater {
   uint64_t Skip = 0; ///< payload bytes of a record to drop (AUXTRACE)
   size_t Hint = 0;   ///< ZSTD_decompressStream's last return value
   uint64_t LastOff = 0; ///< the last compressed record's file offset
+  uint32_t LastType = 0; ///< and its type
   Inflater() = default;
   Inflater(const Inflater &) = delete;
   Inflater &operator=(const Inflater &) = delete;
@@ -257,7 +267,7 @@ Error File::parseHeader() {
     return E;
   if (Error E = parseFeatures(DataOff + DataSize, Bitmap))
     return E;
-  return finishAttrs();
+  return finishAttrs(104);
 }
 
 Error File::decodeAttr(const uint8_t *Ptr, uint64_t Off, uint64_t Size,
@@ -463,7 +473,7 @@ Error File::parseCmdline(uint64_t Off, uint64_t Size) {
   return Error::success();
 }
 
-Error File::finishAttrs() {
+Error File::finishAttrs(uint64_t Off) {
   AttrById.clear();
   if (Attrs.empty())
     return Error::success();
@@ -475,12 +485,12 @@ Error File::finishAttrs() {
     Uniform &= A.SampleType == SampleType;
     AllIdentifier &= (A.SampleType & PERF_SAMPLE_IDENTIFIER) != 0;
     if (A.SampleIdAll != SampleIdAll)
-      return fail(Pipe ? 0 : 104, "events disagree on sample_id_all");
+      return fail(Off, "events disagree on sample_id_all");
     for (uint64_t Id : A.Ids)
       AttrById.try_emplace(Id, I);
   }
   if (!Uniform && !AllIdentifier)
-    return fail(Pipe ? 0 : 104,
+    return fail(Off,
                 "events have different sample_type and not all of them "
                 "sample PERF_SAMPLE_IDENTIFIER: records cannot be assigned "
                 "to events");
@@ -529,7 +539,7 @@ Error File::headerAttr(const uint8_t *Rec, uint64_t Off, uint64_t Size) {
   for (uint64_t P = ASize; P < BodySize; P += 8)
     A.Ids.push_back(read64le(Body + P));
   Attrs.push_back(std::move(A));
-  return finishAttrs();
+  return finishAttrs(Off);
 }
 
 Error File::read(Visitor &V) {
@@ -642,6 +652,7 @@ Error File::inflate(uint64_t Off, uint32_t Type, uint64_t Size, Visitor &V) {
   }
   Inflater &I = *Z;
   I.LastOff = Off;
+  I.LastType = Type;
   ++NumCompressed;
   ZSTD_inBuffer In{Payload, N, 0};
   const size_t Chunk = ZSTD_DStreamOutSize();
@@ -682,6 +693,8 @@ Error File::drainInflated(uint64_t Off, Visitor &V) {
     uint16_t Misc = read16le(B + P + 4);
     uint64_t Size = read16le(B + P + 6);
     InflatedPos = I.Pos + P;
+    InflatedOff = Off;
+    InflatedType = I.LastType;
     if (Size < 8) {
       Error E = fail(Off, "record size {0} is smaller than its header (type "
                           "{1})",

@@ -291,21 +291,20 @@ TEST(PerfDataReader, FeatureTableTruncated) {
       << E;
 }
 
-/// The fixture with its data section as compressed records, as perf record
-/// -z writes them: one zstd stream, flushed every \p Chunk bytes of
-/// records, each flush one COMPRESSED (or COMPRESSED2, padded to 8 bytes)
-/// record. Records straddle them when \p Chunk does not fall on record
-/// boundaries.
-std::string compressedFixture(size_t Chunk, bool Two = false) {
-  std::string Data = dataRecords();
+/// \p Chunks compressed as perf record -z writes them: one zstd
+/// stream, flushed at the end of every chunk, each flush one COMPRESSED (or
+/// COMPRESSED2, padded to 8 bytes) record. compressedFile: a file-mode
+/// perf.data (the fixture's header and attr) with them as its data section.
+std::string compressedData(const std::vector<std::string> &Chunks,
+                           bool Two = false) {
   std::unique_ptr<ZSTD_CStream, size_t (*)(ZSTD_CStream *)> C(
       ZSTD_createCStream(), ZSTD_freeCStream);
   size_t R = ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel, 1);
   EXPECT_FALSE(ZSTD_isError(R)) << ZSTD_getErrorName(R);
   Bytes D;
-  std::string Buf(ZSTD_compressBound(Chunk) + 64, '\0');
-  for (size_t At = 0; At < Data.size(); At += Chunk) {
-    ZSTD_inBuffer In{Data.data() + At, std::min(Chunk, Data.size() - At), 0};
+  for (const std::string &Chunk : Chunks) {
+    std::string Buf(ZSTD_compressBound(Chunk.size()) + 64, '\0');
+    ZSTD_inBuffer In{Chunk.data(), Chunk.size(), 0};
     ZSTD_outBuffer Out{Buf.data(), Buf.size(), 0};
     // Until the chunk is flushed (0); an error code ends the loop too (a
     // failing zstd must fail the test, not hang it).
@@ -324,9 +323,34 @@ std::string compressedFixture(size_t Chunk, bool Two = false) {
       D.raw(Payload);
     }
   }
-  std::string F = fixture().substr(0, DataOffset) + D.B;
+  return D.B;
+}
+std::string compressedFile(const std::vector<std::string> &Chunks,
+                           bool Two = false) {
+  std::string D = compressedData(Chunks, Two);
+  std::string F = fixture().substr(0, DataOffset) + D;
   put64(F, 48, D.size());
   return F;
+}
+
+/// The fixture with its data section as compressed records, one per
+/// \p Chunk bytes of records. Records straddle them when \p Chunk does not
+/// fall on record boundaries.
+std::string compressedFixture(size_t Chunk, bool Two = false) {
+  std::string Data = dataRecords();
+  std::vector<std::string> Chunks;
+  for (size_t At = 0; At < Data.size(); At += Chunk)
+    Chunks.push_back(Data.substr(At, Chunk));
+  return compressedFile(Chunks, Two);
+}
+
+/// The offsets of the top-level records of file-mode \p F's data section.
+std::vector<size_t> topRecords(const std::string &F) {
+  std::vector<size_t> Offs;
+  for (size_t At = DataOffset; At + 8 <= F.size();
+       At += support::endian::read16le(&F[At + 6]))
+    Offs.push_back(At);
+  return Offs;
 }
 
 /// The log without the sample's offset (which names the compressed record
@@ -437,6 +461,79 @@ TEST(PerfDataReader, PipeMode) {
   EXPECT_NE(readAll(Q.B).find("at byte offset 16: record before any event "
                               "attribute"),
             std::string::npos);
+}
+
+/// A pipe-mode HEADER_ATTR record: the fixture's attr, with sample_id_all
+/// \p IdAll, and one id.
+std::string headerAttr(bool IdAll, uint64_t Id) {
+  std::string A = attr(ST, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX);
+  if (!IdAll)
+    A[42] &= ~(1 << 2); // sample_id_all: bit 18 of the u64 flags at byte 40
+  Bytes P;
+  P.u32(perfdata::RecHeaderAttr).u16(0).u16(8 + AttrBytes + 8);
+  P.raw(A).u64(Id);
+  return P.B;
+}
+
+TEST(PerfDataReader, ErrorsInsideCompressedPipeRecords) {
+  // Errors in a record that came out of the zstd stream name the
+  // compressed record and the record's byte in the decompressed stream,
+  // not a sum of the two. A pipe-mode file: attrs and build ids are
+  // records, here compressed.
+  auto Pipe = [](const std::vector<std::string> &Chunks) {
+    Bytes P;
+    P.u64(perfdata::Magic).u64(16).raw(compressedData(Chunks));
+    return P.B;
+  };
+  const std::string Attr = headerAttr(true, 42);
+  ASSERT_EQ(Attr.size(), 8 + AttrBytes + 8);
+  {
+    Collect C;
+    ASSERT_EQ(readAll(Pipe({Attr, dataRecords()}), &C), "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  // A second attr that disagrees on sample_id_all: the error is at that
+  // attr record, byte 144 of the stream, in the second compressed record
+  // (at 16 + the first's size).
+  std::string Two = Pipe({Attr, headerAttr(false, 43)});
+  size_t Second = 16 + support::endian::read16le(&Two[16 + 6]);
+  std::string E = readAll(Two);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(Second) +
+                   " (the COMPRESSED record there), byte 144 of the "
+                   "decompressed stream: events disagree on sample_id_all")
+      << E;
+  // An attr record whose attr size is larger than the record.
+  std::string Bad = Attr;
+  put32(Bad, 8 + 4, AttrBytes + 16);
+  E = readAll(Pipe({Attr, Bad}));
+  EXPECT_NE(E.find(" (the COMPRESSED record there), byte 144 of the "
+                   "decompressed stream: HEADER_ATTR record of 144 bytes "
+                   "holds an attr of 144"),
+            std::string::npos)
+      << E;
+  // A HEADER_BUILD_ID record too short for its entry, after the attr, in
+  // one COMPRESSED2 record at byte 16.
+  Bytes BId;
+  BId.u32(perfdata::RecBuildID).u16(0).u16(32).u32(7).raw(std::string(20, 'x'));
+  Bytes P;
+  P.u64(perfdata::Magic).u64(16).raw(compressedData({Attr + BId.B}, true));
+  E = readAll(P.B);
+  EXPECT_EQ(E, "f.perf.data: at byte offset 16 (the COMPRESSED2 record "
+               "there), byte 144 of the decompressed stream: truncated "
+               "HEADER_BUILD_ID entry")
+      << E;
+  // A sample whose branch stack does not fit, at byte 144 + 136 of the
+  // stream, in the second compressed record.
+  std::string Data = dataRecords();
+  put64(Data, 136 + 8 + 24, 3);
+  std::string F = Pipe({Attr, Data});
+  E = readAll(F);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " +
+                   std::to_string(16 + support::endian::read16le(&F[16 + 6])) +
+                   " (the COMPRESSED record there), byte 280 of the "
+                   "decompressed stream: SAMPLE branch stack of 3 entries does "
+                   "not fit in the record (48 bytes left)")
+      << E;
 }
 
 PerfRecording recording() {

@@ -253,7 +253,9 @@ private:
   llvm::Error parseCmdline(uint64_t Off, uint64_t Size);
   llvm::Error decodeAttr(const uint8_t *P, uint64_t Off, uint64_t Size,
                          Attr &A);
-  llvm::Error finishAttrs();
+  /// Index the attrs and check that they agree; \p Off: where errors say
+  /// the last attr is.
+  llvm::Error finishAttrs(uint64_t Off);
   /// One record at \p Rec (\p Size bytes, bounds checked by the caller);
   /// \p Off is where errors say it is.
   llvm::Error record(const uint8_t *Rec, uint64_t Off, uint32_t Type,
@@ -284,9 +286,12 @@ private:
   std::unique_ptr<Inflater> Z; ///< the zstd stream of the current read()
   uint64_t NumCompressed = 0;
   /// While records decompressed from a compressed record are handed out:
-  /// the position of the current one in the decompressed stream (errors
-  /// name it beside the compressed record's offset); ~0 otherwise.
+  /// the position of the current one in the decompressed stream; ~0
+  /// otherwise. The offset and type of the compressed record it came out
+  /// of (errors name both).
   uint64_t InflatedPos = ~uint64_t(0);
+  uint64_t InflatedOff = 0;
+  uint32_t InflatedType = 0;
   /// The layout every attr shares (checked): sample_type, sample_id_all.
   uint64_t SampleType = 0;
   bool SampleIdAll = false;
