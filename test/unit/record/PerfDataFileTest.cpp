@@ -344,15 +344,6 @@ std::string compressedFixture(size_t Chunk, bool Two = false) {
   return compressedFile(Chunks, Two);
 }
 
-/// The offsets of the top-level records of file-mode \p F's data section.
-std::vector<size_t> topRecords(const std::string &F) {
-  std::vector<size_t> Offs;
-  for (size_t At = DataOffset; At + 8 <= F.size();
-       At += support::endian::read16le(&F[At + 6]))
-    Offs.push_back(At);
-  return Offs;
-}
-
 /// The log without the sample's offset (which names the compressed record
 /// it came out of).
 std::vector<std::string> withoutOffsets(std::vector<std::string> Log) {
@@ -431,6 +422,120 @@ TEST(PerfDataReader, TruncatedCompressedPayload) {
         << "cut " << Cut << ": '" << E << "'";
     EXPECT_NE(E.find("truncated compressed payload"), std::string::npos)
         << "cut " << Cut << ": '" << E << "'";
+  }
+}
+
+/// PERF_RECORD_AUXTRACE (48 bytes) saying that \p PayloadSize bytes of
+/// trace data follow it.
+std::string auxtrace(uint64_t PayloadSize) {
+  Bytes A;
+  A.u32(perfdata::RecAuxtrace).u16(0).u16(48);
+  A.u64(PayloadSize).u64(0).u64(0).u32(0).u32(7).u32(0).u32(0);
+  return A.B;
+}
+
+TEST(PerfDataReader, AuxtracePayload) {
+  // In the data section: skipped with its payload; a payload past the
+  // end of the section is an error naming the record.
+  std::string Data = auxtrace(16) + std::string(16, 'x') + dataRecords();
+  std::string F = fixture().substr(0, DataOffset) + Data;
+  put64(F, 48, Data.size());
+  Collect C;
+  ASSERT_EQ(readAll(F, &C), "");
+  EXPECT_EQ(C.Log.size(), 3u);
+  put64(F, DataOffset + 8, Data.size() - 48 + 1);
+  std::string E = readAll(F);
+  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+                   ": record payload of 249 bytes (type 71) runs past the "
+                   "end of the data section (248 bytes left)"),
+            std::string::npos)
+      << E;
+}
+
+TEST(PerfDataReader, AuxtracePayloadInCompressedRecords) {
+  // Payload inside the compressed record, up to its very end: skipped.
+  for (std::vector<std::string> Chunks :
+       {std::vector<std::string>{auxtrace(16) + std::string(16, 'x') +
+                                 dataRecords()},
+        std::vector<std::string>{auxtrace(16) + std::string(16, 'x'),
+                                 dataRecords()}}) {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile(Chunks), &C), "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  // A payload past the end of the decompressed bytes of the compressed
+  // record that holds the AUXTRACE record. perf's reader (session.c) adds
+  // the payload size to its position in that record's decompressed buffer
+  // and does not carry it to the next one; taking the next compressed
+  // record's bytes as the payload would drop its records (here the MMAP2)
+  // without a word. An error naming the record.
+  for (uint64_t Payload : {uint64_t(1), uint64_t(96), uint64_t(1) << 40}) {
+    std::string F = compressedFile({auxtrace(Payload), dataRecords()});
+    Collect C;
+    std::string E = readAll(F, &C);
+    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+                     std::to_string(DataOffset) +
+                     " (the COMPRESSED record there), byte 0 of the "
+                     "decompressed stream: record payload of " +
+                     std::to_string(Payload) +
+                     " bytes (type 71) runs past the end of the compressed "
+                     "record's decompressed data (0 bytes left)"),
+              std::string::npos)
+        << Payload << ": '" << E << "'";
+  }
+  // A payload larger than the stream's output buffer (ZSTD_DStreamOutSize,
+  // 128 KiB): skipped as it comes out, within its compressed record; one
+  // byte more is an error naming the AUXTRACE record, not where the
+  // compressed record's data ended.
+  const size_t Big = 300000;
+  {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile({auxtrace(Big) + std::string(Big, '\0'),
+                                      dataRecords()}),
+                      &C),
+              "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  std::string F = compressedFile(
+      {dataRecords() + auxtrace(Big + 1) + std::string(Big, '\0'),
+       dataRecords()});
+  std::string E = readAll(F);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(DataOffset) +
+                   " (the COMPRESSED record there), byte 232 of the "
+                   "decompressed stream: record payload of 300001 bytes (type "
+                   "71) runs past the end of the compressed record's "
+                   "decompressed data (300000 bytes left)")
+      << E;
+}
+
+TEST(PerfDataReader, RecordsAcrossCompressedRecords) {
+  // perf's reader carries the bytes of an incomplete record over to the
+  // next compressed record's decompressed buffer (session.c), so a record
+  // may end exactly at the end of a compressed record's data, or one byte
+  // (or any number) past it, or have its header cut there.
+  Collect Plain;
+  ASSERT_EQ(readAll(fixture(), &Plain), "");
+  std::string Data = dataRecords();
+  for (size_t Cut : {size_t(95), size_t(96), size_t(97), size_t(100),
+                     size_t(103), size_t(104), Data.size() - 1}) {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile({Data.substr(0, Cut), Data.substr(Cut)}),
+                      &C),
+              "")
+        << Cut;
+    EXPECT_EQ(withoutOffsets(C.Log), withoutOffsets(Plain.Log)) << Cut;
+  }
+  // Ending one byte short, or with the header of another record: the last
+  // compressed record's data ends inside a record.
+  for (std::string Short : {Data.substr(0, Data.size() - 1),
+                            Data + Data.substr(0, 7), Data + Data.substr(0, 9)}) {
+    std::string F = compressedFile({Short});
+    std::string E = readAll(F);
+    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+                     std::to_string(DataOffset) +
+                     ": the ZSTD-compressed records end inside a record"),
+              std::string::npos)
+        << Short.size() << ": '" << E << "'";
   }
 }
 
