@@ -775,6 +775,30 @@ TEST(PerfDataWriter, CompressedRoundTrip) {
             std::string::npos);
 }
 
+TEST(PerfDataWriter, CompressLevels) {
+  // perf record -z's levels, 1 to 22, and 0 for plain records; the
+  // writer takes what checkCompressLevel takes.
+  for (int64_t L : {0, 1, 19, 22})
+    EXPECT_EQ(errText(checkCompressLevel("--compress", L)), "") << L;
+  for (int64_t L : {-1, 23, 1000})
+    EXPECT_EQ(errText(checkCompressLevel("--compress", L)),
+              "--compress: expected a ZSTD level of 1 to 22 (0: plain "
+              "records), got " +
+                  std::to_string(L));
+  PerfRecording R = recording();
+  PerfDataWriteOptions O;
+  for (int L : {1, 22}) {
+    O.Compress = L;
+    auto Back = readBack(written(R, O));
+    ASSERT_TRUE(bool(Back)) << L << ": " << errText(Back.takeError());
+    expectSame(R, *Back);
+  }
+  O.Compress = 23;
+  EXPECT_EQ(errText(writePerfData(R, nulls(), O)),
+            "perf.data compression: expected a ZSTD level of 1 to 22 (0: "
+            "plain records), got 23");
+}
+
 TEST(PerfDataWriter, WithoutGroupReadNoCounters) {
   PerfRecording R = recording();
   PerfDataWriteOptions O;
