@@ -539,6 +539,42 @@ TEST(PerfDataReader, RecordsAcrossCompressedRecords) {
   }
 }
 
+TEST(PerfDataProfile, EverySampleCountedOnceAnyAddress) {
+  // readPerfData counts a sample one sample late (after prefetching its
+  // table slots) and flushes the last at the end: three samples, each
+  // entry counted three times. Without a binary every address is kept,
+  // ~0 too: the entry ~0 -> ~0 is a branch like any other (the tables'
+  // key (~0, ~0) is stored beside their slots), with the fall-through from
+  // the older entry's target up to it.
+  std::string Data = dataRecords();
+  std::string Sample = Data.substr(136);
+  put64(Sample, 8 + 40, ~0ULL);     // entry 0: from
+  put64(Sample, 8 + 40 + 8, ~0ULL); // and to
+  Data = Data.substr(0, 136) + Sample + Sample + Sample;
+  std::string F = fixture().substr(0, DataOffset) + Data;
+  put64(F, 48, Data.size());
+  auto File = perfdata::File::fromBuffer(
+      MemoryBuffer::getMemBufferCopy(F, "fixture"), "f.perf.data");
+  ASSERT_TRUE(bool(File)) << errText(File.takeError());
+  QualityReport Q;
+  auto AP = readPerfData(**File, nullptr, Q);
+  ASSERT_TRUE(bool(AP)) << errText(AP.takeError());
+  EXPECT_EQ(AP->Branches.size(), 2u);
+  EXPECT_EQ(AP->Branches.at({~0ULL, ~0ULL}), (BranchCount{3, 3}));
+  EXPECT_EQ(AP->Branches.at({0x401008, 0x401018}), (BranchCount{3, 0}));
+  EXPECT_EQ(AP->FallThroughs.size(), 1u);
+  EXPECT_EQ(AP->FallThroughs.at({0x401018, ~0ULL}), 3u);
+  // The perf script text of the same samples gives the same profile.
+  std::string Text;
+  for (int I = 0; I < 3; ++I)
+    Text += "7/8 0x401010 0xffffffffffffffff/0xffffffffffffffff/M/-/-/12 "
+            "0x401008/0x401018/P/-/-/0\n";
+  auto TP = readPerfScript(Text, "t.perf", nullptr, Q);
+  ASSERT_TRUE(bool(TP)) << errText(TP.takeError());
+  EXPECT_EQ(TP->Branches, AP->Branches);
+  EXPECT_EQ(TP->FallThroughs, AP->FallThroughs);
+}
+
 TEST(PerfDataReader, EveryTruncationIsAnError) {
   std::string F = fixture();
   for (size_t N = 0; N < F.size(); ++N) {
