@@ -37,9 +37,12 @@
 // perf compresses with one zstd stream per file, flushed at the end of each
 // record, so the payloads are read as one continuous stream (one
 // ZSTD_DStream per read()); the bytes it gives are ordinary records, and a
-// record may start in one compressed record and end in the next. The
-// stream is drained after every step, so only an incomplete record (at
-// most 64 KiB) and zstd's own window are buffered, whatever the ratio.
+// record may start in one compressed record and end in the next; the
+// payload an AUXTRACE or TRACING_DATA record carries after itself must end
+// in the compressed record that completed it (perf's reader carries none
+// of it over). The stream is drained after every step, so only an
+// incomplete record (at most 64 KiB) and zstd's own window are buffered,
+// whatever the ratio. Both loops read record headers with recordHeader().
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
