@@ -62,7 +62,7 @@ static cl::opt<bool> PerfDataPipe("pipe",
 static cl::opt<unsigned> PerfDataCompress(
     "compress",
     cl::desc("perf.data: compress the records with ZSTD at this level "
-             "(1-19), as perf record -z does; 0: plain"),
+             "(1-22), as perf record -z does; 0 (the default): plain"),
     cl::init(0), cl::value_desc("level"), cl::cat(Cat));
 static cl::opt<bool>
     PerfDataHwIndex("hw-index",
@@ -221,6 +221,13 @@ static Error run() {
   auto O = options();
   if (!O)
     return O.takeError();
+  // Before the trace runs (minutes under valgrind), as every option check.
+  if (Error E = checkCompressLevel("--compress", PerfDataCompress))
+    return E;
+  if (PerfDataCompress && PerfDataPipe)
+    return inputError("--compress", 0,
+                      "perf.data in pipe mode (--pipe) is written "
+                      "uncompressed");
   if (Output.empty() && PerfScriptOut.empty() && PerfDataOut.empty())
     return inputError(Tool, 0,
                       "no output: give -o, --perf-script and/or --perf-data");
@@ -290,7 +297,7 @@ static Error run() {
   PDO.Pipe = PerfDataPipe;
   PDO.HwIndex = PerfDataHwIndex;
   PDO.GroupRead = !NoGroupRead;
-  PDO.Compress = int(std::min(PerfDataCompress.getValue(), 1000u));
+  PDO.Compress = int(PerfDataCompress); // checked above
   auto WritePerfData = [&](StringRef Path) -> Error {
     if (Path.empty())
       return Error::success();

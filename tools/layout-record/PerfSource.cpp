@@ -89,7 +89,7 @@ static cl::opt<std::string> PerfExport(
 static cl::opt<unsigned> PerfCompress(
     "compress",
     cl::desc("perf.data output: compress the records with ZSTD at this "
-             "level (1-19), as perf record -z does; 0 (the default) writes "
+             "level (1-22), as perf record -z does; 0 (the default) writes "
              "them plain"),
     cl::init(0), cl::value_desc("level"), cl::cat(PerfCategory));
 static cl::opt<std::string>
@@ -164,12 +164,10 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   Opts.MmapPages = PerfMmapPages;
   Opts.DataMmaps = PerfDataMmaps;
   PerfDataWriteOptions WriteOpts;
-  WriteOpts.Compress = int(std::min(PerfCompress.getValue(), 1000u));
   // Options are checked (exit 2) before anything runs.
-  if (PerfCompress > 19)
-    return inputError("--compress", 0, "expected a ZSTD level of 0 to 19, "
-                      "got {0}",
-                      unsigned(PerfCompress));
+  if (Error E = checkCompressLevel("--compress", PerfCompress))
+    return E;
+  WriteOpts.Compress = int(PerfCompress);
   if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
     return G.takeError();
   if (Error E = checkOutputPath(PerfSamples))

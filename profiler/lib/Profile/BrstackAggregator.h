@@ -173,11 +173,13 @@ public:
 
 protected:
   /// Link-time address of a runtime address, or 0 when it is outside the
-  /// binary's code.
+  /// binary's code. Without a binary every address is kept as it is: the
+  /// tables take any pair, ~0 included (FlatPairMap keeps (~0, ~0) beside
+  /// its slots).
   uint64_t map(uint64_t A, uint64_t Bias) {
     A -= Bias;
     if (!Bin)
-      return A >= ~uint64_t(0) - 1 ? 0 : A;
+      return A;
     if (!Code.contains(A))
       return 0;
     ++InsideAddrs;

@@ -37,9 +37,12 @@
 // perf compresses with one zstd stream per file, flushed at the end of each
 // record, so the payloads are read as one continuous stream (one
 // ZSTD_DStream per read()); the bytes it gives are ordinary records, and a
-// record may start in one compressed record and end in the next. The
-// stream is drained after every step, so only an incomplete record (at
-// most 64 KiB) and zstd's own window are buffered, whatever the ratio.
+// record may start in one compressed record and end in the next; the
+// payload an AUXTRACE or TRACING_DATA record carries after itself must end
+// in the compressed record that completed it (perf's reader carries none
+// of it over). The stream is drained after every step, so only an
+// incomplete record (at most 64 KiB) and zstd's own window are buffered,
+// whatever the ratio. Both loops read record headers with recordHeader().
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
@@ -93,12 +96,21 @@ bool Mmap::executable() const {
 template <typename... Ts>
 Error File::fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const {
   std::string Msg = formatv(Fmt, std::forward<Ts>(Vals)...).str();
-  if (InflatedPos != ~uint64_t(0))
-    Msg += formatv(" (a record decompressed from the ZSTD-compressed record "
-                   "there: byte {0} of the decompressed stream)",
-                   InflatedPos)
-               .str();
-  return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
+  if (InflatedPos == ~uint64_t(0))
+    return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
+  // A record that came out of the zstd stream: its decoders were given the
+  // compressed record's offset for the record's first byte, so Offset is
+  // that plus a position inside the record. Name the compressed record,
+  // and the byte in the decompressed stream.
+  return inputError(Name, 0,
+                    "at byte offset {0} (the {1} record there), byte {2} of "
+                    "the decompressed stream: {3}",
+                    InflatedOff,
+                    InflatedType == RecCompressed2 ? "COMPRESSED2"
+                                                   : "COMPRESSED",
+                    InflatedPos + (Offset >= InflatedOff ? Offset - InflatedOff
+                                                         : 0),
+                    Msg);
 }
 
 /// The zstd stream of one read() and the decompressed bytes not yet handed
@@ -109,8 +121,12 @@ struct File::Inflater {
   size_t Have = 0;   ///< bytes of Buf holding decompressed data
   uint64_t Pos = 0;  ///< stream position of Buf[0]
   uint64_t Skip = 0; ///< payload bytes of a record to drop (AUXTRACE)
+  uint64_t SkipTotal = 0, SkipPos = 0; ///< that payload's size, and the
+  uint32_t SkipType = 0;               ///< stream position and type of
+                                       ///< its record
   size_t Hint = 0;   ///< ZSTD_decompressStream's last return value
   uint64_t LastOff = 0; ///< the last compressed record's file offset
+  uint32_t LastType = 0; ///< and its type
   Inflater() = default;
   Inflater(const Inflater &) = delete;
   Inflater &operator=(const Inflater &) = delete;
@@ -257,7 +273,7 @@ Error File::parseHeader() {
     return E;
   if (Error E = parseFeatures(DataOff + DataSize, Bitmap))
     return E;
-  return finishAttrs();
+  return finishAttrs(104);
 }
 
 Error File::decodeAttr(const uint8_t *Ptr, uint64_t Off, uint64_t Size,
@@ -463,7 +479,7 @@ Error File::parseCmdline(uint64_t Off, uint64_t Size) {
   return Error::success();
 }
 
-Error File::finishAttrs() {
+Error File::finishAttrs(uint64_t Off) {
   AttrById.clear();
   if (Attrs.empty())
     return Error::success();
@@ -475,12 +491,12 @@ Error File::finishAttrs() {
     Uniform &= A.SampleType == SampleType;
     AllIdentifier &= (A.SampleType & PERF_SAMPLE_IDENTIFIER) != 0;
     if (A.SampleIdAll != SampleIdAll)
-      return fail(Pipe ? 0 : 104, "events disagree on sample_id_all");
+      return fail(Off, "events disagree on sample_id_all");
     for (uint64_t Id : A.Ids)
       AttrById.try_emplace(Id, I);
   }
   if (!Uniform && !AllIdentifier)
-    return fail(Pipe ? 0 : 104,
+    return fail(Off,
                 "events have different sample_type and not all of them "
                 "sample PERF_SAMPLE_IDENTIFIER: records cannot be assigned "
                 "to events");
@@ -529,7 +545,52 @@ Error File::headerAttr(const uint8_t *Rec, uint64_t Off, uint64_t Size) {
   for (uint64_t P = ASize; P < BodySize; P += 8)
     A.Ids.push_back(read64le(Body + P));
   Attrs.push_back(std::move(A));
-  return finishAttrs();
+  return finishAttrs(Off);
+}
+
+// Inlined in both loops: in read()'s, In is a constant and the checks are
+// those the loop had before it was shared.
+LLVM_ATTRIBUTE_ALWAYS_INLINE Error
+File::recordHeader(const uint8_t *P, uint64_t Have, HeaderIn In, uint64_t Off,
+                   RecordHeader &H, bool &Whole) const {
+  const bool Stream = In != HeaderIn::Section;
+  Whole = false;
+  if (Have < 8) {
+    if (Stream) // the rest comes with the next compressed record
+      return Error::success();
+    return fail(Off, "truncated record header: {0} bytes left in the data "
+                     "section, a header needs 8",
+                Have);
+  }
+  H.Type = read32le(P);
+  H.Misc = read16le(P + 4);
+  H.Size = read16le(P + 6);
+  H.Extra = 0;
+  if (H.Size < 8)
+    return fail(Off, "record size {0} is smaller than its header (type {1})",
+                H.Size, H.Type);
+  if (H.Size > Have) {
+    if (Stream)
+      return Error::success();
+    return fail(Off, "record of {0} bytes (type {1}) runs past the end of "
+                     "the data section ({2} bytes left)",
+                H.Size, H.Type, Have);
+  }
+  // The payload perf writes after these records (perf_session__process_
+  // user_event returns its size, and the reader skips it).
+  if (H.Type == RecAuxtrace && H.Size >= 16)
+    H.Extra = read64le(P + 8);
+  else if (H.Type == RecTracingData && H.Size >= 12)
+    H.Extra = read32le(P + 8);
+  if (H.Extra > Have - H.Size && In != HeaderIn::StreamMore)
+    return fail(Off, "record payload of {0} bytes (type {1}) runs past the "
+                     "end of {2} ({3} bytes left)",
+                H.Extra, H.Type,
+                Stream ? "the compressed record's decompressed data"
+                       : "the data section",
+                Have - H.Size);
+  Whole = true;
+  return Error::success();
 }
 
 Error File::read(Visitor &V) {
@@ -549,37 +610,18 @@ Error File::read(Visitor &V) {
   Z.reset(); // a fresh zstd stream
   NumCompressed = 0;
   while (At < End) {
-    if (End - At < 8)
-      return fail(At, "truncated record header: {0} bytes left in the data "
-                      "section, a header needs 8",
-                  End - At);
-    uint32_t Type = read32le(B + At);
-    uint16_t Misc = read16le(B + At + 4);
-    uint64_t Size = read16le(B + At + 6);
-    if (Size < 8)
-      return fail(At, "record size {0} is smaller than its header (type "
-                      "{1})",
-                  Size, Type);
-    if (Size > End - At)
-      return fail(At, "record of {0} bytes (type {1}) runs past the end of "
-                      "the data section ({2} bytes left)",
-                  Size, Type, End - At);
-    uint64_t Extra = 0; // payload some perf records carry after themselves
-    if ((Type == RecAuxtrace && Size >= 16) ||
-        (Type == 66 /*TRACING_DATA*/ && Size >= 12)) {
-      Extra = Type == RecAuxtrace ? read64le(B + At + 8) : read32le(B + At + 8);
-      if (Extra > End - At - Size)
-        return fail(At, "record payload of {0} bytes (type {1}) runs past "
-                        "the end of the data section",
-                    Extra, Type);
-    }
-    if (Type == RecCompressed || Type == RecCompressed2) {
-      if (Error E = inflate(At, Type, Size, V))
+    RecordHeader H;
+    bool Whole;
+    if (Error E =
+            recordHeader(B + At, End - At, HeaderIn::Section, At, H, Whole))
+      return E;
+    if (H.Type == RecCompressed || H.Type == RecCompressed2) {
+      if (Error E = inflate(At, H.Type, H.Size, V))
         return E;
-    } else if (Error E = record(B + At, At, Type, Misc, Size, V)) {
+    } else if (Error E = record(B + At, At, H.Type, H.Misc, H.Size, V)) {
       return E;
     }
-    At += Size + Extra;
+    At += H.Size + H.Extra;
     // Records are read once, in order: give the pages already read back to
     // the page cache, so a mapped file of gigabytes does not grow our
     // resident set (they fault in again if the file is read again).
@@ -599,12 +641,13 @@ Error File::read(Visitor &V) {
     // zstd asks for a whole block header next (3 bytes), or at the end of a
     // frame (0); anything else is a block or block header cut short.
     const Inflater &I = *Z;
-    if (I.Have || I.Skip)
+    // (A record's payload ends in its compressed record: drainInflated.)
+    if (I.Have)
       return fail(I.LastOff,
                   "the ZSTD-compressed records end inside a record: {0} "
                   "bytes of it were decompressed (a truncated compressed "
                   "payload)",
-                  I.Have ? I.Have : I.Skip);
+                  I.Have);
     const size_t BlockHeaderSize = 3; // RFC 8878, 3.1.1.2
     if (I.Hint != 0 && I.Hint != BlockHeaderSize)
       return fail(I.LastOff,
@@ -642,6 +685,7 @@ Error File::inflate(uint64_t Off, uint32_t Type, uint64_t Size, Visitor &V) {
   }
   Inflater &I = *Z;
   I.LastOff = Off;
+  I.LastType = Type;
   ++NumCompressed;
   ZSTD_inBuffer In{Payload, N, 0};
   const size_t Chunk = ZSTD_DStreamOutSize();
@@ -654,59 +698,72 @@ Error File::inflate(uint64_t Off, uint32_t Type, uint64_t Size, Visitor &V) {
       return fail(Off, "corrupt ZSTD-compressed payload ({0} bytes; zstd "
                        "stopped at byte {1} of it): {2}",
                   N, In.pos, ZSTD_getErrorName(R));
-    bool Full = Out.pos == Out.size;
+    // Last: all of this record's payload is in, and zstd had room for all
+    // it gives (perf flushes the stream at the end of every record).
+    bool Last = In.pos == In.size && Out.pos < Out.size;
     I.Have = Out.pos;
     I.Hint = R;
-    if (Error E = drainInflated(Off, V))
+    if (Error E = drainInflated(Off, Last, V))
       return E;
-    if (In.pos == In.size && !Full)
+    if (Last)
       return Error::success();
   }
 }
 
-Error File::drainInflated(uint64_t Off, Visitor &V) {
+Error File::drainInflated(uint64_t Off, bool Last, Visitor &V) {
   Inflater &I = *Z;
   const uint8_t *B = I.Buf.data();
   size_t P = 0;
+  // Errors name the record's byte in the stream and the compressed record.
+  auto At = [&](uint64_t Pos) {
+    InflatedPos = Pos;
+    InflatedOff = Off;
+    InflatedType = I.LastType;
+  };
   while (true) {
     if (I.Skip) {
       uint64_t K = std::min<uint64_t>(I.Skip, I.Have - P);
       P += K;
       I.Skip -= K;
+      if (I.Skip && Last) {
+        // The payload runs past the compressed record that completed the
+        // record: recordHeader's check, for a payload not all in hand then.
+        At(I.SkipPos);
+        Error E = fail(Off,
+                       "record payload of {0} bytes (type {1}) runs past "
+                       "the end of the compressed record's decompressed "
+                       "data ({2} bytes left)",
+                       I.SkipTotal, I.SkipType, I.SkipTotal - I.Skip);
+        InflatedPos = ~uint64_t(0);
+        return E;
+      }
       if (I.Skip)
         break;
     }
-    if (I.Have - P < 8)
-      break;
-    uint32_t Type = read32le(B + P);
-    uint16_t Misc = read16le(B + P + 4);
-    uint64_t Size = read16le(B + P + 6);
-    InflatedPos = I.Pos + P;
-    if (Size < 8) {
-      Error E = fail(Off, "record size {0} is smaller than its header (type "
-                          "{1})",
-                     Size, Type);
-      InflatedPos = ~uint64_t(0);
-      return E;
-    }
-    if (Size > I.Have - P) {
-      InflatedPos = ~uint64_t(0);
-      break; // the rest comes with the next compressed record
-    }
-    uint64_t Extra = 0;
-    if ((Type == RecAuxtrace && Size >= 16) ||
-        (Type == 66 /*TRACING_DATA*/ && Size >= 12))
-      Extra = Type == RecAuxtrace ? read64le(B + P + 8) : read32le(B + P + 8);
-    Error E = Type == RecCompressed || Type == RecCompressed2
-                  ? fail(Off, "a compressed record (type {0}) inside "
-                              "compressed data",
-                         Type)
-                  : record(B + P, Off, Type, Misc, Size, V);
+    RecordHeader H;
+    bool Whole;
+    At(I.Pos + P);
+    Error E = recordHeader(B + P, I.Have - P,
+                           Last ? HeaderIn::StreamLastPart
+                                : HeaderIn::StreamMore,
+                           Off, H, Whole);
+    if (!E && Whole)
+      E = H.Type == RecCompressed || H.Type == RecCompressed2
+              ? fail(Off, "a compressed record (type {0}) inside "
+                          "compressed data",
+                     H.Type)
+              : record(B + P, Off, H.Type, H.Misc, H.Size, V);
     InflatedPos = ~uint64_t(0);
     if (E)
       return E;
-    P += Size;
-    I.Skip = Extra;
+    if (!Whole)
+      break; // the rest comes with the next compressed record
+    if (H.Extra) {
+      I.Skip = I.SkipTotal = H.Extra;
+      I.SkipPos = I.Pos + P;
+      I.SkipType = H.Type;
+    }
+    P += H.Size;
   }
   std::memmove(I.Buf.data(), B + P, I.Have - P);
   I.Have -= P;

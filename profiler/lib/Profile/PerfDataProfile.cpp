@@ -100,11 +100,10 @@ public:
     return Error::success();
   }
 
-  /// Count the sample still staged (call after the last one).
-  void flush() {
-    countStaged(Stage[Next ^ 1]);
-    countStaged(Stage[Next]);
-  }
+  /// Count the sample still staged (call after the last one): the one
+  /// sample() staged last. The other stage was counted when that sample
+  /// came.
+  void flush() { countStaged(Stage[Next ^ 1]); }
 
   /// A file that maps code, none of it the binary, is a profile of
   /// something else (a file without mmap events is taken as it is).

@@ -423,9 +423,18 @@ Expected<Bytes> Writer::compress(const Bytes &Data) const {
                                     Opts.Compress);
   if (ZSTD_isError(R))
     return Fail(R);
+  const std::string &In = Data.str();
+  // The whole input is known: zstd sizes its window and tables to it
+  // rather than to an unbounded stream (level 22 would take 700 MB for a
+  // file of kilobytes). The size is not written in the frame header
+  // (perf's stream has none), and the frame is never ended, as perf's.
+  R = ZSTD_CCtx_setParameter(C.get(), ZSTD_c_contentSizeFlag, 0);
+  if (!ZSTD_isError(R))
+    R = ZSTD_CCtx_setPledgedSrcSize(C.get(), In.size());
+  if (ZSTD_isError(R))
+    return Fail(R);
   Bytes Out;
   std::string Buf(ZSTD_compressBound(CompressChunk), '\0');
-  const std::string &In = Data.str();
   for (size_t At = 0; At < In.size(); At += CompressChunk) {
     ZSTD_inBuffer I{In.data() + At, std::min(CompressChunk, In.size() - At),
                     0};
@@ -449,9 +458,8 @@ Error Writer::write(raw_ostream &OS) {
     return E;
   if (Opts.Compress && Opts.Pipe)
     return makeError("perf.data in pipe mode is written uncompressed");
-  if (Opts.Compress < 0 || Opts.Compress > ZSTD_maxCLevel())
-    return makeError("ZSTD level {0} is outside [1, {1}]", Opts.Compress,
-                     ZSTD_maxCLevel());
+  if (Error E = checkCompressLevel("perf.data compression", Opts.Compress))
+    return E;
   for (const RecordedSample &S : R.Samples)
     Instance.try_emplace(S.Sample.Pid, 0);
   NumInstances = 0;
@@ -788,6 +796,21 @@ private:
 };
 
 } // namespace
+
+Error checkCompressLevel(StringRef Option, int64_t Level) {
+  // The library must take every level offered (ZSTD_maxCLevel is 22 since
+  // zstd 0.8).
+  if (Level != 0 && (Level < int64_t(MinCompressLevel) ||
+                     Level > int64_t(MaxCompressLevel) ||
+                     Level > ZSTD_maxCLevel()))
+    return inputError(Option, 0,
+                      "expected a ZSTD level of {0} to {1} (0: plain "
+                      "records), got {2}",
+                      MinCompressLevel,
+                      std::min<int64_t>(MaxCompressLevel, ZSTD_maxCLevel()),
+                      Level);
+  return Error::success();
+}
 
 Error writePerfData(const PerfRecording &R, raw_ostream &OS,
                     const PerfDataWriteOptions &Opts) {

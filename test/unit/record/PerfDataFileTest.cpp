@@ -291,21 +291,20 @@ TEST(PerfDataReader, FeatureTableTruncated) {
       << E;
 }
 
-/// The fixture with its data section as compressed records, as perf record
-/// -z writes them: one zstd stream, flushed every \p Chunk bytes of
-/// records, each flush one COMPRESSED (or COMPRESSED2, padded to 8 bytes)
-/// record. Records straddle them when \p Chunk does not fall on record
-/// boundaries.
-std::string compressedFixture(size_t Chunk, bool Two = false) {
-  std::string Data = dataRecords();
+/// \p Chunks compressed as perf record -z writes them: one zstd
+/// stream, flushed at the end of every chunk, each flush one COMPRESSED (or
+/// COMPRESSED2, padded to 8 bytes) record. compressedFile: a file-mode
+/// perf.data (the fixture's header and attr) with them as its data section.
+std::string compressedData(const std::vector<std::string> &Chunks,
+                           bool Two = false) {
   std::unique_ptr<ZSTD_CStream, size_t (*)(ZSTD_CStream *)> C(
       ZSTD_createCStream(), ZSTD_freeCStream);
   size_t R = ZSTD_CCtx_setParameter(C.get(), ZSTD_c_compressionLevel, 1);
   EXPECT_FALSE(ZSTD_isError(R)) << ZSTD_getErrorName(R);
   Bytes D;
-  std::string Buf(ZSTD_compressBound(Chunk) + 64, '\0');
-  for (size_t At = 0; At < Data.size(); At += Chunk) {
-    ZSTD_inBuffer In{Data.data() + At, std::min(Chunk, Data.size() - At), 0};
+  for (const std::string &Chunk : Chunks) {
+    std::string Buf(ZSTD_compressBound(Chunk.size()) + 64, '\0');
+    ZSTD_inBuffer In{Chunk.data(), Chunk.size(), 0};
     ZSTD_outBuffer Out{Buf.data(), Buf.size(), 0};
     // Until the chunk is flushed (0); an error code ends the loop too (a
     // failing zstd must fail the test, not hang it).
@@ -324,9 +323,25 @@ std::string compressedFixture(size_t Chunk, bool Two = false) {
       D.raw(Payload);
     }
   }
-  std::string F = fixture().substr(0, DataOffset) + D.B;
+  return D.B;
+}
+std::string compressedFile(const std::vector<std::string> &Chunks,
+                           bool Two = false) {
+  std::string D = compressedData(Chunks, Two);
+  std::string F = fixture().substr(0, DataOffset) + D;
   put64(F, 48, D.size());
   return F;
+}
+
+/// The fixture with its data section as compressed records, one per
+/// \p Chunk bytes of records. Records straddle them when \p Chunk does not
+/// fall on record boundaries.
+std::string compressedFixture(size_t Chunk, bool Two = false) {
+  std::string Data = dataRecords();
+  std::vector<std::string> Chunks;
+  for (size_t At = 0; At < Data.size(); At += Chunk)
+    Chunks.push_back(Data.substr(At, Chunk));
+  return compressedFile(Chunks, Two);
 }
 
 /// The log without the sample's offset (which names the compressed record
@@ -410,6 +425,156 @@ TEST(PerfDataReader, TruncatedCompressedPayload) {
   }
 }
 
+/// PERF_RECORD_AUXTRACE (48 bytes) saying that \p PayloadSize bytes of
+/// trace data follow it.
+std::string auxtrace(uint64_t PayloadSize) {
+  Bytes A;
+  A.u32(perfdata::RecAuxtrace).u16(0).u16(48);
+  A.u64(PayloadSize).u64(0).u64(0).u32(0).u32(7).u32(0).u32(0);
+  return A.B;
+}
+
+TEST(PerfDataReader, AuxtracePayload) {
+  // In the data section: skipped with its payload; a payload past the
+  // end of the section is an error naming the record.
+  std::string Data = auxtrace(16) + std::string(16, 'x') + dataRecords();
+  std::string F = fixture().substr(0, DataOffset) + Data;
+  put64(F, 48, Data.size());
+  Collect C;
+  ASSERT_EQ(readAll(F, &C), "");
+  EXPECT_EQ(C.Log.size(), 3u);
+  put64(F, DataOffset + 8, Data.size() - 48 + 1);
+  std::string E = readAll(F);
+  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+                   ": record payload of 249 bytes (type 71) runs past the "
+                   "end of the data section (248 bytes left)"),
+            std::string::npos)
+      << E;
+}
+
+TEST(PerfDataReader, AuxtracePayloadInCompressedRecords) {
+  // Payload inside the compressed record, up to its very end: skipped.
+  for (std::vector<std::string> Chunks :
+       {std::vector<std::string>{auxtrace(16) + std::string(16, 'x') +
+                                 dataRecords()},
+        std::vector<std::string>{auxtrace(16) + std::string(16, 'x'),
+                                 dataRecords()}}) {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile(Chunks), &C), "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  // A payload past the end of the decompressed bytes of the compressed
+  // record that holds the AUXTRACE record. perf's reader (session.c) adds
+  // the payload size to its position in that record's decompressed buffer
+  // and does not carry it to the next one; taking the next compressed
+  // record's bytes as the payload would drop its records (here the MMAP2)
+  // without a word. An error naming the record.
+  for (uint64_t Payload : {uint64_t(1), uint64_t(96), uint64_t(1) << 40}) {
+    std::string F = compressedFile({auxtrace(Payload), dataRecords()});
+    Collect C;
+    std::string E = readAll(F, &C);
+    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+                     std::to_string(DataOffset) +
+                     " (the COMPRESSED record there), byte 0 of the "
+                     "decompressed stream: record payload of " +
+                     std::to_string(Payload) +
+                     " bytes (type 71) runs past the end of the compressed "
+                     "record's decompressed data (0 bytes left)"),
+              std::string::npos)
+        << Payload << ": '" << E << "'";
+  }
+  // A payload larger than the stream's output buffer (ZSTD_DStreamOutSize,
+  // 128 KiB): skipped as it comes out, within its compressed record; one
+  // byte more is an error naming the AUXTRACE record, not where the
+  // compressed record's data ended.
+  const size_t Big = 300000;
+  {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile({auxtrace(Big) + std::string(Big, '\0'),
+                                      dataRecords()}),
+                      &C),
+              "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  std::string F = compressedFile(
+      {dataRecords() + auxtrace(Big + 1) + std::string(Big, '\0'),
+       dataRecords()});
+  std::string E = readAll(F);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(DataOffset) +
+                   " (the COMPRESSED record there), byte 232 of the "
+                   "decompressed stream: record payload of 300001 bytes (type "
+                   "71) runs past the end of the compressed record's "
+                   "decompressed data (300000 bytes left)")
+      << E;
+}
+
+TEST(PerfDataReader, RecordsAcrossCompressedRecords) {
+  // perf's reader carries the bytes of an incomplete record over to the
+  // next compressed record's decompressed buffer (session.c), so a record
+  // may end exactly at the end of a compressed record's data, or one byte
+  // (or any number) past it, or have its header cut there.
+  Collect Plain;
+  ASSERT_EQ(readAll(fixture(), &Plain), "");
+  std::string Data = dataRecords();
+  for (size_t Cut : {size_t(95), size_t(96), size_t(97), size_t(100),
+                     size_t(103), size_t(104), Data.size() - 1}) {
+    Collect C;
+    ASSERT_EQ(readAll(compressedFile({Data.substr(0, Cut), Data.substr(Cut)}),
+                      &C),
+              "")
+        << Cut;
+    EXPECT_EQ(withoutOffsets(C.Log), withoutOffsets(Plain.Log)) << Cut;
+  }
+  // Ending one byte short, or with the header of another record: the last
+  // compressed record's data ends inside a record.
+  for (std::string Short : {Data.substr(0, Data.size() - 1),
+                            Data + Data.substr(0, 7), Data + Data.substr(0, 9)}) {
+    std::string F = compressedFile({Short});
+    std::string E = readAll(F);
+    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+                     std::to_string(DataOffset) +
+                     ": the ZSTD-compressed records end inside a record"),
+              std::string::npos)
+        << Short.size() << ": '" << E << "'";
+  }
+}
+
+TEST(PerfDataProfile, EverySampleCountedOnceAnyAddress) {
+  // readPerfData counts a sample one sample late (after prefetching its
+  // table slots) and flushes the last at the end: three samples, each
+  // entry counted three times. Without a binary every address is kept,
+  // ~0 too: the entry ~0 -> ~0 is a branch like any other (the tables'
+  // key (~0, ~0) is stored beside their slots), with the fall-through from
+  // the older entry's target up to it.
+  std::string Data = dataRecords();
+  std::string Sample = Data.substr(136);
+  put64(Sample, 8 + 40, ~0ULL);     // entry 0: from
+  put64(Sample, 8 + 40 + 8, ~0ULL); // and to
+  Data = Data.substr(0, 136) + Sample + Sample + Sample;
+  std::string F = fixture().substr(0, DataOffset) + Data;
+  put64(F, 48, Data.size());
+  auto File = perfdata::File::fromBuffer(
+      MemoryBuffer::getMemBufferCopy(F, "fixture"), "f.perf.data");
+  ASSERT_TRUE(bool(File)) << errText(File.takeError());
+  QualityReport Q;
+  auto AP = readPerfData(**File, nullptr, Q);
+  ASSERT_TRUE(bool(AP)) << errText(AP.takeError());
+  EXPECT_EQ(AP->Branches.size(), 2u);
+  EXPECT_EQ(AP->Branches.at({~0ULL, ~0ULL}), (BranchCount{3, 3}));
+  EXPECT_EQ(AP->Branches.at({0x401008, 0x401018}), (BranchCount{3, 0}));
+  EXPECT_EQ(AP->FallThroughs.size(), 1u);
+  EXPECT_EQ(AP->FallThroughs.at({0x401018, ~0ULL}), 3u);
+  // The perf script text of the same samples gives the same profile.
+  std::string Text;
+  for (int I = 0; I < 3; ++I)
+    Text += "7/8 0x401010 0xffffffffffffffff/0xffffffffffffffff/M/-/-/12 "
+            "0x401008/0x401018/P/-/-/0\n";
+  auto TP = readPerfScript(Text, "t.perf", nullptr, Q);
+  ASSERT_TRUE(bool(TP)) << errText(TP.takeError());
+  EXPECT_EQ(TP->Branches, AP->Branches);
+  EXPECT_EQ(TP->FallThroughs, AP->FallThroughs);
+}
+
 TEST(PerfDataReader, EveryTruncationIsAnError) {
   std::string F = fixture();
   for (size_t N = 0; N < F.size(); ++N) {
@@ -437,6 +602,79 @@ TEST(PerfDataReader, PipeMode) {
   EXPECT_NE(readAll(Q.B).find("at byte offset 16: record before any event "
                               "attribute"),
             std::string::npos);
+}
+
+/// A pipe-mode HEADER_ATTR record: the fixture's attr, with sample_id_all
+/// \p IdAll, and one id.
+std::string headerAttr(bool IdAll, uint64_t Id) {
+  std::string A = attr(ST, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX);
+  if (!IdAll)
+    A[42] &= ~(1 << 2); // sample_id_all: bit 18 of the u64 flags at byte 40
+  Bytes P;
+  P.u32(perfdata::RecHeaderAttr).u16(0).u16(8 + AttrBytes + 8);
+  P.raw(A).u64(Id);
+  return P.B;
+}
+
+TEST(PerfDataReader, ErrorsInsideCompressedPipeRecords) {
+  // Errors in a record that came out of the zstd stream name the
+  // compressed record and the record's byte in the decompressed stream,
+  // not a sum of the two. A pipe-mode file: attrs and build ids are
+  // records, here compressed.
+  auto Pipe = [](const std::vector<std::string> &Chunks) {
+    Bytes P;
+    P.u64(perfdata::Magic).u64(16).raw(compressedData(Chunks));
+    return P.B;
+  };
+  const std::string Attr = headerAttr(true, 42);
+  ASSERT_EQ(Attr.size(), 8 + AttrBytes + 8);
+  {
+    Collect C;
+    ASSERT_EQ(readAll(Pipe({Attr, dataRecords()}), &C), "");
+    EXPECT_EQ(C.Log.size(), 3u);
+  }
+  // A second attr that disagrees on sample_id_all: the error is at that
+  // attr record, byte 144 of the stream, in the second compressed record
+  // (at 16 + the first's size).
+  std::string Two = Pipe({Attr, headerAttr(false, 43)});
+  size_t Second = 16 + support::endian::read16le(&Two[16 + 6]);
+  std::string E = readAll(Two);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(Second) +
+                   " (the COMPRESSED record there), byte 144 of the "
+                   "decompressed stream: events disagree on sample_id_all")
+      << E;
+  // An attr record whose attr size is larger than the record.
+  std::string Bad = Attr;
+  put32(Bad, 8 + 4, AttrBytes + 16);
+  E = readAll(Pipe({Attr, Bad}));
+  EXPECT_NE(E.find(" (the COMPRESSED record there), byte 144 of the "
+                   "decompressed stream: HEADER_ATTR record of 144 bytes "
+                   "holds an attr of 144"),
+            std::string::npos)
+      << E;
+  // A HEADER_BUILD_ID record too short for its entry, after the attr, in
+  // one COMPRESSED2 record at byte 16.
+  Bytes BId;
+  BId.u32(perfdata::RecBuildID).u16(0).u16(32).u32(7).raw(std::string(20, 'x'));
+  Bytes P;
+  P.u64(perfdata::Magic).u64(16).raw(compressedData({Attr + BId.B}, true));
+  E = readAll(P.B);
+  EXPECT_EQ(E, "f.perf.data: at byte offset 16 (the COMPRESSED2 record "
+               "there), byte 144 of the decompressed stream: truncated "
+               "HEADER_BUILD_ID entry")
+      << E;
+  // A sample whose branch stack does not fit, at byte 144 + 136 of the
+  // stream, in the second compressed record.
+  std::string Data = dataRecords();
+  put64(Data, 136 + 8 + 24, 3);
+  std::string F = Pipe({Attr, Data});
+  E = readAll(F);
+  EXPECT_EQ(E, "f.perf.data: at byte offset " +
+                   std::to_string(16 + support::endian::read16le(&F[16 + 6])) +
+                   " (the COMPRESSED record there), byte 280 of the "
+                   "decompressed stream: SAMPLE branch stack of 3 entries does "
+                   "not fit in the record (48 bytes left)")
+      << E;
 }
 
 PerfRecording recording() {
@@ -571,6 +809,30 @@ TEST(PerfDataWriter, CompressedRoundTrip) {
   O.Pipe = true;
   EXPECT_NE(errText(writePerfData(R, nulls(), O)).find("pipe mode"),
             std::string::npos);
+}
+
+TEST(PerfDataWriter, CompressLevels) {
+  // perf record -z's levels, 1 to 22, and 0 for plain records; the
+  // writer takes what checkCompressLevel takes.
+  for (int64_t L : {0, 1, 19, 22})
+    EXPECT_EQ(errText(checkCompressLevel("--compress", L)), "") << L;
+  for (int64_t L : {-1, 23, 1000})
+    EXPECT_EQ(errText(checkCompressLevel("--compress", L)),
+              "--compress: expected a ZSTD level of 1 to 22 (0: plain "
+              "records), got " +
+                  std::to_string(L));
+  PerfRecording R = recording();
+  PerfDataWriteOptions O;
+  for (int L : {1, 22}) {
+    O.Compress = L;
+    auto Back = readBack(written(R, O));
+    ASSERT_TRUE(bool(Back)) << L << ": " << errText(Back.takeError());
+    expectSame(R, *Back);
+  }
+  O.Compress = 23;
+  EXPECT_EQ(errText(writePerfData(R, nulls(), O)),
+            "perf.data compression: expected a ZSTD level of 1 to 22 (0: "
+            "plain records), got 23");
 }
 
 TEST(PerfDataWriter, WithoutGroupReadNoCounters) {

@@ -63,6 +63,7 @@ enum UserRecord : uint32_t {
   RecHeaderAttr = 64,
   RecBuildID = 67,
   RecFinishedRound = 68,
+  RecTracingData = 66,
   RecAuxtrace = 71,
   RecHeaderFeature = 80,
   RecCompressed = 81,
@@ -253,7 +254,9 @@ private:
   llvm::Error parseCmdline(uint64_t Off, uint64_t Size);
   llvm::Error decodeAttr(const uint8_t *P, uint64_t Off, uint64_t Size,
                          Attr &A);
-  llvm::Error finishAttrs();
+  /// Index the attrs and check that they agree; \p Off: where errors say
+  /// the last attr is.
+  llvm::Error finishAttrs(uint64_t Off);
   /// One record at \p Rec (\p Size bytes, bounds checked by the caller);
   /// \p Off is where errors say it is.
   llvm::Error record(const uint8_t *Rec, uint64_t Off, uint32_t Type,
@@ -265,8 +268,32 @@ private:
   /// its payload to the stream and hand out the records it completes.
   llvm::Error inflate(uint64_t Off, uint32_t Type, uint64_t Size,
                       Visitor &V);
-  /// Hand out the complete records buffered by the stream.
-  llvm::Error drainInflated(uint64_t Off, Visitor &V);
+  /// Hand out the complete records buffered by the stream; \p Last: the
+  /// current compressed record has given all its bytes.
+  llvm::Error drainInflated(uint64_t Off, bool Last, Visitor &V);
+
+  /// A record header and the size of the payload some records carry after
+  /// themselves (AUXTRACE, TRACING_DATA).
+  struct RecordHeader {
+    uint32_t Type = 0;
+    uint16_t Misc = 0;
+    uint64_t Size = 0, Extra = 0;
+  };
+  /// Where a record header is read, and what may come after the bytes in
+  /// hand.
+  enum class HeaderIn {
+    Section,        ///< the data section: the record and its payload fit
+    StreamMore,     ///< a compressed record's data, more of it to come
+    StreamLastPart, ///< the rest of a compressed record's data
+  };
+  /// Read and check the header of the record at \p P, with \p Have bytes
+  /// from \p P in hand; \p Off is where errors say it is. In a stream, a
+  /// record may end in a later compressed record (\p Whole is false when it
+  /// is not all in hand), but its payload must end in the compressed
+  /// record's data, as perf's reader requires; a payload not all in hand
+  /// is skipped as more data comes.
+  llvm::Error recordHeader(const uint8_t *P, uint64_t Have, HeaderIn In,
+                           uint64_t Off, RecordHeader &H, bool &Whole) const;
 
   template <typename... Ts>
   llvm::Error fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const;
@@ -284,9 +311,12 @@ private:
   std::unique_ptr<Inflater> Z; ///< the zstd stream of the current read()
   uint64_t NumCompressed = 0;
   /// While records decompressed from a compressed record are handed out:
-  /// the position of the current one in the decompressed stream (errors
-  /// name it beside the compressed record's offset); ~0 otherwise.
+  /// the position of the current one in the decompressed stream; ~0
+  /// otherwise. The offset and type of the compressed record it came out
+  /// of (errors name both).
   uint64_t InflatedPos = ~uint64_t(0);
+  uint64_t InflatedOff = 0;
+  uint32_t InflatedType = 0;
   /// The layout every attr shares (checked): sample_type, sample_id_all.
   uint64_t SampleType = 0;
   bool SampleIdAll = false;

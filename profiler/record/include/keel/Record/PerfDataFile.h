@@ -33,11 +33,23 @@ struct PerfDataWriteOptions {
   /// samples carry them (PERF_SAMPLE_READ group). Note that perf script
   /// then prints every sample once per group member whose count moved.
   bool GroupRead = true;
-  /// ZSTD level (1..19) to compress the records with, as `perf record -z`
-  /// does (PERF_RECORD_COMPRESSED records and HEADER_COMPRESSED); 0 writes
-  /// them plain. File mode only.
+  /// ZSTD level (MinCompressLevel..MaxCompressLevel) to compress the
+  /// records with, as `perf record -z` does (PERF_RECORD_COMPRESSED records
+  /// and HEADER_COMPRESSED); 0 writes them plain. File mode only.
   int Compress = 0;
 };
+
+/// The ZSTD levels perf.data records are compressed with: those of `perf
+/// record -z`/`--compression-level=n`, whose help says "default: 1 -
+/// fastest compression, 22 - smallest trace" (tools/perf/builtin-record.c;
+/// cmd_record lowers a larger level to 22). Level 0 means plain records
+/// here (perf takes -z0 as its default level 1).
+inline constexpr unsigned MinCompressLevel = 1, MaxCompressLevel = 22;
+
+/// Check the ZSTD level an option gives: 0 (plain) or MinCompressLevel to
+/// MaxCompressLevel; otherwise an InputError naming \p Option. Tools call it
+/// on their option before doing any work; writePerfData checks the same.
+llvm::Error checkCompressLevel(llvm::StringRef Option, int64_t Level);
 
 /// Write \p R as perf.data: one sampling event (the recording's event,
 /// with its period or frequency and branch filter) and, when the samples
