@@ -137,6 +137,14 @@ typedef struct {
    Int assoc;
 } Cache;
 
+/* Zeroed memory that starts on a host cache line (64 bytes): a set of 8
+   tags is then one host line, not two.  Never freed. */
+static void *calloc_lines(const HChar *cc, SizeT n, SizeT size)
+{
+   UChar *p = VG_(calloc)(cc, n * size + 64, 1);
+   return p + ((64 - ((Addr)p & 63)) & 63);
+}
+
 static void cache_init(Cache *c, Level L)
 {
    UWord sets = (UWord)(L.size / L.line / L.assoc);
@@ -144,7 +152,7 @@ static void cache_init(Cache *c, Level L)
    c->line_bits = VG_(log2)((UInt)L.line);
    c->assoc = L.assoc;
    /* Block 0 counts as present at start, as in cachegrind. */
-   c->tags = VG_(calloc)("ks.tags", sets * (UWord)L.assoc, sizeof(UWord));
+   c->tags = calloc_lines("ks.tags", sets * (UWord)L.assoc, sizeof(UWord));
 }
 
 /* Look up one block in its set; move it to the front (LRU order).  Returns
@@ -925,8 +933,8 @@ static void lru_init(LruCache *c, Level L, Int first_v)
          c->member[v / 64] |= (UWord)1 << (v % 64);
          c->n_member++;
       }
-   c->ways = VG_(calloc)("ks.lru", (SizeT)n_variants * c->nsets * (UWord)c->assoc,
-                         sizeof(Way));
+   c->ways = calloc_lines("ks.lru", (SizeT)n_variants * c->nsets * (UWord)c->assoc,
+                          sizeof(Way));
    c->dl = VG_(malloc)("ks.lru", (SizeT)(n_cuts + 1) * n_variants * sizeof(Long));
    for (SizeT i = 0; i < (SizeT)(n_cuts + 1) * n_variants; i++)
       c->dl[i] = cut_off[i] / (Long)L.line; /* exact for members */
@@ -940,6 +948,31 @@ static inline UWord frag_hash(UWord block, Int cut)
 {
    UWord h = (block + (UWord)cut * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
    return h ^ (h >> 29);
+}
+
+/* Frags live side by side in large zeroed chunks, in the order they are
+   first met (for I1, mostly code order), never freed: the miss path reads
+   the time and writes the residency bits of the Frags in a set's ways,
+   and dense Frags keep more of them in the host's cache than one
+   allocation each. */
+static UChar *frag_chunk;
+static SizeT frag_chunk_left;
+
+static Frag *frag_alloc(void)
+{
+   SizeT sz = sizeof(Frag) + (SizeT)n_words * sizeof(UWord);
+   sz = (sz + 7) & ~(SizeT)7;
+   if (frag_chunk_left < sz) {
+      SizeT bytes = 1 << 20;
+      if (bytes < sz)
+         bytes = sz;
+      frag_chunk = VG_(calloc)("ks.frag", bytes, 1);
+      frag_chunk_left = bytes;
+   }
+   Frag *f = (Frag *)frag_chunk;
+   frag_chunk += sz;
+   frag_chunk_left -= sz;
+   return f;
 }
 
 static Frag *frag_get(LruCache *c, UWord block, Int cut)
@@ -965,7 +998,7 @@ static Frag *frag_get(LruCache *c, UWord block, Int cut)
       while (c->tab[j])
          j = (j + 1) & (cap - 1);
    }
-   Frag *f = VG_(calloc)("ks.frag", 1, sizeof(Frag) + (SizeT)n_words * sizeof(UWord));
+   Frag *f = frag_alloc();
    f->block = block;
    f->cut = cut;
    c->tab[j] = f;
@@ -1027,6 +1060,24 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
       Int victim = 0;
       ULong best = ~0ULL;
       Bool hit = False;
+      if (c->assoc == 2) {
+         /* The loop below for two ways, without a branch on which way is
+            older (a coin toss the host mispredicts half the time). */
+         Frag *g0 = ways[0].f, *g1 = ways[1].f;
+         if (g0 && ways[0].blk == blk) {
+            victim = 0;
+            hit = True;
+         } else if (g1 && ways[1].blk == blk) {
+            victim = 1;
+            hit = True;
+         } else if (!g0) {
+            victim = 0;
+         } else if (!g1) {
+            victim = 1;
+         } else {
+            victim = g1->time < g0->time;
+         }
+      } else
       for (Int i = 0; i < c->assoc; i++) {
          Frag *g = ways[i].f;
          if (!g) {
@@ -1524,15 +1575,15 @@ static void ks_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
    (void)tid; (void)sysno; (void)args; (void)nArgs; (void)res;
 }
 
-/* Add 1 to *counter, inline. */
-static void add_count(IRSB *out, ULong *counter)
+/* Add n to *counter, inline. */
+static void add_count(IRSB *out, ULong *counter, ULong n)
 {
    IRTemp t1 = newIRTemp(out->tyenv, Ity_I64);
    IRTemp t2 = newIRTemp(out->tyenv, Ity_I64);
    IRExpr *where = mkIRExpr_HWord((HWord)counter);
    addStmtToIRSB(out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, where)));
    addStmtToIRSB(out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-                                                    IRExpr_Const(IRConst_U64(1)))));
+                                                    IRExpr_Const(IRConst_U64(n)))));
    addStmtToIRSB(out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
 }
 
@@ -1555,11 +1606,23 @@ typedef struct {
 
 #define N_EVENTS 16
 
+/* Counters added inline (executed instructions per function, and the
+   instructions counted without a helper call), summed between two flushes
+   and added at the flush: the same points where the queued events' helpers
+   run, so a counter has counted exactly the instructions whose events ran,
+   with one add per counter instead of one per instruction. */
+typedef struct {
+   ULong *counter;
+   ULong n;
+} PendingCount;
+
 typedef struct {
    Event ev[N_EVENTS];
    Int used;
    Int flushes; /* flush calls so far */
    IRSB *out;
+   PendingCount *pend; /* one per instruction of the block at most, + 1 */
+   Int n_pend;
 } State;
 
 static void emit(State *st, const HChar *name, void *fn, Int regparms,
@@ -1718,6 +1781,22 @@ static void flush(State *st)
    }
    st->used = 0;
    st->flushes++;
+   for (Int k = 0; k < st->n_pend; k++)
+      add_count(st->out, st->pend[k].counter, st->pend[k].n);
+   st->n_pend = 0;
+}
+
+/* Count one instruction in `counter` at the next flush. */
+static void count_later(State *st, ULong *counter)
+{
+   for (Int k = 0; k < st->n_pend; k++)
+      if (st->pend[k].counter == counter) {
+         st->pend[k].n++;
+         return;
+      }
+   st->pend[st->n_pend].counter = counter;
+   st->pend[st->n_pend].n = 1;
+   st->n_pend++;
 }
 
 static Event *new_event(State *st, EvTag tag, InstrInfo *ii, IRExpr *ea,
@@ -1858,6 +1937,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                   2 * (UWord)n_lru_i1;
    InstrInfo *infos =
       VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
+   st.pend = VG_(malloc)("ks.pend", ((SizeT)n_instrs + 2) * sizeof(PendingCount));
+   st.n_pend = 0;
    Int next_info = 0;
 
    while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark) {
@@ -1898,7 +1979,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          next_info++;
          fill_instr(cur, cia, isize);
          if (clo_fn_ir)
-            add_count(st.out, fn_counter(cia));
+            count_later(&st, fn_counter(cia));
          if (ks_fe_on) {
             ks_fe_fill(cur);
             /* A call VEX followed into its callee inside this block. */
@@ -1923,16 +2004,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                }
             }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
-            IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
-            IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
-            IRExpr *where = mkIRExpr_HWord((HWord)&n_Ir);
-            addStmtToIRSB(st.out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
-                                                                where)));
-            addStmtToIRSB(st.out,
-                          IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64,
-                                                        IRExpr_RdTmp(t1),
-                                                        IRExpr_Const(IRConst_U64(1)))));
-            addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+            count_later(&st, &n_Ir);
          } else if (ks_fe_on && prev && fe_head_flushes == st.flushes &&
                     st.used < N_EVENTS && ks_fe_may_join(fe_head, prev, cur)) {
             /* A new I1 line, its fetch windows joined to the queued hook
@@ -2055,7 +2127,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
            mkIRExprVec_3(mkIRExpr_HWord((HWord)cur), in->next,
                          mkIRExpr_HWord(in->jumpkind == Ijk_Ret)),
            NULL);
-   tl_assert(next_info == n_instrs);
+   tl_assert(next_info == n_instrs && st.n_pend == 0);
+   VG_(free)(st.pend);
    return st.out;
 }
 
