@@ -427,7 +427,13 @@ static void read_map_file(void)
 static void predictor_classes(void);
 static void d1_sharing(void);
 static void lru_setup(void);
+static void data_path_setup(void);
 static Bool *d1_lru_pair; /* [variant * n_geoms + geometry]: shared-time D1 */
+/* Every (variant, geometry) a member of a shared-time D1 class, none on
+   its own or shared with the base's D1 (so none ever will be): a data
+   access is the classes' part alone. */
+static Bool all_d1_lru;
+
 
 static void resolve_maps(void)
 {
@@ -499,6 +505,7 @@ static void resolve_maps(void)
    predictor_classes();
    lru_setup();
    d1_sharing();
+   data_path_setup();
 }
 
 /*------------------------------------------------------------*/
@@ -1189,6 +1196,15 @@ static void lru_setup(void)
    ii_lru_words = 2 * (UWord)n_lru_i1;
 }
 
+static void data_path_setup(void)
+{
+   all_d1_lru = n_lru_d1 > 0 && n_own_pairs == 0 && n_shared_pairs == 0 &&
+                n_d1_shared == 0;
+   for (Int g = 0; g < n_geoms; g++)
+      if (!d1_lru_pair[g])
+         all_d1_lru = False;
+}
+
 /* Count the accesses of the D1 members that no range covers (map_addr does
    it for the others). */
 static void lru_count_unmapped(Addr a)
@@ -1303,8 +1319,55 @@ static inline void one_access(Sim *s, Addr a, UWord sz, Bool write)
    }
 }
 
+/* The shared-time D1 classes' part of a data access. */
+static inline void lru_data_access(Addr addr, UWord size, Bool write)
+{
+   Int k = data_cut(addr);
+   if (cut_unmapped[k])
+      lru_count_unmapped(addr);
+   for (Int c = 0; c < n_lru_d1; c++) {
+      LruCache *lc = &lru_d1[c];
+      UWord csz = size > lc->cap ? lc->cap : size;
+      UWord b1 = addr >> lc->line_bits, b2 = (addr + csz - 1) >> lc->line_bits;
+      UWord miss[KS_MAX_VARIANTS / 64];
+      for (Int w = 0; w < n_words; w++)
+         miss[w] = 0;
+      lru_line(lc, frag_at(lc, b1, k), miss);
+      if (b2 != b1)
+         lru_line(lc, frag_at(lc, b2, k), miss);
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+            for (Int j = 0; j < lc->n_g; j++)
+               prefetch_set(&sims[v * n_geoms + lc->geoms[j]].LL, va);
+         }
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+            for (Int j = 0; j < lc->n_g; j++) {
+               Sim *s = &sims[v * n_geoms + lc->geoms[j]];
+               if (write) {
+                  s->D1mw++;
+                  if (access_misses(&s->LL, va, csz))
+                     s->DLmw++;
+               } else {
+                  s->D1mr++;
+                  if (access_misses(&s->LL, va, csz))
+                     s->DLmr++;
+               }
+            }
+         }
+   }
+}
+
 static inline void data_access(Addr addr, UWord size, Bool write)
 {
+   if (all_d1_lru) {
+      lru_data_access(addr, size, write);
+      return;
+   }
    if (n_d1_shared &&
        ((addr + size > bad_lo && addr < bad_hi) ||
         (addr >> d_bits_min) != ((addr + size - 1) >> d_bits_min)))
@@ -1354,46 +1417,8 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          one_access(&sims[p], a, sz[p - v * n_geoms], write);
       }
    }
-   if (n_lru_d1) {
-      Int k = data_cut(addr);
-      if (cut_unmapped[k])
-         lru_count_unmapped(addr);
-      for (Int c = 0; c < n_lru_d1; c++) {
-         LruCache *lc = &lru_d1[c];
-         UWord csz = size > lc->cap ? lc->cap : size;
-         UWord b1 = addr >> lc->line_bits, b2 = (addr + csz - 1) >> lc->line_bits;
-         UWord miss[KS_MAX_VARIANTS / 64];
-         for (Int w = 0; w < n_words; w++)
-            miss[w] = 0;
-         lru_line(lc, frag_at(lc, b1, k), miss);
-         if (b2 != b1)
-            lru_line(lc, frag_at(lc, b2, k), miss);
-         for (Int w = 0; w < n_words; w++)
-            for (UWord m = miss[w]; m; m &= m - 1) {
-               Int v = w * 64 + __builtin_ctzl(m);
-               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
-               for (Int j = 0; j < lc->n_g; j++)
-                  prefetch_set(&sims[v * n_geoms + lc->geoms[j]].LL, va);
-            }
-         for (Int w = 0; w < n_words; w++)
-            for (UWord m = miss[w]; m; m &= m - 1) {
-               Int v = w * 64 + __builtin_ctzl(m);
-               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
-               for (Int j = 0; j < lc->n_g; j++) {
-                  Sim *s = &sims[v * n_geoms + lc->geoms[j]];
-                  if (write) {
-                     s->D1mw++;
-                     if (access_misses(&s->LL, va, csz))
-                        s->DLmw++;
-                  } else {
-                     s->D1mr++;
-                     if (access_misses(&s->LL, va, csz))
-                        s->DLmr++;
-                  }
-               }
-            }
-      }
-   }
+   if (n_lru_d1)
+      lru_data_access(addr, size, write);
    if (!any_miss)
       return;
    last_v = -1;
