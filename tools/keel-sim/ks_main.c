@@ -137,6 +137,14 @@ typedef struct {
    Int assoc;
 } Cache;
 
+/* Zeroed memory that starts on a host cache line (64 bytes): a set of 8
+   tags is then one host line, not two.  Never freed. */
+static void *calloc_lines(const HChar *cc, SizeT n, SizeT size)
+{
+   UChar *p = VG_(calloc)(cc, n * size + 64, 1);
+   return p + ((64 - ((Addr)p & 63)) & 63);
+}
+
 static void cache_init(Cache *c, Level L)
 {
    UWord sets = (UWord)(L.size / L.line / L.assoc);
@@ -144,7 +152,7 @@ static void cache_init(Cache *c, Level L)
    c->line_bits = VG_(log2)((UInt)L.line);
    c->assoc = L.assoc;
    /* Block 0 counts as present at start, as in cachegrind. */
-   c->tags = VG_(calloc)("ks.tags", sets * (UWord)L.assoc, sizeof(UWord));
+   c->tags = calloc_lines("ks.tags", sets * (UWord)L.assoc, sizeof(UWord));
 }
 
 /* Look up one block in its set; move it to the front (LRU order).  Returns
@@ -419,7 +427,13 @@ static void read_map_file(void)
 static void predictor_classes(void);
 static void d1_sharing(void);
 static void lru_setup(void);
+static void data_path_setup(void);
 static Bool *d1_lru_pair; /* [variant * n_geoms + geometry]: shared-time D1 */
+/* Every (variant, geometry) a member of a shared-time D1 class, none on
+   its own or shared with the base's D1 (so none ever will be): a data
+   access is the classes' part alone. */
+static Bool all_d1_lru;
+
 
 static void resolve_maps(void)
 {
@@ -491,6 +505,7 @@ static void resolve_maps(void)
    predictor_classes();
    lru_setup();
    d1_sharing();
+   data_path_setup();
 }
 
 /*------------------------------------------------------------*/
@@ -925,8 +940,8 @@ static void lru_init(LruCache *c, Level L, Int first_v)
          c->member[v / 64] |= (UWord)1 << (v % 64);
          c->n_member++;
       }
-   c->ways = VG_(calloc)("ks.lru", (SizeT)n_variants * c->nsets * (UWord)c->assoc,
-                         sizeof(Way));
+   c->ways = calloc_lines("ks.lru", (SizeT)n_variants * c->nsets * (UWord)c->assoc,
+                          sizeof(Way));
    c->dl = VG_(malloc)("ks.lru", (SizeT)(n_cuts + 1) * n_variants * sizeof(Long));
    for (SizeT i = 0; i < (SizeT)(n_cuts + 1) * n_variants; i++)
       c->dl[i] = cut_off[i] / (Long)L.line; /* exact for members */
@@ -940,6 +955,31 @@ static inline UWord frag_hash(UWord block, Int cut)
 {
    UWord h = (block + (UWord)cut * 0x9E3779B97F4A7C15ULL) * 0xff51afd7ed558ccdULL;
    return h ^ (h >> 29);
+}
+
+/* Frags live side by side in large zeroed chunks, in the order they are
+   first met (for I1, mostly code order), never freed: the miss path reads
+   the time and writes the residency bits of the Frags in a set's ways,
+   and dense Frags keep more of them in the host's cache than one
+   allocation each. */
+static UChar *frag_chunk;
+static SizeT frag_chunk_left;
+
+static Frag *frag_alloc(void)
+{
+   SizeT sz = sizeof(Frag) + (SizeT)n_words * sizeof(UWord);
+   sz = (sz + 7) & ~(SizeT)7;
+   if (frag_chunk_left < sz) {
+      SizeT bytes = 1 << 20;
+      if (bytes < sz)
+         bytes = sz;
+      frag_chunk = VG_(calloc)("ks.frag", bytes, 1);
+      frag_chunk_left = bytes;
+   }
+   Frag *f = (Frag *)frag_chunk;
+   frag_chunk += sz;
+   frag_chunk_left -= sz;
+   return f;
 }
 
 static Frag *frag_get(LruCache *c, UWord block, Int cut)
@@ -965,7 +1005,7 @@ static Frag *frag_get(LruCache *c, UWord block, Int cut)
       while (c->tab[j])
          j = (j + 1) & (cap - 1);
    }
-   Frag *f = VG_(calloc)("ks.frag", 1, sizeof(Frag) + (SizeT)n_words * sizeof(UWord));
+   Frag *f = frag_alloc();
    f->block = block;
    f->cut = cut;
    c->tab[j] = f;
@@ -1027,6 +1067,24 @@ static UWord lru_slow(LruCache *c, Frag *f, Int w, UWord m)
       Int victim = 0;
       ULong best = ~0ULL;
       Bool hit = False;
+      if (c->assoc == 2) {
+         /* The loop below for two ways, without a branch on which way is
+            older (a coin toss the host mispredicts half the time). */
+         Frag *g0 = ways[0].f, *g1 = ways[1].f;
+         if (g0 && ways[0].blk == blk) {
+            victim = 0;
+            hit = True;
+         } else if (g1 && ways[1].blk == blk) {
+            victim = 1;
+            hit = True;
+         } else if (!g0) {
+            victim = 0;
+         } else if (!g1) {
+            victim = 1;
+         } else {
+            victim = g1->time < g0->time;
+         }
+      } else
       for (Int i = 0; i < c->assoc; i++) {
          Frag *g = ways[i].f;
          if (!g) {
@@ -1136,6 +1194,15 @@ static void lru_setup(void)
       if (!i1_lru_pair[p])
          i1_old_pairs[n_i1_old_pairs++] = p;
    ii_lru_words = 2 * (UWord)n_lru_i1;
+}
+
+static void data_path_setup(void)
+{
+   all_d1_lru = n_lru_d1 > 0 && n_own_pairs == 0 && n_shared_pairs == 0 &&
+                n_d1_shared == 0;
+   for (Int g = 0; g < n_geoms; g++)
+      if (!d1_lru_pair[g])
+         all_d1_lru = False;
 }
 
 /* Count the accesses of the D1 members that no range covers (map_addr does
@@ -1252,8 +1319,55 @@ static inline void one_access(Sim *s, Addr a, UWord sz, Bool write)
    }
 }
 
+/* The shared-time D1 classes' part of a data access. */
+static inline void lru_data_access(Addr addr, UWord size, Bool write)
+{
+   Int k = data_cut(addr);
+   if (cut_unmapped[k])
+      lru_count_unmapped(addr);
+   for (Int c = 0; c < n_lru_d1; c++) {
+      LruCache *lc = &lru_d1[c];
+      UWord csz = size > lc->cap ? lc->cap : size;
+      UWord b1 = addr >> lc->line_bits, b2 = (addr + csz - 1) >> lc->line_bits;
+      UWord miss[KS_MAX_VARIANTS / 64];
+      for (Int w = 0; w < n_words; w++)
+         miss[w] = 0;
+      lru_line(lc, frag_at(lc, b1, k), miss);
+      if (b2 != b1)
+         lru_line(lc, frag_at(lc, b2, k), miss);
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+            for (Int j = 0; j < lc->n_g; j++)
+               prefetch_set(&sims[v * n_geoms + lc->geoms[j]].LL, va);
+         }
+      for (Int w = 0; w < n_words; w++)
+         for (UWord m = miss[w]; m; m &= m - 1) {
+            Int v = w * 64 + __builtin_ctzl(m);
+            Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
+            for (Int j = 0; j < lc->n_g; j++) {
+               Sim *s = &sims[v * n_geoms + lc->geoms[j]];
+               if (write) {
+                  s->D1mw++;
+                  if (access_misses(&s->LL, va, csz))
+                     s->DLmw++;
+               } else {
+                  s->D1mr++;
+                  if (access_misses(&s->LL, va, csz))
+                     s->DLmr++;
+               }
+            }
+         }
+   }
+}
+
 static inline void data_access(Addr addr, UWord size, Bool write)
 {
+   if (all_d1_lru) {
+      lru_data_access(addr, size, write);
+      return;
+   }
    if (n_d1_shared &&
        ((addr + size > bad_lo && addr < bad_hi) ||
         (addr >> d_bits_min) != ((addr + size - 1) >> d_bits_min)))
@@ -1303,46 +1417,8 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          one_access(&sims[p], a, sz[p - v * n_geoms], write);
       }
    }
-   if (n_lru_d1) {
-      Int k = data_cut(addr);
-      if (cut_unmapped[k])
-         lru_count_unmapped(addr);
-      for (Int c = 0; c < n_lru_d1; c++) {
-         LruCache *lc = &lru_d1[c];
-         UWord csz = size > lc->cap ? lc->cap : size;
-         UWord b1 = addr >> lc->line_bits, b2 = (addr + csz - 1) >> lc->line_bits;
-         UWord miss[KS_MAX_VARIANTS / 64];
-         for (Int w = 0; w < n_words; w++)
-            miss[w] = 0;
-         lru_line(lc, frag_at(lc, b1, k), miss);
-         if (b2 != b1)
-            lru_line(lc, frag_at(lc, b2, k), miss);
-         for (Int w = 0; w < n_words; w++)
-            for (UWord m = miss[w]; m; m &= m - 1) {
-               Int v = w * 64 + __builtin_ctzl(m);
-               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
-               for (Int j = 0; j < lc->n_g; j++)
-                  prefetch_set(&sims[v * n_geoms + lc->geoms[j]].LL, va);
-            }
-         for (Int w = 0; w < n_words; w++)
-            for (UWord m = miss[w]; m; m &= m - 1) {
-               Int v = w * 64 + __builtin_ctzl(m);
-               Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
-               for (Int j = 0; j < lc->n_g; j++) {
-                  Sim *s = &sims[v * n_geoms + lc->geoms[j]];
-                  if (write) {
-                     s->D1mw++;
-                     if (access_misses(&s->LL, va, csz))
-                        s->DLmw++;
-                  } else {
-                     s->D1mr++;
-                     if (access_misses(&s->LL, va, csz))
-                        s->DLmr++;
-                  }
-               }
-            }
-      }
-   }
+   if (n_lru_d1)
+      lru_data_access(addr, size, write);
    if (!any_miss)
       return;
    last_v = -1;
@@ -1524,15 +1600,15 @@ static void ks_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
    (void)tid; (void)sysno; (void)args; (void)nArgs; (void)res;
 }
 
-/* Add 1 to *counter, inline. */
-static void add_count(IRSB *out, ULong *counter)
+/* Add n to *counter, inline. */
+static void add_count(IRSB *out, ULong *counter, ULong n)
 {
    IRTemp t1 = newIRTemp(out->tyenv, Ity_I64);
    IRTemp t2 = newIRTemp(out->tyenv, Ity_I64);
    IRExpr *where = mkIRExpr_HWord((HWord)counter);
    addStmtToIRSB(out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, where)));
    addStmtToIRSB(out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-                                                    IRExpr_Const(IRConst_U64(1)))));
+                                                    IRExpr_Const(IRConst_U64(n)))));
    addStmtToIRSB(out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
 }
 
@@ -1555,11 +1631,23 @@ typedef struct {
 
 #define N_EVENTS 16
 
+/* Counters added inline (executed instructions per function, and the
+   instructions counted without a helper call), summed between two flushes
+   and added at the flush: the same points where the queued events' helpers
+   run, so a counter has counted exactly the instructions whose events ran,
+   with one add per counter instead of one per instruction. */
+typedef struct {
+   ULong *counter;
+   ULong n;
+} PendingCount;
+
 typedef struct {
    Event ev[N_EVENTS];
    Int used;
    Int flushes; /* flush calls so far */
    IRSB *out;
+   PendingCount *pend; /* one per instruction of the block at most, + 1 */
+   Int n_pend;
 } State;
 
 static void emit(State *st, const HChar *name, void *fn, Int regparms,
@@ -1718,6 +1806,22 @@ static void flush(State *st)
    }
    st->used = 0;
    st->flushes++;
+   for (Int k = 0; k < st->n_pend; k++)
+      add_count(st->out, st->pend[k].counter, st->pend[k].n);
+   st->n_pend = 0;
+}
+
+/* Count one instruction in `counter` at the next flush. */
+static void count_later(State *st, ULong *counter)
+{
+   for (Int k = 0; k < st->n_pend; k++)
+      if (st->pend[k].counter == counter) {
+         st->pend[k].n++;
+         return;
+      }
+   st->pend[st->n_pend].counter = counter;
+   st->pend[st->n_pend].n = 1;
+   st->n_pend++;
 }
 
 static Event *new_event(State *st, EvTag tag, InstrInfo *ii, IRExpr *ea,
@@ -1858,6 +1962,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                   2 * (UWord)n_lru_i1;
    InstrInfo *infos =
       VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
+   st.pend = VG_(malloc)("ks.pend", ((SizeT)n_instrs + 2) * sizeof(PendingCount));
+   st.n_pend = 0;
    Int next_info = 0;
 
    while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark) {
@@ -1898,7 +2004,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
          next_info++;
          fill_instr(cur, cia, isize);
          if (clo_fn_ir)
-            add_count(st.out, fn_counter(cia));
+            count_later(&st, fn_counter(cia));
          if (ks_fe_on) {
             ks_fe_fill(cur);
             /* A call VEX followed into its callee inside this block. */
@@ -1923,16 +2029,7 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                }
             }
             /* Counted, not simulated: an I1 hit everywhere (see there). */
-            IRTemp t1 = newIRTemp(st.out->tyenv, Ity_I64);
-            IRTemp t2 = newIRTemp(st.out->tyenv, Ity_I64);
-            IRExpr *where = mkIRExpr_HWord((HWord)&n_Ir);
-            addStmtToIRSB(st.out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64,
-                                                                where)));
-            addStmtToIRSB(st.out,
-                          IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64,
-                                                        IRExpr_RdTmp(t1),
-                                                        IRExpr_Const(IRConst_U64(1)))));
-            addStmtToIRSB(st.out, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(t2)));
+            count_later(&st, &n_Ir);
          } else if (ks_fe_on && prev && fe_head_flushes == st.flushes &&
                     st.used < N_EVENTS && ks_fe_may_join(fe_head, prev, cur)) {
             /* A new I1 line, its fetch windows joined to the queued hook
@@ -2055,7 +2152,8 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
            mkIRExprVec_3(mkIRExpr_HWord((HWord)cur), in->next,
                          mkIRExpr_HWord(in->jumpkind == Ijk_Ret)),
            NULL);
-   tl_assert(next_info == n_instrs);
+   tl_assert(next_info == n_instrs && st.n_pend == 0);
+   VG_(free)(st.pend);
    return st.out;
 }
 
