@@ -221,13 +221,15 @@ cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::value_desc("
 cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::value_desc("file"), cl::cat(Cat));
 } // namespace
 
+/// The gate library's parser (a finite, non-negative percentage), with the
+/// option named in its error.
 static Expected<double> parsePercent(StringRef Opt, StringRef Text) {
-  StringRef T = Text.trim();
-  T.consume_back("%");
-  double V;
-  if (T.getAsDouble(V) || V < 0)
+  Expected<double> V = keel::sweep::parsePercent(Text);
+  if (!V) {
+    consumeError(V.takeError());
     return makeError("--{0}={1}: expected a percentage such as 1%", Opt, Text);
-  return V / 100;
+  }
+  return *V;
 }
 
 /// The gate the options ask for (--max-spread, --baseline-tolerance).
