@@ -1304,19 +1304,24 @@ static inline Bool d_repeats(Addr addr, UWord size)
    and only then goes to its own LL at its own address.  The base first;
    then the pairs on their own, in variant order; then, on a base miss, the
    sharing pairs. */
+/* A D1 miss of one (variant, geometry): counted, and looked up in its LL. */
+static inline void d1_missed(Sim *s, Addr a, UWord sz, Bool write)
+{
+   if (write) {
+      s->D1mw++;
+      if (access_misses(&s->LL, a, sz))
+         s->DLmw++;
+   } else {
+      s->D1mr++;
+      if (access_misses(&s->LL, a, sz))
+         s->DLmr++;
+   }
+}
+
 static inline void one_access(Sim *s, Addr a, UWord sz, Bool write)
 {
-   if (access_misses(&s->D1, a, sz)) {
-      if (write) {
-         s->D1mw++;
-         if (access_misses(&s->LL, a, sz))
-            s->DLmw++;
-      } else {
-         s->D1mr++;
-         if (access_misses(&s->LL, a, sz))
-            s->DLmr++;
-      }
-   }
+   if (access_misses(&s->D1, a, sz))
+      d1_missed(s, a, sz, write);
 }
 
 /* The shared-time D1 classes' part of a data access. */
@@ -1346,18 +1351,8 @@ static inline void lru_data_access(Addr addr, UWord size, Bool write)
          for (UWord m = miss[w]; m; m &= m - 1) {
             Int v = w * 64 + __builtin_ctzl(m);
             Addr va = (Addr)((Long)addr + cut_off[(SizeT)k * n_variants + v]);
-            for (Int j = 0; j < lc->n_g; j++) {
-               Sim *s = &sims[v * n_geoms + lc->geoms[j]];
-               if (write) {
-                  s->D1mw++;
-                  if (access_misses(&s->LL, va, csz))
-                     s->DLmw++;
-               } else {
-                  s->D1mr++;
-                  if (access_misses(&s->LL, va, csz))
-                     s->DLmr++;
-               }
-            }
+            for (Int j = 0; j < lc->n_g; j++)
+               d1_missed(&sims[v * n_geoms + lc->geoms[j]], va, csz, write);
          }
    }
 }
