@@ -1378,15 +1378,7 @@ static inline void data_access(Addr addr, UWord size, Bool write)
       base_miss[g] = access_misses(&s->D1, addr, sz);
       if (base_miss[g]) {
          any_miss = True;
-         if (write) {
-            s->D1mw++;
-            if (access_misses(&s->LL, addr, sz))
-               s->DLmw++;
-         } else {
-            s->D1mr++;
-            if (access_misses(&s->LL, addr, sz))
-               s->DLmr++;
-         }
+         d1_missed(s, addr, sz, write);
       }
    }
    UWord sz[KS_MAX_GEOMS];
@@ -1425,16 +1417,7 @@ static inline void data_access(Addr addr, UWord size, Bool write)
          a = map_addr(&variants[v], addr);
          last_v = v;
       }
-      Sim *s = &sims[p];
-      if (write) {
-         s->D1mw++;
-         if (access_misses(&s->LL, a, sz[g]))
-            s->DLmw++;
-      } else {
-         s->D1mr++;
-         if (access_misses(&s->LL, a, sz[g]))
-            s->DLmr++;
-      }
+      d1_missed(&sims[p], a, sz[g], write);
    }
 }
 
