@@ -122,10 +122,11 @@ Expected<std::optional<Regex>> functionFilter() {
   Filter.emplace(Functions);
   std::string Err;
   if (!Filter->isValid(Err))
-    return createStringError(inconvertibleErrorCode(),
-                             (Twine("keel-fs: -keel-fs-functions: bad regex '") +
-                              Functions + "': " + Err)
-                                 .str());
+    return createStringError(
+        inconvertibleErrorCode(),
+        (Twine("keel-fs: -keel-fs-functions: bad regex '") + Functions +
+         "': " + Err)
+            .str());
   return std::move(Filter);
 }
 
@@ -179,8 +180,8 @@ void collectAccesses(Function &F, const DataLayout &DL,
   for (Instruction &I : instructions(F)) {
     if (auto *L = dyn_cast<LoadInst>(&I)) {
       if (StoreInst *S = mergedStore(L, DL)) {
-        Work.push_back({S, S->getPointerOperand(),
-                        S->getValueOperand()->getType(), 3});
+        Work.push_back(
+            {S, S->getPointerOperand(), S->getValueOperand()->getType(), 3});
         MergedStores.insert(S);
       } else {
         Work.push_back({&I, L->getPointerOperand(), L->getType(), 0});
@@ -191,11 +192,11 @@ void collectAccesses(Function &F, const DataLayout &DL,
       Work.push_back(
           {&I, S->getPointerOperand(), S->getValueOperand()->getType(), 1});
     } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
-      Work.push_back({&I, RMW->getPointerOperand(),
-                      RMW->getValOperand()->getType(), 3});
+      Work.push_back(
+          {&I, RMW->getPointerOperand(), RMW->getValOperand()->getType(), 3});
     } else if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I)) {
-      Work.push_back({&I, CX->getPointerOperand(),
-                      CX->getNewValOperand()->getType(), 3});
+      Work.push_back(
+          {&I, CX->getPointerOperand(), CX->getNewValOperand()->getType(), 3});
     } else if (auto *CI = dyn_cast<CallInst>(&I)) {
       if (Value *Size = allocSize(CI))
         Allocs.push_back({CI, Size});
@@ -245,8 +246,8 @@ private:
   GlobalVariable *cacheFor(Constant *Site);
   void instrumentAlloc(CallInst *CI, Value *Size, StringRef Fn);
   void instrumentAccess(const MemAccess &A, StringRef Fn);
-  void emitInlineAccess(Instruction *I, Value *P, uint64_t Size,
-                        unsigned Kind, Align InstAlign, Constant *Site);
+  void emitInlineAccess(Instruction *I, Value *P, uint64_t Size, unsigned Kind,
+                        Align InstAlign, Constant *Site);
 
   Module &M;
   LLVMContext &C;
@@ -281,11 +282,10 @@ Instrumenter::Instrumenter(Module &M)
   Access = M.getOrInsertFunction("__keel_fs_access", Type::getVoidTy(C), Ptr,
                                  I32, I32, Ptr);
   if (UseInline)
-    AccessCached = M.getOrInsertFunction("__keel_fs_access_cached",
-                                         Type::getVoidTy(C), Ptr, I32, I32,
-                                         Ptr, Ptr);
-  Alloc = M.getOrInsertFunction("__keel_fs_alloc", Type::getVoidTy(C), Ptr,
-                                I64, Ptr);
+    AccessCached = M.getOrInsertFunction(
+        "__keel_fs_access_cached", Type::getVoidTy(C), Ptr, I32, I32, Ptr, Ptr);
+  Alloc = M.getOrInsertFunction("__keel_fs_alloc", Type::getVoidTy(C), Ptr, I64,
+                                Ptr);
 }
 
 /// A private constant C string, one per distinct text.
@@ -293,10 +293,10 @@ Constant *Instrumenter::str(StringRef S) {
   auto It = Strings.find(S.str());
   if (It != Strings.end())
     return It->second;
-  auto *GV = new GlobalVariable(
-      M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1), true,
-      GlobalValue::PrivateLinkage, ConstantDataArray::getString(C, S),
-      "__keel_fs_str");
+  auto *GV =
+      new GlobalVariable(M, ArrayType::get(Type::getInt8Ty(C), S.size() + 1),
+                         true, GlobalValue::PrivateLinkage,
+                         ConstantDataArray::getString(C, S), "__keel_fs_str");
   GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   return Strings[S.str()] = GV;
 }
@@ -323,9 +323,9 @@ Constant *Instrumenter::site(Instruction &I, StringRef Fn) {
     return It->second;
   auto *GV = new GlobalVariable(
       M, SiteTy, true, GlobalValue::PrivateLinkage,
-      ConstantStruct::get(SiteTy, {str(File), str(Fn),
-                                   ConstantInt::get(I32, Line),
-                                   ConstantInt::get(I32, Col)}),
+      ConstantStruct::get(SiteTy,
+                          {str(File), str(Fn), ConstantInt::get(I32, Line),
+                           ConstantInt::get(I32, Col)}),
       "__keel_fs_site");
   return Sites[Key] = GV;
 }
@@ -371,10 +371,10 @@ void Instrumenter::emitInlineAccess(Instruction *I, Value *P, uint64_t Size,
   Value *Off = B.CreateAnd(A, 63, "keelfs.off");
   // An access aligned to its size cannot cross a line; others must not.
   if (InstAlign.value() < Size)
-    Hit = B.CreateAnd(Hit,
-                      B.CreateICmpULE(B.CreateAdd(Off, B.getInt64(Size)),
-                                      B.getInt64(64)),
-                      "keelfs.inside");
+    Hit = B.CreateAnd(
+        Hit,
+        B.CreateICmpULE(B.CreateAdd(Off, B.getInt64(Size)), B.getInt64(64)),
+        "keelfs.inside");
   BasicBlock *Head = I->getParent();
   Function *Fn = Head->getParent();
   BasicBlock *Cont = Head->splitBasicBlock(I, "keelfs.cont");
@@ -389,8 +389,7 @@ void Instrumenter::emitInlineAccess(Instruction *I, Value *P, uint64_t Size,
   B.SetInsertPoint(Check);
   Value *Slot = B.CreateAlignedLoad(Ptr, fieldAt(B, CachePtr, 8), Align(8),
                                     "keelfs.slot");
-  Value *Bits = B.CreateShl(B.getInt64((1ull << Size) - 1), Off,
-                            "keelfs.bits");
+  Value *Bits = B.CreateShl(B.getInt64((1ull << Size) - 1), Off, "keelfs.bits");
   // (rmask & wmask for a read-modify-write: both must hold the bytes)
   Value *Have = nullptr;
   if (Kind != 1)
@@ -399,14 +398,13 @@ void Instrumenter::emitInlineAccess(Instruction *I, Value *P, uint64_t Size,
     Value *W = loadRelaxed(B, fieldAt(B, Slot, 16), "keelfs.wmask");
     Have = Have ? B.CreateAnd(Have, W) : W;
   }
-  Value *Known = B.CreateICmpEQ(B.CreateAnd(Have, Bits), Bits,
-                                "keelfs.known");
+  Value *Known = B.CreateICmpEQ(B.CreateAnd(Have, Bits), Bits, "keelfs.known");
   B.CreateCondBr(Known, Bump, Slow, Likely);
   B.SetInsertPoint(Bump);
   auto bump = [&](Value *Addr) {
     LoadInst *L = loadRelaxed(B, Addr, "keelfs.n");
-    StoreInst *St = B.CreateAlignedStore(B.CreateAdd(L, B.getInt64(1)),
-                                         Addr, Align(8));
+    StoreInst *St =
+        B.CreateAlignedStore(B.CreateAdd(L, B.getInt64(1)), Addr, Align(8));
     St->setAtomic(AtomicOrdering::Monotonic);
   };
   if (Kind != 1)

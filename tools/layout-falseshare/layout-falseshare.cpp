@@ -267,8 +267,7 @@ struct Findings {
 
   /// A plan false-sharing: entry for global S (once per name: the first
   /// reason stays).
-  void plan(const SymbolInfo *S, const std::string &Reason,
-            unsigned LineSize) {
+  void plan(const SymbolInfo *S, const std::string &Reason, unsigned LineSize) {
     if (!S || !Planned.insert(S->Name).second)
       return;
     FalseSharingCandidate C;
@@ -370,8 +369,7 @@ std::string pairFix(const LineRecord &L, const ThreadAccess &A,
         .str();
   // Anywhere in memory, HiFirst must move to LoLast + LineSize; in a
   // line-aligned object, to the next line after LoLast.
-  uint64_t AlignedPad =
-      (PLo.Offset / LineSize + 1) * LineSize - PHi.Offset;
+  uint64_t AlignedPad = (PLo.Offset / LineSize + 1) * LineSize - PHi.Offset;
   return formatv("{0} and {1} (one object, {2} bytes between them) are "
                  "written by different threads: insert {3} bytes of "
                  "padding before {1} ({5} if {6} is {4}-byte aligned), or "
@@ -391,8 +389,8 @@ LineView lineView(const LineRecord &L, const LineVerdict &V,
   LV.Addr = L.Addr;
   // Lines of the binary's data by link-time address (as llvm-nm shows
   // them); heap and stack lines by run-time address.
-  LV.LinkAddr = In.Bin && In.Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias
-                                                             : L.Addr;
+  LV.LinkAddr =
+      In.Bin && In.Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias : L.Addr;
   LV.Kind = V.Kind;
   std::set<unsigned> Involved;
   for (auto &Pr : V.FalsePairs)
@@ -402,8 +400,9 @@ LineView lineView(const LineRecord &L, const LineVerdict &V,
   std::set<std::string> Objects;
   for (unsigned I : Involved) {
     const ThreadAccess &T = L.Threads[I];
-    ThreadView TV{T.Tid, T.Reads, T.Writes, maskRanges(T.RMask),
-                  maskRanges(T.WMask), {}, T.Sites};
+    ThreadView TV{
+        T.Tid, T.Reads, T.Writes, maskRanges(T.RMask), maskRanges(T.WMask),
+        {},    T.Sites};
     for (auto [B, E] : runsOf(T.WMask ? T.WMask : T.RMask)) {
       TV.Written.push_back(N.range(L.Addr + B, L.Addr + E));
       Place Pl = N.at(L.Addr + B);
@@ -438,8 +437,11 @@ void findLatent(const RawReport &R, Namer &N, Findings &F) {
     if (PA.Sym && PA.Sym == PB.Sym && alignedAndPadded(PA.Sym, R.LineSize))
       continue;
     LatentView LV{N.range(LP.A.Start, LP.A.End),
-                  N.range(LP.B.Start, LP.B.End), LP.A.Tid, LP.B.Tid,
-                  LP.B.Start - LP.A.End, ""};
+                  N.range(LP.B.Start, LP.B.End),
+                  LP.A.Tid,
+                  LP.B.Tid,
+                  LP.B.Start - LP.A.End,
+                  ""};
     if (PA.Sym && PB.Sym && PA.Sym != PB.Sym) {
       std::string Reason =
           formatv("latent: written by different threads {0} bytes apart "
