@@ -249,9 +249,41 @@ bool alignedAndPadded(const SymbolInfo *S, unsigned LineSize) {
   return S && S->Addr % LineSize == 0 && S->Size % LineSize == 0;
 }
 
-} // namespace
+/// The report and, when it can be opened, the binary that names its
+/// addresses.
+struct ReportInput {
+  RawReport R;
+  std::unique_ptr<Binary> Bin;
+  std::string BinPath; ///< --binary, else the report's `exe` line
+};
 
-static Error runReport() {
+/// What the report says: the shared lines, the latent pairs and the plan.
+struct Findings {
+  std::vector<LineView> Views;
+  std::vector<LatentView> Latent;
+  unsigned Counts[4] = {0, 0, 0, 0}; ///< shared lines by Sharing kind
+  Plan P;
+  std::set<std::string> Planned;
+
+  /// A plan false-sharing: entry for global S (once per name: the first
+  /// reason stays).
+  void plan(const SymbolInfo *S, const std::string &Reason, unsigned LineSize) {
+    if (!S || !Planned.insert(S->Name).second)
+      return;
+    FalseSharingCandidate C;
+    C.Name = S->Name;
+    if (S->IsLocal)
+      C.File = S->FileName;
+    C.Align = LineSize;
+    C.Reason = Reason;
+    P.FalseSharing.push_back(C);
+  }
+};
+
+/// Reads and parses the report; opens the binary named by --binary (an
+/// error if it cannot be opened) or by the report (only a warning when it is
+/// missing: the report is still useful with addresses instead of names).
+Expected<ReportInput> readReportInput() {
   if (Input.empty())
     return inputError("<command line>", 0, "give the keelfs report to read");
   Expected<std::string> Text = readWholeFile(Input);
@@ -260,296 +292,330 @@ static Error runReport() {
   Expected<RawReport> RR = parseRawReport(*Text, Input);
   if (!RR)
     return RR.takeError();
-  RawReport &R = *RR;
-
-  std::unique_ptr<Binary> Bin;
-  std::string BinPath = BinaryPath.empty() ? R.Exe : BinaryPath;
-  if (!BinPath.empty()) {
-    if (!BinaryPath.empty() || sys::fs::exists(BinPath)) {
-      Expected<std::unique_ptr<Binary>> B = Binary::open(BinPath);
-      if (!B)
-        return B.takeError();
-      Bin = std::move(*B);
-    } else {
-      WithColor::warning(errs(), Tool)
-          << "binary '" << BinPath
-          << "' not found; give --binary to name globals and fields\n";
-    }
+  ReportInput In;
+  In.R = std::move(*RR);
+  In.BinPath = BinaryPath.empty() ? In.R.Exe : BinaryPath;
+  if (In.BinPath.empty())
+    return std::move(In);
+  if (!BinaryPath.empty() || sys::fs::exists(In.BinPath)) {
+    Expected<std::unique_ptr<Binary>> B = Binary::open(In.BinPath);
+    if (!B)
+      return B.takeError();
+    In.Bin = std::move(*B);
+  } else {
+    WithColor::warning(errs(), Tool)
+        << "binary '" << In.BinPath
+        << "' not found; give --binary to name globals and fields\n";
   }
-  Namer N(R, Bin.get());
+  return std::move(In);
+}
 
-  std::vector<LineView> Views;
-  Plan P;
-  std::set<std::string> Planned;
-  auto plan = [&](const SymbolInfo *S, const std::string &Reason) {
-    if (!S || !Planned.insert(S->Name).second)
-      return;
-    FalseSharingCandidate C;
-    C.Name = S->Name;
-    if (S->IsLocal)
-      C.File = S->FileName;
-    C.Align = R.LineSize;
-    C.Reason = Reason;
-    P.FalseSharing.push_back(C);
-  };
-  unsigned Counts[4] = {0, 0, 0, 0};
-  for (const LineRecord &L : R.Lines) {
+/// The fix for one false-sharing pair of threads on line L, from the last
+/// byte the lower writer writes before the higher writer's first byte: align
+/// both through the plan (different globals), pad a heap object, keep
+/// elements of one array apart, or pad inside one object.
+std::string pairFix(const LineRecord &L, const ThreadAccess &A,
+                    const ThreadAccess &B, unsigned LineSize, Namer &N,
+                    Findings &F) {
+  bool AFirst = countr_zero(A.WMask) < countr_zero(B.WMask);
+  const ThreadAccess &Lo = AFirst ? A : B, &Hi = AFirst ? B : A;
+  unsigned HiFirst = countr_zero(Hi.WMask);
+  uint64_t Below = Lo.WMask & ((1ull << HiFirst) - 1);
+  unsigned LoLast = 63 - countl_zero(Below);
+  Place PLo = N.at(L.Addr + LoLast), PHi = N.at(L.Addr + HiFirst);
+  if (PLo.Sym && PHi.Sym && PLo.Sym != PHi.Sym) {
+    std::string Reason =
+        formatv("written by 2 threads at disjoint bytes of one line "
+                "({0} and {1})",
+                PLo.Sym->Name, PHi.Sym->Name)
+            .str();
+    F.plan(PLo.Sym, Reason, LineSize);
+    F.plan(PHi.Sym, Reason, LineSize);
+    return formatv("align and pad {0} and {1} to {2} bytes (plan "
+                   "false-sharing: entries, --plan-out)",
+                   PLo.Sym->Name, PHi.Sym->Name, LineSize)
+        .str();
+  }
+  if (PLo.Heap && PLo.Heap == PHi.Heap) {
+    unsigned Pad = LoLast + LineSize - HiFirst;
+    return formatv("bytes {0} and {1} of the heap object allocated at "
+                   "{2}:{3} are written by different threads: insert {4} "
+                   "bytes of padding before offset {1} (or allocate with "
+                   "aligned_alloc({5}, ...) and start the second part at "
+                   "offset {6})",
+                   PLo.Offset, PHi.Offset,
+                   sys::path::filename(PLo.Heap->Site.File),
+                   PLo.Heap->Site.Line, Pad, LineSize,
+                   (PLo.Offset / LineSize + 1) * LineSize)
+        .str();
+  }
+  if (!PLo.Sym || !PHi.Sym)
+    return formatv("bytes {0} and {1} (not globals of the binary) are "
+                   "written by different threads: keep such data {2} bytes "
+                   "apart (pad the structure or align each allocation)",
+                   PLo.Name, PHi.Name, LineSize)
+        .str();
+  unsigned Pad = LoLast + LineSize - HiFirst;
+  std::string SA = stripOffset(PLo.Name), SB = stripOffset(PHi.Name);
+  size_t BA = SA.rfind('['), BB = SB.rfind('[');
+  if (BA != std::string::npos && BA == BB && SA.back() == ']' &&
+      SB.back() == ']' && SA.compare(0, BA, SB, 0, BB) == 0)
+    // Elements of one array: a stride, not padding between two.
+    return formatv("{0} and {1} are elements of one array written by "
+                   "different threads: give each thread elements at "
+                   "least {2} bytes apart (or a {2}-byte aligned, padded "
+                   "element type)",
+                   SA, SB, LineSize)
+        .str();
+  // Anywhere in memory, HiFirst must move to LoLast + LineSize; in a
+  // line-aligned object, to the next line after LoLast.
+  uint64_t AlignedPad = (PLo.Offset / LineSize + 1) * LineSize - PHi.Offset;
+  return formatv("{0} and {1} (one object, {2} bytes between them) are "
+                 "written by different threads: insert {3} bytes of "
+                 "padding before {1} ({5} if {6} is {4}-byte aligned), or "
+                 "give each its own {4}-byte aligned line",
+                 SA, SB, HiFirst - LoLast - 1, Pad, LineSize, AlignedPad,
+                 PLo.Sym->Name)
+      .str();
+}
+
+/// One shared line as reported: the threads of its sharing pairs, with the
+/// bytes and data each touches, the objects on it, and one fix per false
+/// pair.
+LineView lineView(const LineRecord &L, const LineVerdict &V,
+                  const ReportInput &In, Namer &N, Findings &F) {
+  const RawReport &R = In.R;
+  LineView LV;
+  LV.Addr = L.Addr;
+  // Lines of the binary's data by link-time address (as llvm-nm shows
+  // them); heap and stack lines by run-time address.
+  LV.LinkAddr =
+      In.Bin && In.Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias : L.Addr;
+  LV.Kind = V.Kind;
+  std::set<unsigned> Involved;
+  for (auto &Pr : V.FalsePairs)
+    Involved.insert({Pr.first, Pr.second});
+  for (auto &Pr : V.TruePairs)
+    Involved.insert({Pr.first, Pr.second});
+  std::set<std::string> Objects;
+  for (unsigned I : Involved) {
+    const ThreadAccess &T = L.Threads[I];
+    ThreadView TV{
+        T.Tid, T.Reads, T.Writes, maskRanges(T.RMask), maskRanges(T.WMask),
+        {},    T.Sites};
+    for (auto [B, E] : runsOf(T.WMask ? T.WMask : T.RMask)) {
+      TV.Written.push_back(N.range(L.Addr + B, L.Addr + E));
+      Place Pl = N.at(L.Addr + B);
+      Objects.insert(Pl.Sym    ? Pl.Sym->Name
+                     : Pl.Heap ? Pl.Base
+                               : std::string("(unknown)"));
+    }
+    LV.Threads.push_back(std::move(TV));
+  }
+  LV.Objects.assign(Objects.begin(), Objects.end());
+  // One fix per false pair: pad apart (same object) or align both
+  // (different globals, through the plan).
+  std::set<std::string> Fixes;
+  for (auto [I, J] : V.FalsePairs)
+    Fixes.insert(pairFix(L, L.Threads[I], L.Threads[J], R.LineSize, N, F));
+  LV.Fixes.assign(Fixes.begin(), Fixes.end());
+  return LV;
+}
+
+/// Latent false sharing: runs of bytes written by different threads, in
+/// different lines but closer than a line, except objects that own their
+/// lines (aligned and a whole number of lines: they cannot move onto one
+/// line). Different globals get plan entries.
+void findLatent(const RawReport &R, Namer &N, Findings &F) {
+  for (const LatentPair &LP :
+       latentPairs(writeRuns(R, MinAccesses), R.LineSize)) {
+    Place PA = N.at(LP.A.End - 1), PB = N.at(LP.B.Start);
+    if (PA.Sym && PB.Sym && PA.Sym != PB.Sym &&
+        alignedAndPadded(PA.Sym, R.LineSize) &&
+        alignedAndPadded(PB.Sym, R.LineSize))
+      continue;
+    if (PA.Sym && PA.Sym == PB.Sym && alignedAndPadded(PA.Sym, R.LineSize))
+      continue;
+    LatentView LV{N.range(LP.A.Start, LP.A.End),
+                  N.range(LP.B.Start, LP.B.End),
+                  LP.A.Tid,
+                  LP.B.Tid,
+                  LP.B.Start - LP.A.End,
+                  ""};
+    if (PA.Sym && PB.Sym && PA.Sym != PB.Sym) {
+      std::string Reason =
+          formatv("latent: written by different threads {0} bytes apart "
+                  "({1} and {2})",
+                  LV.Distance, PA.Sym->Name, PB.Sym->Name)
+              .str();
+      F.plan(PA.Sym, Reason, R.LineSize);
+      F.plan(PB.Sym, Reason, R.LineSize);
+      LV.Fix = formatv("align and pad {0} and {1} to {2} bytes (plan)",
+                       PA.Sym->Name, PB.Sym->Name, R.LineSize)
+                   .str();
+    } else {
+      LV.Fix = formatv("keep them {0} bytes apart or align the object to "
+                       "{0}",
+                       R.LineSize)
+                   .str();
+    }
+    F.Latent.push_back(std::move(LV));
+  }
+}
+
+/// Classifies every line (--min-accesses), then predicts latent pairs
+/// unless --no-latent. Plan entries come in that order.
+Findings analyse(const ReportInput &In) {
+  Findings F;
+  Namer N(In.R, In.Bin.get());
+  for (const LineRecord &L : In.R.Lines) {
     LineVerdict V = classifyLine(L, MinAccesses);
     if (V.Kind == Sharing::None)
       continue;
-    ++Counts[unsigned(V.Kind)];
-    LineView LV;
-    LV.Addr = L.Addr;
-    // Lines of the binary's data by link-time address (as llvm-nm shows
-    // them); heap and stack lines by run-time address.
-    LV.LinkAddr = Bin && Bin->sectionAt(L.Addr - R.Bias) ? L.Addr - R.Bias
-                                                          : L.Addr;
-    LV.Kind = V.Kind;
-    std::set<unsigned> Involved;
-    for (auto &Pr : V.FalsePairs)
-      Involved.insert({Pr.first, Pr.second});
-    for (auto &Pr : V.TruePairs)
-      Involved.insert({Pr.first, Pr.second});
-    std::set<std::string> Objects;
-    for (unsigned I : Involved) {
-      const ThreadAccess &T = L.Threads[I];
-      ThreadView TV{T.Tid, T.Reads, T.Writes, maskRanges(T.RMask),
-                    maskRanges(T.WMask), {}, T.Sites};
-      for (auto [B, E] : runsOf(T.WMask ? T.WMask : T.RMask)) {
-        TV.Written.push_back(N.range(L.Addr + B, L.Addr + E));
-        Place Pl = N.at(L.Addr + B);
-        Objects.insert(Pl.Sym    ? Pl.Sym->Name
-                       : Pl.Heap ? Pl.Base
-                                 : std::string("(unknown)"));
-      }
-      LV.Threads.push_back(std::move(TV));
-    }
-    LV.Objects.assign(Objects.begin(), Objects.end());
-    // One fix per false pair: pad apart (same object) or align both
-    // (different globals, through the plan).
-    std::set<std::string> Fixes;
-    for (auto [I, J] : V.FalsePairs) {
-      const ThreadAccess &A = L.Threads[I], &B = L.Threads[J];
-      bool AFirst = countr_zero(A.WMask) < countr_zero(B.WMask);
-      const ThreadAccess &Lo = AFirst ? A : B, &Hi = AFirst ? B : A;
-      unsigned HiFirst = countr_zero(Hi.WMask);
-      uint64_t Below = Lo.WMask & ((1ull << HiFirst) - 1);
-      unsigned LoLast = 63 - countl_zero(Below);
-      Place PLo = N.at(L.Addr + LoLast), PHi = N.at(L.Addr + HiFirst);
-      if (PLo.Sym && PHi.Sym && PLo.Sym != PHi.Sym) {
-        std::string Reason =
-            formatv("written by 2 threads at disjoint bytes of one line "
-                    "({0} and {1})",
-                    PLo.Sym->Name, PHi.Sym->Name)
-                .str();
-        plan(PLo.Sym, Reason);
-        plan(PHi.Sym, Reason);
-        Fixes.insert(formatv("align and pad {0} and {1} to {2} bytes (plan "
-                             "false-sharing: entries, --plan-out)",
-                             PLo.Sym->Name, PHi.Sym->Name, R.LineSize)
-                         .str());
-      } else if (PLo.Heap && PLo.Heap == PHi.Heap) {
-        unsigned Pad = LoLast + R.LineSize - HiFirst;
-        Fixes.insert(
-            formatv("bytes {0} and {1} of the heap object allocated at "
-                    "{2}:{3} are written by different threads: insert {4} "
-                    "bytes of padding before offset {1} (or allocate with "
-                    "aligned_alloc({5}, ...) and start the second part at "
-                    "offset {6})",
-                    PLo.Offset, PHi.Offset,
-                    sys::path::filename(PLo.Heap->Site.File),
-                    PLo.Heap->Site.Line, Pad, R.LineSize,
-                    (PLo.Offset / R.LineSize + 1) * R.LineSize)
-                .str());
-      } else if (!PLo.Sym || !PHi.Sym) {
-        Fixes.insert(
-            formatv("bytes {0} and {1} (not globals of the binary) are "
-                    "written by different threads: keep such data {2} bytes "
-                    "apart (pad the structure or align each allocation)",
-                    PLo.Name, PHi.Name, R.LineSize)
-                .str());
-      } else {
-        unsigned Pad = LoLast + R.LineSize - HiFirst;
-        std::string A = stripOffset(PLo.Name), B = stripOffset(PHi.Name);
-        size_t BA = A.rfind('['), BB = B.rfind('[');
-        if (BA != std::string::npos && BA == BB && A.back() == ']' &&
-            B.back() == ']' && A.compare(0, BA, B, 0, BB) == 0) {
-          // Elements of one array: a stride, not padding between two.
-          Fixes.insert(
-              formatv("{0} and {1} are elements of one array written by "
-                      "different threads: give each thread elements at "
-                      "least {2} bytes apart (or a {2}-byte aligned, padded "
-                      "element type)",
-                      A, B, R.LineSize)
-                  .str());
-          continue;
-        }
-        // Anywhere in memory, HiFirst must move to LoLast + LineSize; in a
-        // line-aligned object, to the next line after LoLast.
-        uint64_t AlignedPad = (PLo.Offset / R.LineSize + 1) * R.LineSize -
-                              PHi.Offset;
-        Fixes.insert(
-            formatv("{0} and {1} (one object, {2} bytes between them) are "
-                    "written by different threads: insert {3} bytes of "
-                    "padding before {1} ({5} if {6} is {4}-byte aligned), or "
-                    "give each its own {4}-byte aligned line",
-                    A, B, HiFirst - LoLast - 1, Pad, R.LineSize, AlignedPad,
-                    PLo.Sym->Name)
-                .str());
-      }
-    }
-    LV.Fixes.assign(Fixes.begin(), Fixes.end());
-    Views.push_back(std::move(LV));
+    ++F.Counts[unsigned(V.Kind)];
+    F.Views.push_back(lineView(L, V, In, N, F));
   }
+  if (!NoLatent)
+    findLatent(In.R, N, F);
+  return F;
+}
 
-  std::vector<LatentView> Latent;
-  if (!NoLatent) {
-    for (const LatentPair &LP : latentPairs(writeRuns(R, MinAccesses),
-                                            R.LineSize)) {
-      Place PA = N.at(LP.A.End - 1), PB = N.at(LP.B.Start);
-      // Objects that own their lines (aligned and a whole number of lines)
-      // cannot move onto one line.
-      if (PA.Sym && PB.Sym && PA.Sym != PB.Sym &&
-          alignedAndPadded(PA.Sym, R.LineSize) &&
-          alignedAndPadded(PB.Sym, R.LineSize))
-        continue;
-      if (PA.Sym && PA.Sym == PB.Sym && alignedAndPadded(PA.Sym, R.LineSize))
-        continue;
-      LatentView LV{N.range(LP.A.Start, LP.A.End),
-                    N.range(LP.B.Start, LP.B.End), LP.A.Tid, LP.B.Tid,
-                    LP.B.Start - LP.A.End, ""};
-      if (PA.Sym && PB.Sym && PA.Sym != PB.Sym) {
-        std::string Reason =
-            formatv("latent: written by different threads {0} bytes apart "
-                    "({1} and {2})",
-                    LV.Distance, PA.Sym->Name, PB.Sym->Name)
-                .str();
-        plan(PA.Sym, Reason);
-        plan(PB.Sym, Reason);
-        LV.Fix = formatv("align and pad {0} and {1} to {2} bytes (plan)",
-                         PA.Sym->Name, PB.Sym->Name, R.LineSize)
-                     .str();
-      } else {
-        LV.Fix = formatv("keep them {0} bytes apart or align the object to "
-                         "{0}",
-                         R.LineSize)
-                     .str();
-      }
-      Latent.push_back(std::move(LV));
+std::string siteText(const SiteCount &S) {
+  return formatv("{0}:{1}:{2} in {3}", sys::path::filename(S.File), S.Line,
+                 S.Col, S.Function.empty() ? "?" : S.Function)
+      .str();
+}
+
+/// --json: the header, the lines with their threads, sites and fixes, the
+/// latent pairs.
+void writeJSON(raw_ostream &OS, const ReportInput &In, const Findings &F) {
+  const RawReport &R = In.R;
+  json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("report", Input);
+    J.attribute("binary", In.BinPath);
+    J.attribute("sample", R.Sample);
+    J.attribute("threads", R.Threads);
+    J.attribute("lines_seen", uint64_t(R.Lines.size()));
+    J.attribute("dropped", R.DroppedLines + R.DroppedSlots);
+    J.attributeArray("lines", [&] {
+      for (const LineView &LV : F.Views)
+        J.object([&] {
+          J.attribute("sharing", sharingName(LV.Kind));
+          J.attribute("line", formatv("{0:x}", LV.LinkAddr).str());
+          J.attributeArray("objects", [&] {
+            for (auto &O : LV.Objects)
+              J.value(O);
+          });
+          J.attributeArray("threads", [&] {
+            for (const ThreadView &T : LV.Threads)
+              J.object([&] {
+                J.attribute("thread", T.Tid);
+                J.attribute("reads", T.Reads);
+                J.attribute("writes", T.Writes);
+                J.attribute("read_bytes", T.ReadBytes);
+                J.attribute("write_bytes", T.WriteBytes);
+                J.attributeArray("data", [&] {
+                  for (auto &W : T.Written)
+                    J.value(W);
+                });
+                J.attributeArray("sites", [&] {
+                  for (const SiteCount &S : T.Sites)
+                    J.object([&] {
+                      J.attribute("file", S.File);
+                      J.attribute("line", S.Line);
+                      J.attribute("column", S.Col);
+                      J.attribute("function", S.Function);
+                      J.attribute("count", S.Count);
+                    });
+                });
+              });
+          });
+          J.attributeArray("fixes", [&] {
+            for (auto &Fix : LV.Fixes)
+              J.value(Fix);
+          });
+        });
+    });
+    J.attributeArray("latent", [&] {
+      for (const LatentView &L : F.Latent)
+        J.object([&] {
+          J.attribute("a", L.A);
+          J.attribute("b", L.B);
+          J.attribute("thread_a", L.TidA);
+          J.attribute("thread_b", L.TidB);
+          J.attribute("gap", L.Distance);
+          J.attribute("fix", L.Fix);
+        });
+    });
+  });
+  OS << "\n";
+}
+
+/// The text report: a header, each shared line with its threads, sites and
+/// fixes, the latent pairs, a summary.
+void writeText(raw_ostream &OS, const ReportInput &In, const Findings &F) {
+  const RawReport &R = In.R;
+  OS << formatv("{0}: {1} threads, {2} lines touched, sampling 1/{3}, {4} "
+                "records dropped\n",
+                Input, R.Threads, R.Lines.size(), R.Sample,
+                R.DroppedLines + R.DroppedSlots);
+  for (const LineView &LV : F.Views) {
+    OS << formatv("{0} sharing: line {1:x} ({2})\n", sharingName(LV.Kind),
+                  LV.LinkAddr, join(LV.Objects, ", "));
+    for (const ThreadView &T : LV.Threads) {
+      OS << formatv("  thread {0}: writes bytes {1}, reads bytes {2}: {3} "
+                    "writes, {4} reads: {5}\n",
+                    T.Tid, T.WriteBytes, T.ReadBytes, T.Writes, T.Reads,
+                    join(T.Written, ", "));
+      for (const SiteCount &S : T.Sites)
+        OS << formatv("    {0}: {1} accesses\n", siteText(S), S.Count);
     }
+    for (auto &Fix : LV.Fixes)
+      OS << "  fix: " << Fix << "\n";
   }
+  for (const LatentView &L : F.Latent)
+    OS << formatv("latent false sharing: {0} (thread {1}) and {2} (thread "
+                  "{3}) are {4} bytes apart in different lines; another "
+                  "placement puts them on one line; fix: {5}\n",
+                  L.A, L.TidA, L.B, L.TidB, L.Distance, L.Fix);
+  OS << formatv("summary: {0} false, {1} mixed, {2} true sharing lines, {3} "
+                "latent pairs\n",
+                F.Counts[unsigned(Sharing::False)],
+                F.Counts[unsigned(Sharing::Mixed)],
+                F.Counts[unsigned(Sharing::True)], F.Latent.size());
+}
 
-  auto siteText = [](const SiteCount &S) {
-    return formatv("{0}:{1}:{2} in {3}", sys::path::filename(S.File), S.Line,
-                   S.Col, S.Function.empty() ? "?" : S.Function)
-        .str();
-  };
-  Error E = writeOutput(Output, [&](raw_ostream &OS) -> Error {
-    if (JSON) {
-      json::OStream J(OS, 2);
-      J.object([&] {
-        J.attribute("report", Input);
-        J.attribute("binary", BinPath);
-        J.attribute("sample", R.Sample);
-        J.attribute("threads", R.Threads);
-        J.attribute("lines_seen", uint64_t(R.Lines.size()));
-        J.attribute("dropped", R.DroppedLines + R.DroppedSlots);
-        J.attributeArray("lines", [&] {
-          for (const LineView &LV : Views)
-            J.object([&] {
-              J.attribute("sharing", sharingName(LV.Kind));
-              J.attribute("line", formatv("{0:x}", LV.LinkAddr).str());
-              J.attributeArray("objects", [&] {
-                for (auto &O : LV.Objects)
-                  J.value(O);
-              });
-              J.attributeArray("threads", [&] {
-                for (const ThreadView &T : LV.Threads)
-                  J.object([&] {
-                    J.attribute("thread", T.Tid);
-                    J.attribute("reads", T.Reads);
-                    J.attribute("writes", T.Writes);
-                    J.attribute("read_bytes", T.ReadBytes);
-                    J.attribute("write_bytes", T.WriteBytes);
-                    J.attributeArray("data", [&] {
-                      for (auto &W : T.Written)
-                        J.value(W);
-                    });
-                    J.attributeArray("sites", [&] {
-                      for (const SiteCount &S : T.Sites)
-                        J.object([&] {
-                          J.attribute("file", S.File);
-                          J.attribute("line", S.Line);
-                          J.attribute("column", S.Col);
-                          J.attribute("function", S.Function);
-                          J.attribute("count", S.Count);
-                        });
-                    });
-                  });
-              });
-              J.attributeArray("fixes", [&] {
-                for (auto &F : LV.Fixes)
-                  J.value(F);
-              });
-            });
-        });
-        J.attributeArray("latent", [&] {
-          for (const LatentView &L : Latent)
-            J.object([&] {
-              J.attribute("a", L.A);
-              J.attribute("b", L.B);
-              J.attribute("thread_a", L.TidA);
-              J.attribute("thread_b", L.TidB);
-              J.attribute("gap", L.Distance);
-              J.attribute("fix", L.Fix);
-            });
-        });
-      });
-      OS << "\n";
-      return Error::success();
-    }
-    OS << formatv("{0}: {1} threads, {2} lines touched, sampling 1/{3}, {4} "
-                  "records dropped\n",
-                  Input, R.Threads, R.Lines.size(), R.Sample,
-                  R.DroppedLines + R.DroppedSlots);
-    for (const LineView &LV : Views) {
-      OS << formatv("{0} sharing: line {1:x} ({2})\n", sharingName(LV.Kind),
-                    LV.LinkAddr, join(LV.Objects, ", "));
-      for (const ThreadView &T : LV.Threads) {
-        OS << formatv("  thread {0}: writes bytes {1}, reads bytes {2}: {3} "
-                      "writes, {4} reads: {5}\n",
-                      T.Tid, T.WriteBytes, T.ReadBytes, T.Writes, T.Reads,
-                      join(T.Written, ", "));
-        for (const SiteCount &S : T.Sites)
-          OS << formatv("    {0}: {1} accesses\n", siteText(S), S.Count);
-      }
-      for (auto &F : LV.Fixes)
-        OS << "  fix: " << F << "\n";
-    }
-    for (const LatentView &L : Latent)
-      OS << formatv("latent false sharing: {0} (thread {1}) and {2} (thread "
-                    "{3}) are {4} bytes apart in different lines; another "
-                    "placement puts them on one line; fix: {5}\n",
-                    L.A, L.TidA, L.B, L.TidB, L.Distance, L.Fix);
-    OS << formatv("summary: {0} false, {1} mixed, {2} true sharing lines, {3} "
-                  "latent pairs\n",
-                  Counts[unsigned(Sharing::False)],
-                  Counts[unsigned(Sharing::Mixed)],
-                  Counts[unsigned(Sharing::True)], Latent.size());
+/// --plan-out: the plan's false-sharing: entries, with the binary's path
+/// and build id.
+Error writePlanFile(const ReportInput &In, Findings &F) {
+  F.P.Binary = In.BinPath;
+  if (In.Bin)
+    F.P.BuildID = In.Bin->buildID().str();
+  return writeOutput(PlanOut, [&](raw_ostream &OS) {
+    writePlan(F.P, OS);
     return Error::success();
   });
-  if (E)
+}
+
+} // namespace
+
+/// layout-falseshare report: read, analyse, write the report, then the plan.
+static Error runReport() {
+  Expected<ReportInput> In = readReportInput();
+  if (!In)
+    return In.takeError();
+  Findings F = analyse(*In);
+  if (Error E = writeOutput(Output, [&](raw_ostream &OS) -> Error {
+        if (JSON)
+          writeJSON(OS, *In, F);
+        else
+          writeText(OS, *In, F);
+        return Error::success();
+      }))
     return E;
-  if (!PlanOut.empty()) {
-    P.Binary = BinPath;
-    if (Bin)
-      P.BuildID = Bin->buildID().str();
-    if (Error E = writeOutput(PlanOut, [&](raw_ostream &OS) {
-          writePlan(P, OS);
-          return Error::success();
-        }))
-      return E;
-  }
+  if (!PlanOut.empty())
+    return writePlanFile(*In, F);
   return Error::success();
 }
 
