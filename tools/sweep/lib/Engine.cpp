@@ -1167,6 +1167,32 @@ static Error setUpSweep(const EngineOptions &O, SweepSetup &S) {
   return Error::success();
 }
 
+/// keel-sim measured a code or data sweep without maps: say why every pad
+/// had its own run.
+static void noteOwnRuns(const EngineOptions &O, SweepResult &R) {
+  if (!keelSimMaps(O) && (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
+    R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
+                      "own argv[0], so each ran on its own binary "
+                      "(--exec-as=fd lets one run serve every pad)");
+}
+
+/// The sweep's journal (none without a path), and in \p Done what an earlier
+/// run of it finished that this grid still has.
+static Expected<std::unique_ptr<Journal>>
+openJournal(const EngineOptions &O, ArrayRef<Variant> All,
+            std::vector<Measurement> &Done) {
+  std::unique_ptr<Journal> J;
+  if (!O.JournalPath.empty()) {
+    Expected<std::unique_ptr<Journal>> JO = Journal::open(
+        O.JournalPath, sweepFingerprint(O), O.Resume, O.OverwriteJournal, Done);
+    if (!JO)
+      return JO.takeError();
+    J = std::move(*JO);
+  }
+  Done = reuseJournal(O, std::move(Done), All);
+  return std::move(J);
+}
+
 /// Several geometries, keel-sim: every variant built once, every keel-sim
 /// run simulates all geometries, one recorder (journal) per geometry.
 static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
@@ -1188,15 +1214,10 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
   std::map<Variant, size_t> DoneIn; // how many geometries have the variant
   for (size_t G = 0; G < NG; ++G) {
     std::vector<Measurement> Done;
-    if (!Os[G].JournalPath.empty()) {
-      Expected<std::unique_ptr<Journal>> JO =
-          Journal::open(Os[G].JournalPath, sweepFingerprint(Os[G]), O.Resume,
-                        O.OverwriteJournal, Done);
-      if (!JO)
-        return JO.takeError();
-      Js[G] = std::move(*JO);
-    }
-    Done = reuseJournal(Os[G], std::move(Done), All);
+    Expected<std::unique_ptr<Journal>> JO = openJournal(Os[G], All, Done);
+    if (!JO)
+      return JO.takeError();
+    Js[G] = std::move(*JO);
     std::set<Variant> Have;
     for (const Measurement &M : Done)
       if (Have.insert(M.V).second)
@@ -1219,10 +1240,7 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
       return std::move(E);
     SweepResult R;
     R.SimTool = "keel-sim";
-    if (!keelSimMaps(O) && (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
-      R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
-                        "own argv[0], so each ran on its own binary "
-                        "(--exec-as=fd lets one run serve every pad)");
+    noteOwnRuns(O, R);
     if (Error E = finishResult(Os[G], Recs[G]->takeResults(),
                                Recs[G]->takeBinaries(), R))
       return std::move(E);
@@ -1260,15 +1278,10 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   // Journal: what a killed sweep finished is not measured again.
   std::vector<Variant> All = gridVariants(O, Offsets);
   std::vector<Measurement> Done;
-  std::unique_ptr<Journal> J;
-  if (!O.JournalPath.empty()) {
-    Expected<std::unique_ptr<Journal>> JO = Journal::open(
-        O.JournalPath, sweepFingerprint(O), O.Resume, O.OverwriteJournal, Done);
-    if (!JO)
-      return JO.takeError();
-    J = std::move(*JO);
-  }
-  Done = reuseJournal(O, std::move(Done), All);
+  Expected<std::unique_ptr<Journal>> JO = openJournal(O, All, Done);
+  if (!JO)
+    return JO.takeError();
+  std::unique_ptr<Journal> J = std::move(*JO);
   std::set<Variant> Finished;
   for (const Measurement &M : Done)
     Finished.insert(M.V);
@@ -1300,11 +1313,8 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     R.SimTool = S.Tools.Sim.KeelSim ? "keel-sim" : "cachegrind";
     if (!S.Tools.Sim.Note.empty())
       R.Notes.push_back(S.Tools.Sim.Note);
-    if (S.Tools.Sim.KeelSim && !keelSimMaps(O) &&
-        (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
-      R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
-                        "own argv[0], so each ran on its own binary "
-                        "(--exec-as=fd lets one run serve every pad)");
+    if (S.Tools.Sim.KeelSim)
+      noteOwnRuns(O, R);
   }
   if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(), R))
     return std::move(E);
