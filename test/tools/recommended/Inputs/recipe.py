@@ -30,6 +30,8 @@ def main():
         if step == "fallback-plan":
             order = "--block-order=" + recipe["guard"]["fallback_block_order"]
             flags = [order if f.startswith("--block-order=") else f for f in flags]
+            if order not in flags:
+                flags.append(order)
         argv = ["layout-order", "--binary", binary, "--profile", profile, *flags, "-o", plan]
     elif step == "guard":
         base, cand, args = sys.argv[3], sys.argv[4], sys.argv[5:]
