@@ -436,6 +436,20 @@ __attribute__((noinline)) static void itlb_pages(FeVar *s, UWord p0, UWord p1)
       itlb_access(s, p1);
 }
 
+/* An access within one of the two pages looked up last (tlb_touch's first
+   cases): PG (the last two pages, newest first) updated, True. */
+static inline __attribute__((always_inline)) Bool
+recent_page(UWord *pg, UWord p0, UWord p1)
+{
+   UWord x0 = pg[0], x1 = pg[1];
+   if (__builtin_expect(p1 == p0 && (p0 == x0 || p0 == x1), 1)) {
+      pg[0] = p0;
+      pg[1] = p0 == x0 ? x1 : x0;
+      return True;
+   }
+   return False;
+}
+
 static inline __attribute__((always_inline)) void
 fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
 {
@@ -461,14 +475,8 @@ fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
       enter_window(s, w);
    s->cur_win = w1;
    UWord p0 = a >> 12, p1 = (a + run - 1) >> 12;
-   UWord i0 = s->ipage[0], i1 = s->ipage[1];
-   if (__builtin_expect(p1 == p0 && (p0 == i0 || p0 == i1), 1)) {
-      /* One of the two pages looked up last (tlb_touch's first cases). */
-      s->ipage[0] = p0;
-      s->ipage[1] = p0 == i0 ? i1 : i0;
-   } else {
+   if (!recent_page(s->ipage, p0, p1))
       itlb_pages(s, p0, p1);
-   }
 }
 
 /* The variants after the base, out of line (see fe_data_variants). */
@@ -839,14 +847,8 @@ static inline __attribute__((always_inline)) void
 fe_data_one(FeVar *s, Addr a, UWord size, Bool store)
 {
    UWord p0 = a >> 12, p1 = (a + size - 1) >> 12;
-   UWord d0 = s->dpage[0], d1 = s->dpage[1];
-   if (__builtin_expect(p1 == p0 && (p0 == d0 || p0 == d1), 1)) {
-      /* One of the two pages looked up last (tlb_touch's first cases). */
-      s->dpage[0] = p0;
-      s->dpage[1] = p0 == d0 ? d1 : d0;
-   } else {
+   if (!recent_page(s->dpage, p0, p1))
       dtlb_pages(s, a, size);
-   }
    if (store) {
       sb_push(s, a, size);
       return;
