@@ -48,7 +48,7 @@
 
 #include "ks_frontend.h"
 
-#define KS_MAX_GEOMS 16
+#define KS_MAX_GEOMS 16 /* layout-sweep: MaxSweepGeometries (SimBackend.h) */
 #define KS_MAX_VARIANTS 1024
 
 /*------------------------------------------------------------*/

@@ -81,13 +81,14 @@ int main(int argc, char **argv) {
   if (!Tol)
     return reportError(Tool, Tol.takeError());
   GO.BaselineTolerance = *Tol;
-  if (!MaxMispredictRise.empty()) {
+  if (MaxMispredictRise.getNumOccurrences()) { // an empty value is an error too
     if (Baseline.empty())
       return reportError(Tool, makeError("--max-mispredict-rise compares with "
                                          "a baseline: give --baseline=FILE"));
     auto V = parsePercent(MaxMispredictRise);
     if (!V)
-      return reportError(Tool, V.takeError());
+      return reportError(Tool, makeError("--max-mispredict-rise: {0}",
+                                         toString(V.takeError())));
     GO.MaxMispredictRise = *V;
   }
 

@@ -242,7 +242,7 @@ static Expected<GateOptions> gateOptions() {
     GO.MaxSpread = *MS;
   }
   GO.BaselineTolerance = BaselineTolerance / 100;
-  if (!MaxMispredictRise.empty()) {
+  if (MaxMispredictRise.getNumOccurrences()) { // an empty value is an error too
     if (Baseline.empty())
       return makeError("--max-mispredict-rise compares with a baseline: give "
                        "--baseline=FILE (an earlier --json result)");
@@ -301,6 +301,10 @@ static Error buildGeometry(EngineOptions &O) {
     Ov.Level = *L;
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
+  if (I1.size() > MaxSweepGeometries)
+    return inputError("<command line>", 0,
+                      "{0} --I1 given; one sweep simulates at most {1}",
+                      I1.size(), MaxSweepGeometries);
   for (size_t K = 1; K < I1.size(); ++K) {
     Expected<CacheLevel> L = parseCacheLevel("I1", I1[K]);
     if (!L)
@@ -621,6 +625,10 @@ static int runAuto(const char *Argv0) {
     Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
     if (!B)
       return reportError(Tool, B.takeError());
+    if (GO->MaxMispredictRise)
+      for (const auto &[Axis, R] : *B)
+        if (Error E = checkMispredictBaseline(R, Baseline))
+          return reportError(Tool, std::move(E));
     Baselines = std::move(*B);
   }
   if (!sys::fs::exists(Base->Binary))
@@ -874,8 +882,15 @@ int main(int argc, char **argv) {
     Expected<SweepResult> B = readResultFile(Baseline);
     if (!B)
       return reportError(Tool, B.takeError());
+    if (GO->MaxMispredictRise)
+      if (Error E = checkMispredictBaseline(*B, Baseline))
+        return reportError(Tool, std::move(E));
     BaselineResult = std::move(*B);
   }
+  if (GO->MaxMispredictRise && O->Backend == "time")
+    return reportError(Tool, inputError("--max-mispredict-rise", 0,
+                                        "--backend=time counts no branch "
+                                        "mispredicts (sim, cachegrind or perf do)"));
   // Every output (and the journal) must be writable before a sweep that may
   // take hours runs, and a bad one must not leave the others written.
   std::vector<CacheGeometry> Geos = {O->Geometry};

@@ -318,8 +318,22 @@ std::vector<std::string> mispredictEvents(const SweepResult &R) {
   return {};
 }
 
-/// The mean over measured variants of the sum of \p Events.
-static double meanOf(const SweepResult &R, ArrayRef<std::string> Events) {
+Error checkMispredictBaseline(const SweepResult &B, StringRef Path) {
+  if (mispredictEvents(B).empty())
+    return inputError(Path, 0,
+                      "--max-mispredict-rise: the baseline counts no branch "
+                      "mispredicts (backend '{0}'; sim counts Bcm and Bim, "
+                      "--cost=skylake|zen4 CondMiss and IndMiss, perf "
+                      "branch-misses)",
+                      B.Backend);
+  return Error::success();
+}
+
+/// The mean over measured variants of the sum of \p Events; an error when a
+/// measured variant lacks one of them (a perf event not counted): a zero
+/// there would move the mean.
+static Expected<double> meanOf(const SweepResult &R,
+                               ArrayRef<std::string> Events, StringRef Which) {
   double Sum = 0;
   size_t N = 0;
   for (const Measurement &M : R.Ms) {
@@ -327,8 +341,11 @@ static double meanOf(const SweepResult &R, ArrayRef<std::string> Events) {
       continue;
     for (const std::string &E : Events) {
       auto It = M.Counters.find(E);
-      if (It != M.Counters.end())
-        Sum += It->second;
+      if (It == M.Counters.end())
+        return makeError("--max-mispredict-rise: {0}'s variant {1} did not "
+                         "count {2}",
+                         Which, M.V.key(), E);
+      Sum += It->second;
     }
     ++N;
   }
@@ -350,7 +367,13 @@ static Error compareMispredicts(const SweepResult &R, const SweepResult &B,
                      "--backend and --cost)",
                      BEv.empty() ? std::string("no mispredicts") : join(BEv, "+"),
                      join(Ev, "+"));
-  double Cur = meanOf(R, Ev), Old = meanOf(B, Ev);
+  Expected<double> CurM = meanOf(R, Ev, "this sweep");
+  if (!CurM)
+    return CurM.takeError();
+  Expected<double> OldM = meanOf(B, Ev, "the baseline");
+  if (!OldM)
+    return OldM.takeError();
+  double Cur = *CurM, Old = *OldM;
   double Rise = Old > 0 ? Cur / Old - 1 : (Cur > 0 ? 1 : 0);
   if (Rise > MaxRise + Margin)
     G.Reasons.push_back(

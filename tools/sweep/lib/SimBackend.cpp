@@ -352,7 +352,7 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
           V >= Out.Variants.size() || F.size() != 3 + Events.size())
         return inputError(Name, LineNo, "bad 'result' line");
       std::vector<std::map<std::string, double>> &BG = Out.Variants[V].ByGeometry;
-      if (G > 64)
+      if (G >= MaxSweepGeometries)
         return inputError(Name, LineNo, "bad 'result' line");
       if (BG.size() <= G)
         BG.resize(G + 1);

@@ -148,15 +148,20 @@ struct GateResult {
   NoiseFloor Noise;
 };
 
-/// Summarise \p R, compare its spread with the noise floor, and apply
-/// --max-spread and --baseline. Errors only for an unusable baseline
-/// (different backend or axis, nothing measured).
 /// The branch-mispredict counters of \p R's measurements: the front-end
 /// model's CondMiss and IndMiss (sim with --cost=skylake|zen4), else
 /// cachegrind's Bcm and Bim (sim), else perf's branch-misses; empty when the
 /// first measured variant counts none of them.
 std::vector<std::string> mispredictEvents(const SweepResult &R);
 
+/// --max-mispredict-rise needs a baseline that counts mispredicts: an error
+/// naming \p Path where \p B counts none (a time result, an older one).
+llvm::Error checkMispredictBaseline(const SweepResult &B, llvm::StringRef Path);
+
+/// Summarise \p R, compare its spread with the noise floor, and apply
+/// --max-spread, --baseline and --max-mispredict-rise. Errors only for an
+/// unusable baseline (different backend or axis, nothing measured, other or
+/// missing mispredict counters) or variants without the mispredict counters.
 llvm::Expected<GateResult> evaluateGate(const SweepResult &R,
                                         const GateOptions &O,
                                         const SweepResult *Baseline = nullptr);

@@ -133,6 +133,10 @@ std::vector<std::string> keelSimArgs(llvm::ArrayRef<CacheGeometry> Gs,
                                      llvm::StringRef LogFile,
                                      llvm::StringRef MapFile = "");
 
+/// How many I1 geometries one keel-sim run (and so one sweep) simulates
+/// at most (keel-sim's KS_MAX_GEOMS).
+constexpr size_t MaxSweepGeometries = 16;
+
 /// What one keel-sim run wrote (geometry 0 of each variant).
 struct KeelSimOutput {
   struct Variant {
