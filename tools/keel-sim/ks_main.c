@@ -1487,8 +1487,9 @@ static VG_REGPARM(2) void ks_bi(InstrInfo *ii, Addr dst)
 /*------------------------------------------------------------*/
 
 /* --keel-sim-fn-ir=yes: Ir per function name, as cachegrind's fn= lines sum
-   it (VG_(get_fnname) at translation, "???" where there is none).  Each
-   instruction adds 1 to its function's counter inline. */
+   it (VG_(get_fnname) at translation, "???" where there is none).  The
+   instructions of a superblock are counted where its queued helpers run
+   (count_later), not one by one. */
 typedef struct {
    HChar *name;
    ULong ir;

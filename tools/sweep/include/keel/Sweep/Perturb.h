@@ -121,7 +121,7 @@ public:
 
   /// Build variant number \p Index (used for its directory name). A failed
   /// relink is reported in PreparedVariant::Failure, not as an error; errors
-  /// are for the machine (cannot create files, llvm-mc missing).
+  /// are for the machine (cannot create files).
   llvm::Expected<PreparedVariant> prepare(const Variant &V, unsigned Index);
 
   /// The program name used for every variant (base binary's file name).
