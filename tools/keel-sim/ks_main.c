@@ -445,6 +445,7 @@ static void resolve_maps(void)
       predictor_classes();
       lru_setup();
       d1_sharing();
+      data_path_setup();
       return;
    }
    const HChar *exe = VG_(args_the_exename);
@@ -1243,12 +1244,12 @@ static VG_REGPARM(1) void ks_ir(InstrInfo *ii)
       UWord miss[KS_MAX_VARIANTS / 64];
       for (Int w = 0; w < n_words; w++)
          miss[w] = 0;
-      lru_line(lc, (Frag *)fr[2 * c], miss);
-      if (fr[2 * c + 1])
-         lru_line(lc, (Frag *)fr[2 * c + 1], miss);
+      lru_line(lc, f1, miss);
+      if (f2)
+         lru_line(lc, f2, miss);
       /* Each variant's address: the base's plus its offset there (what
          fill_instr put in ii[1 + v], read from one row for the interval). */
-      const Long *off = cut_off + (SizeT)((Frag *)fr[2 * c])->cut * n_variants;
+      const Long *off = cut_off + (SizeT)f1->cut * n_variants;
       for (Int w = 0; w < n_words; w++)
          for (UWord m = miss[w]; m; m &= m - 1) {
             Int v = w * 64 + __builtin_ctzl(m);
