@@ -23,6 +23,7 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -242,10 +243,25 @@ static Error run() {
                             : BinaryPath.getValue();
   if (BinPath.empty())
     return inputError(Tool, 0, "--trace needs --binary");
+  // Every output must be writable before minutes of tracing.
+  for (StringRef Path : {StringRef(Output), StringRef(PerfDataOut),
+                         StringRef(PerfScriptOut), StringRef(TruthOut),
+                         StringRef(KeepTrace)})
+    if (!Path.empty())
+      if (Error E = checkOutputPath(Path))
+        return E;
   auto Bin = Binary::open(BinPath);
   if (!Bin)
     return Bin.takeError();
   std::string Log = TracePath, Dir;
+  // The private trace directory goes on every path out, a failed trace too.
+  auto Cleanup = [&] {
+    if (!Dir.empty()) {
+      sys::fs::remove_directories(Dir);
+      Dir.clear();
+    }
+  };
+  auto RemoveDir = make_scope_exit(Cleanup);
   if (Log.empty()) {
     auto D = makePrivateTempDir("keel-lbrgen");
     if (!D)
@@ -256,12 +272,6 @@ static Error run() {
       return L.takeError();
     Log = *L;
   }
-  auto Cleanup = [&] {
-    if (!Dir.empty()) {
-      sys::fs::remove(Log);
-      sys::fs::remove(Dir);
-    }
-  };
   auto Buf = MemoryBuffer::getFile(Log, /*IsText=*/true);
   if (!Buf) {
     Cleanup();
