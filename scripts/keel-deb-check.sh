@@ -53,7 +53,7 @@ echo "== layout-sweep finds the installed keel-sim (--cost=skylake needs it: exi
 test -x /usr/lib/keel/keel-sim/keel-sim-amd64-linux
 layout-sweep --backend=sim --cost=skylake --axis=env --from=0 --to=64 --step=64 --json "$work/hello" \
   > "$work/sweep.json"
-grep -q '"backend": "sim"' "$work/sweep.json"
+grep -q '"sim_tool": "keel-sim"' "$work/sweep.json"
 
 echo "== find_package(Keel) from /usr, keel_layout(), the profile target"
 cmake -S "$top/test/install/Inputs/app" -B "$work/app" -G Ninja -DCMAKE_C_COMPILER=clang-22 > /dev/null
