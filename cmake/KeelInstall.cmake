@@ -63,7 +63,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # keel-sim (lib/keel/keel-sim) embeds valgrind's core: it needs the release
-# it was built against (tools/keel-sim/CMakeLists.txt).
+# it was built against (checker/keel-sim/CMakeLists.txt).
 set(keel_valgrind_dep valgrind)
 if(KEEL_SIM_AVAILABLE AND KEEL_VALGRIND_SERIES)
   list(GET KEEL_VALGRIND_SERIES 0 vg_this)

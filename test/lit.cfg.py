@@ -42,7 +42,7 @@ def _works(argv):
 
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")
-# keel-sim, Keel's Valgrind tool (tools/keel-sim), is built only where
+# keel-sim, Keel's Valgrind tool (checker/keel-sim), is built only where
 # valgrind's tool API is installed; its tests need it and valgrind itself.
 keel_sim_dir = os.path.join(config.keel_lib_dir, "keel-sim")
 config.substitutions.append(("%keel_sim_lib", keel_sim_dir))
