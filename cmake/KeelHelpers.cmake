@@ -64,3 +64,16 @@ function(keel_add_unittest name)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST)
   set_property(GLOBAL APPEND PROPERTY KEEL_UNITTESTS ${name})
 endfunction()
+
+# keel_add_subdirectories(): add every child directory of the current source
+# directory that has a CMakeLists.txt, in name order, so that adding a tool,
+# a library or a plugin touches no other CMake file.
+function(keel_add_subdirectories)
+  file(GLOB children CONFIGURE_DEPENDS LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} *)
+  list(SORT children)
+  foreach(child ${children})
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${child}/CMakeLists.txt)
+      add_subdirectory(${child})
+    endif()
+  endforeach()
+endfunction()
