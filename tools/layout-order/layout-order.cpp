@@ -2,8 +2,9 @@
 //
 //   layout-order --binary BIN --profile P.fdata [--profile P2] -o PLAN_DIR
 //
-// Phases: open the binary -> read and merge the profiles -> resolve them to
-// addresses (stale symbols counted) -> call graph -> hot data ranking ->
+// Phases: open the binary -> read each profile once -> planLayout
+// (keel/Planner/PlanLayout.h): merge them, resolve them to addresses
+// (stale symbols counted) -> call graph -> hot data ranking ->
 // block layout (--blocks) -> plan (hot set by --hot-coverage, or by density
 // under --hot-budget) -> spacers (--spacers) -> write order.txt,
 // layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, and with --blocks
