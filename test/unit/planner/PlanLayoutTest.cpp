@@ -107,6 +107,14 @@ std::map<std::string, uint64_t> weights(const LayoutPlan &LP) {
   return W;
 }
 
+/// Plan with the block layout (every executed function laid out).
+LayoutOptions withBlocks() {
+  LayoutOptions Opts;
+  Opts.Blocks = BlockLayoutOptions();
+  Opts.Blocks->HotCoverage = 1;
+  return Opts;
+}
+
 std::string errorOf(Expected<PlannedLayout> P) {
   if (P) {
     ADD_FAILURE() << "planned, expected an error";
@@ -181,9 +189,7 @@ TEST(PlanLayout, LaysOutBlocks) {
   auto Bin = openBinary("prog");
   ASSERT_TRUE(Bin);
   LoadedProfile P = runProfile(*Bin);
-  LayoutOptions Opts;
-  Opts.Blocks = BlockLayoutOptions();
-  Opts.Blocks->HotCoverage = 1;
+  LayoutOptions Opts = withBlocks();
   Opts.Planner.HotBudget = 1 << 20; // every executed function hot
   PlanReport R;
   auto Planned = planLayout(*Bin, {P}, Opts, R);
@@ -214,10 +220,8 @@ TEST(PlanLayout, BlocksNeedABlockMap) {
   auto Bin = openBinary("prog-nomap");
   ASSERT_TRUE(Bin);
   LoadedProfile P = runProfile(*Bin);
-  LayoutOptions Opts;
-  Opts.Blocks = BlockLayoutOptions();
   PlanReport R;
-  std::string E = errorOf(planLayout(*Bin, {P}, Opts, R));
+  std::string E = errorOf(planLayout(*Bin, {P}, withBlocks(), R));
   EXPECT_NE(E.find("no .llvm_bb_addr_map section"), std::string::npos) << E;
   EXPECT_TRUE(R.Analysed);
   EXPECT_FALSE(R.BlocksLaidOut);
@@ -232,9 +236,7 @@ TEST(PlanLayout, BlocksCheckTheBuildID) {
   PlanReport R;
   // Only the block layout reads the profiles by address and checks it.
   EXPECT_TRUE(bool(planLayout(*Bin, {P}, LayoutOptions(), R)));
-  LayoutOptions Opts;
-  Opts.Blocks = BlockLayoutOptions();
-  EXPECT_EQ(errorOf(planLayout(*Bin, {P}, Opts, R)),
+  EXPECT_EQ(errorOf(planLayout(*Bin, {P}, withBlocks(), R)),
             ("run.perf: profile of build-id 00ff, binary has " +
              Bin->buildID())
                 .str());
