@@ -59,7 +59,9 @@ llvm::Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,
 /// Every profile in \p Paths (format detected from the text) merged by
 /// address in \p Bin: symbolic ones (fdata) are resolved to its addresses.
 /// A profile recording another build-id than \p Bin's is an error naming
-/// the file. What block layout reads (layout-blocks, layout-order --blocks).
+/// the file. What block layout reads: layout-blocks calls this, and
+/// planLayout (layout-order --blocks) merges the profiles it is given with
+/// mergeByAddress as this does.
 llvm::Expected<AddressProfile>
 loadAddressProfiles(const Binary &Bin, llvm::ArrayRef<std::string> Paths,
                     QualityReport &Quality);
