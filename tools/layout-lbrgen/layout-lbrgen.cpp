@@ -218,13 +218,11 @@ static Expected<std::string> trace(StringRef Dir) {
   return Log;
 }
 
-static Error run() {
-  auto O = options();
-  if (!O)
-    return O.takeError();
-  // Before the trace runs (minutes under valgrind), as every option check.
+/// Every option and output checked before the trace runs (minutes under
+/// valgrind); returns the traced binary's path.
+static Expected<std::string> checkBeforeTracing() {
   if (Error E = checkCompressLevel("--compress", PerfDataCompress))
-    return E;
+    return std::move(E);
   if (PerfDataCompress && PerfDataPipe)
     return inputError("--compress", 0,
                       "perf.data in pipe mode (--pipe) is written "
@@ -249,12 +247,17 @@ static Error run() {
                          StringRef(KeepTrace)})
     if (!Path.empty())
       if (Error E = checkOutputPath(Path))
-        return E;
-  auto Bin = Binary::open(BinPath);
-  if (!Bin)
-    return Bin.takeError();
+        return std::move(E);
+  return BinPath;
+}
+
+/// The samples and the truth from the lackey log: --trace's, or that of a
+/// run under valgrind (kept with --keep-trace) in a private directory that
+/// goes on every way out, a failed trace too.
+static Expected<LBRGenResult> generate(const Binary &Bin,
+                                       const LBRGenOptions &O,
+                                       QualityReport &Q) {
   std::string Log = TracePath, Dir;
-  // The private trace directory goes on every path out, a failed trace too.
   auto Cleanup = [&] {
     if (!Dir.empty()) {
       sys::fs::remove_directories(Dir);
@@ -277,8 +280,7 @@ static Error run() {
     Cleanup();
     return inputError(Log, 0, "cannot read: {0}", Buf.getError().message());
   }
-  QualityReport Q;
-  auto R = generateLBRSamples((*Buf)->getBuffer(), Log, **Bin, *O, Q);
+  auto R = generateLBRSamples((*Buf)->getBuffer(), Log, Bin, O, Q);
   if (R && !KeepTrace.empty()) {
     StringRef Text = (*Buf)->getBuffer();
     if (Error E = writeOutput(KeepTrace, [&](raw_ostream &OS) {
@@ -286,14 +288,17 @@ static Error run() {
           return Error::success();
         })) {
       Cleanup();
-      return E;
+      return std::move(E);
     }
   }
   Buf->reset();
   Cleanup();
-  if (!R)
-    return R.takeError();
-  spreadOverProcesses(R->Recording, Processes);
+  return R;
+}
+
+/// -o (keel-samples, or perf.data when it ends in perf.data), --perf-data,
+/// --perf-script and --truth.
+static Error writeSamples(const LBRGenResult &R, const LBRGenOptions &O) {
   auto Write = [](StringRef Path,
                   function_ref<void(raw_ostream &)> Fn) -> Error {
     if (Path.empty())
@@ -307,37 +312,59 @@ static Error run() {
   PDO.Pipe = PerfDataPipe;
   PDO.HwIndex = PerfDataHwIndex;
   PDO.GroupRead = !NoGroupRead;
-  PDO.Compress = int(PerfDataCompress); // checked above
+  PDO.Compress = int(PerfDataCompress); // checked before tracing
   auto WritePerfData = [&](StringRef Path) -> Error {
     if (Path.empty())
       return Error::success();
     return writeOutput(Path, [&](raw_ostream &OS) {
-      return writePerfData(R->Recording, OS, PDO);
+      return writePerfData(R.Recording, OS, PDO);
     });
   };
   if (StringRef(Output).ends_with("perf.data")) {
     if (Error E = WritePerfData(Output))
       return E;
   } else if (Error E = Write(Output, [&](raw_ostream &OS) {
-               writeSampleFile(R->Recording, OS);
+               writeSampleFile(R.Recording, OS);
              })) {
     return E;
   }
   if (Error E = WritePerfData(PerfDataOut))
     return E;
   if (Error E = Write(PerfScriptOut, [&](raw_ostream &OS) {
-        exportPerfScript(R->Recording, OS);
+        exportPerfScript(R.Recording, OS);
       }))
     return E;
-  if (Error E = Write(
-          TruthOut, [&](raw_ostream &OS) { writeTruthJSON(R->Truth, *O, OS); }))
-    return E;
-  const LBRGenTruth &T = R->Truth;
+  return Write(TruthOut,
+               [&](raw_ostream &OS) { writeTruthJSON(R.Truth, O, OS); });
+}
+
+static void printSummary(const LBRGenResult &R, const QualityReport &Q) {
+  const LBRGenTruth &T = R.Truth;
   errs() << Tool << ": " << T.Instructions << " instructions, "
          << T.TakenBranches << " taken branches (" << T.Recorded
-         << " recorded by the filter), " << R->Recording.Samples.size()
+         << " recorded by the filter), " << R.Recording.Samples.size()
          << " samples\n";
   Q.print(errs(), Tool, T.Instructions, "traced instructions");
+}
+
+static Error run() {
+  auto O = options();
+  if (!O)
+    return O.takeError();
+  auto BinPath = checkBeforeTracing();
+  if (!BinPath)
+    return BinPath.takeError();
+  auto Bin = Binary::open(*BinPath);
+  if (!Bin)
+    return Bin.takeError();
+  QualityReport Q;
+  auto R = generate(**Bin, *O, Q);
+  if (!R)
+    return R.takeError();
+  spreadOverProcesses(R->Recording, Processes);
+  if (Error E = writeSamples(*R, *O))
+    return E;
+  printSummary(*R, Q);
   return Error::success();
 }
 

@@ -2,8 +2,9 @@
 //
 //   layout-order --binary BIN --profile P.fdata [--profile P2] -o PLAN_DIR
 //
-// Phases: open the binary -> read and merge the profiles -> resolve them to
-// addresses (stale symbols counted) -> call graph -> hot data ranking ->
+// Phases: open the binary -> read each profile once -> planLayout
+// (keel/Planner/PlanLayout.h): merge them, resolve them to addresses
+// (stale symbols counted) -> call graph -> hot data ranking ->
 // block layout (--blocks) -> plan (hot set by --hot-coverage, or by density
 // under --hot-budget) -> spacers (--spacers) -> write order.txt,
 // layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, and with --blocks
@@ -14,6 +15,7 @@
 #include "keel/Blocks/BlockLayout.h"
 #include "keel/Plan/Plan.h"
 #include "keel/Planner/Emit.h"
+#include "keel/Planner/PlanLayout.h"
 #include "keel/Planner/Planner.h"
 #include "keel/Planner/Spacers.h"
 #include "keel/Profile/Binary.h"
@@ -29,8 +31,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
-
-#include <set>
 
 using namespace llvm;
 using namespace keel;
@@ -280,11 +280,40 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   return O;
 }
 
-/// Every profile format Keel reads (fdata, pre-aggregated, perf script,
-/// callgrind; detected from the text), merged into one symbolic profile.
-static Expected<BranchProfile> readProfiles(const Binary &Bin,
-                                            QualityReport &Quality) {
-  BranchProfile Merged;
+/// --binary: its symbols are what the plan is made of.
+static Expected<std::unique_ptr<Binary>> openBinary() {
+  auto Bin = Binary::open(BinaryPath);
+  if (!Bin)
+    return Bin.takeError();
+  if ((*Bin)->functions().empty())
+    return inputError(BinaryPath, 0, "has no function symbols (stripped?): "
+                      "nothing to plan; plan the unstripped binary");
+  return Bin;
+}
+
+/// Every option, checked before any profile is read.
+static Expected<LayoutOptions> layoutOptions(const Binary &Bin) {
+  auto Planner = plannerOptions(Bin);
+  if (!Planner)
+    return Planner.takeError();
+  auto Spacer = spacerOptions();
+  if (!Spacer)
+    return Spacer.takeError();
+  auto Block = blockOptions();
+  if (!Block)
+    return Block.takeError();
+  LayoutOptions O;
+  O.Planner = std::move(*Planner);
+  O.Spacers = std::move(*Spacer);
+  if (Blocks)
+    O.Blocks = *Block;
+  return O;
+}
+
+/// Every profile, read once in any format Keel reads (fdata,
+/// pre-aggregated, perf script, callgrind; detected from the text).
+static Expected<std::vector<LoadedProfile>> loadProfiles(const Binary &Bin) {
+  std::vector<LoadedProfile> Loaded;
   for (const std::string &Path : Profiles) {
     // Readers count their problems in their own units (instructions,
     // entries), so they are reported apart from the record counts.
@@ -294,41 +323,73 @@ static Expected<BranchProfile> readProfiles(const Binary &Bin,
       return LP.takeError();
     for (const auto &[What, N] : ReaderQuality.counts())
       WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
-    Merged.merge(LP->Symbolic ? LP->Sym : symbolize(LP->Addr, Bin, Quality));
+    Loaded.push_back(std::move(*LP));
   }
-  return Merged;
+  return Loaded;
 }
 
-/// How much of the profile names functions this binary has (stale or
-/// partial profiles): printed once as counts and percentages.
-static size_t reportProfileMatch(const BranchProfile &P, const Binary &Bin,
-                                 raw_ostream &OS) {
-  std::set<std::string> Named;
-  auto Note = [&](const Location &L) {
-    if (L.IsSymbol)
-      Named.insert(L.Name);
-  };
-  for (const auto &[K, C] : P.Branches) {
-    Note(K.first);
-    Note(K.second);
-  }
-  for (const auto &[K, C] : P.FallThroughs) {
-    Note(K.first);
-    Note(K.second);
-  }
-  for (const auto &[L, C] : P.Samples)
-    Note(L);
-  size_t Found = 0;
-  for (const std::string &N : Named)
-    Found += Bin.functionByBoltName(N) != nullptr;
-  if (Found < Named.size())
-    WithColor::warning(OS, Tool)
-        << (Named.size() - Found) << " of " << Named.size()
+/// What planning found, also when it failed: how much of the profile names
+/// functions this binary has (stale or partial profiles), the problems
+/// counted in the profile records, and the block layout (--blocks).
+static void reportPlanning(const PlanReport &R, const Binary &Bin,
+                           const LayoutOptions &Opts) {
+  if (R.MatchedFunctions < R.ProfiledFunctions) {
+    size_t Missing = R.ProfiledFunctions - R.MatchedFunctions;
+    WithColor::warning(errs(), Tool)
+        << Missing << " of " << R.ProfiledFunctions
         << " profiled functions ("
-        << formatv("{0:F2}", 100.0 * (Named.size() - Found) / Named.size())
+        << formatv("{0:F2}", 100.0 * Missing / R.ProfiledFunctions)
         << "%) are missing from " << Bin.path()
         << " (stale or partial profile)\n";
-  return Found;
+  }
+  if (R.Analysed)
+    R.Quality.print(errs(), Tool, R.Records, "profile records");
+  if (!R.BlocksLaidOut || JSON || PrintPlan)
+    return;
+  outs() << formatv("{0}: blocks: {1:P2} of the profile mapped onto "
+                    "blocks; laid out {2} hot functions, {3} split\n",
+                    Tool, R.BlockStats.coverage(), R.BlockFunctions,
+                    R.SplitFunctions);
+  if (Opts.Blocks->Order != BlockOrder::ExtTsp)
+    outs() << formatv("{0}: blocks: {1} of {2} functions keep the "
+                      "compiler's block order ({3})\n",
+                      Tool, R.KeptFunctions, R.BlockFunctions,
+                      blockOrderName(Opts.Blocks->Order));
+}
+
+/// The hot tier and the spacers, then the plan as JSON (--json) or as a
+/// summary (--print-plan).
+static void printPlan(const LayoutPlan &LP, const PlanReport &R,
+                      const LayoutOptions &Opts) {
+  if (LP.HotFirst && !JSON && !PrintPlan)
+    outs() << formatv("{0}: hot: {1} functions, {2} bytes (budget {3}), "
+                      "{4:P2} of the profile; {5} warm after them\n",
+                      Tool, LP.HotOrder.size(), LP.HotBytes, LP.HotBudget,
+                      double(LP.weightOf(Temperature::Hot)) /
+                          double(LP.Graph.totalWeight()),
+                      LP.WarmOrder.size());
+  if (Opts.Spacers.Window) {
+    size_t Sizes = Opts.Spacers.Sizes.size();
+    if (!SectionSizes.empty() && R.SpacerSizesUsed < Sizes)
+      WithColor::note(errs(), Tool)
+          << SectionSizes << ": " << (Sizes - R.SpacerSizesUsed) << " of "
+          << Sizes << " sizes name no function of the hot text (ignored)\n";
+    if (!JSON && !PrintPlan)
+      outs() << formatv("{0}: spacers: {1} every {2} bytes ({3} ending a "
+                        "pack), {4} bytes of padding, hot text {5} bytes "
+                        "(estimated)\n",
+                        Tool, LP.SpacerCount, LP.File.Spacers,
+                        LP.PackEndCount, LP.SpacerPadBytes,
+                        LP.PackedTextBytes);
+  }
+  if (JSON) {
+    printPlanJSON(LP, outs());
+  } else if (PrintPlan) {
+    printPlanSummary(LP, outs());
+    for (const auto &[What, N] : R.DataQuality.counts())
+      outs() << "  " << N << " of " << R.DataReferences
+             << " referenced addresses: " << What << '\n';
+  }
 }
 
 static Error writePlanDir(const LayoutPlan &LP,
@@ -379,127 +440,28 @@ static Error writePlanDir(const LayoutPlan &LP,
 }
 
 static Error run() {
-  // 1. The binary: its symbols are what the plan is made of.
-  auto BinOr = Binary::open(BinaryPath);
-  if (!BinOr)
-    return BinOr.takeError();
-  const Binary &Bin = **BinOr;
-  if (Bin.functions().empty())
-    return inputError(BinaryPath, 0, "has no function symbols (stripped?): "
-                      "nothing to plan; plan the unstripped binary");
-  auto Opts = plannerOptions(Bin);
+  // 1. The binary and every option, checked before any profile is read.
+  auto Bin = openBinary();
+  if (!Bin)
+    return Bin.takeError();
+  auto Opts = layoutOptions(**Bin);
   if (!Opts)
     return Opts.takeError();
-  auto SpOpts = spacerOptions();
-  if (!SpOpts)
-    return SpOpts.takeError();
-  auto BOpts = blockOptions();
-  if (!BOpts)
-    return BOpts.takeError();
-
-  // 2. The profiles, merged, then resolved to this binary's addresses.
-  QualityReport Quality;
-  auto Prof = readProfiles(Bin, Quality);
-  if (!Prof)
-    return Prof.takeError();
-  if (Prof->empty())
-    return inputError(Profiles.front(), 0,
-                      "the profile is empty: nothing to plan");
-  size_t Matched = reportProfileMatch(*Prof, Bin, errs());
-  if (Matched == 0)
-    return inputError(Profiles.front(), 0,
-                      "no function of the profile exists in {0}: the profile "
-                      "is for another binary; nothing to plan",
-                      BinaryPath);
-  AddressProfile AP = resolve(*Prof, Bin, Quality);
-  inferFallThroughs(Bin, AP, Quality);
-  uint64_t Records = Prof->Branches.size() + Prof->FallThroughs.size() +
-                     Prof->Samples.size();
-
-  // 3. Analyses: call graph, then the data the executed code touches.
-  auto G = buildCallGraph(Bin, AP, Quality);
-  if (!G)
-    return G.takeError();
-  auto Refs = collectDataReferences(Bin, AP, Quality);
-  if (!Refs)
-    return Refs.takeError();
-  QualityReport DataQuality;
-  std::vector<HotDatum> Data =
-      rankHotData(Bin.dataSymbols(), Bin.sections(), *Refs, DataQuality);
-  Quality.print(errs(), Tool, Records, "profile records");
-
-  // 4. --blocks: the profiles read by address, as layout-blocks reads them,
-  // and the hot functions' blocks laid out; the hot set's budget and the
-  // spacers then count the hot parts' estimated sizes.
-  std::optional<std::vector<FunctionLayout>> BlockLayout;
-  if (Blocks) {
-    QualityReport BlockQuality; // the same records: reported above already
-    auto BAP = loadAddressProfiles(Bin, Profiles, BlockQuality);
-    if (!BAP)
-      return BAP.takeError();
-    BlockMapStats Stats;
-    auto L = planBlockLayout(Bin, *BAP, *BOpts, Stats);
-    if (!L)
-      return L.takeError();
-    if (L->empty())
-      return inputError(BinaryPath, 0,
-                        "--blocks: no profiled function has a block map "
-                        "(build with -fbasic-block-address-map)");
-    size_t Split = 0;
-    size_t Kept = 0;
-    for (const FunctionLayout &F : *L) {
-      SpOpts->Sizes.emplace(F.Name, F.HotSize);
-      Opts->Sizes.emplace(F.Name, F.HotSize);
-      Split += !F.ColdBlocks.empty();
-      Kept += F.KeptOrder;
-    }
-    if (!JSON && !PrintPlan)
-      outs() << formatv("{0}: blocks: {1:P2} of the profile mapped onto "
-                        "blocks; laid out {2} hot functions, {3} split\n",
-                        Tool, Stats.coverage(), L->size(), Split);
-    if (!JSON && !PrintPlan && BOpts->Order != BlockOrder::ExtTsp)
-      outs() << formatv("{0}: blocks: {1} of {2} functions keep the "
-                        "compiler's block order ({3})\n",
-                        Tool, Kept, L->size(), blockOrderName(BOpts->Order));
-    BlockLayout = std::move(*L);
-  }
-
-  // 5. The plan, then its files.
-  auto LP = makeLayoutPlan(std::move(*G), std::move(Data), *Opts);
-  if (!LP)
-    return inputError(Profiles.front(), 0, "{0}", toString(LP.takeError()));
-  if (LP->HotFirst && !JSON && !PrintPlan)
-    outs() << formatv("{0}: hot: {1} functions, {2} bytes (budget {3}), "
-                      "{4:P2} of the profile; {5} warm after them\n",
-                      Tool, LP->HotOrder.size(), LP->HotBytes, LP->HotBudget,
-                      double(LP->weightOf(Temperature::Hot)) /
-                          double(LP->Graph.totalWeight()),
-                      LP->WarmOrder.size());
-  if (SpOpts->Window) {
-    size_t Used = addSpacers(*LP, *SpOpts);
-    if (!SectionSizes.empty() && Used < SpOpts->Sizes.size())
-      WithColor::note(errs(), Tool)
-          << SectionSizes << ": " << (SpOpts->Sizes.size() - Used) << " of "
-          << SpOpts->Sizes.size()
-          << " sizes name no function of the hot text (ignored)\n";
-    if (!JSON && !PrintPlan)
-      outs() << formatv("{0}: spacers: {1} every {2} bytes ({3} ending a "
-                        "pack), {4} bytes of padding, hot text {5} bytes "
-                        "(estimated)\n",
-                        Tool, LP->SpacerCount, LP->File.Spacers,
-                        LP->PackEndCount, LP->SpacerPadBytes,
-                        LP->PackedTextBytes);
-  }
-  if (JSON)
-    printPlanJSON(*LP, outs());
-  else if (PrintPlan) {
-    printPlanSummary(*LP, outs());
-    for (const auto &[What, N] : DataQuality.counts())
-      outs() << "  " << N << " of " << Refs->size()
-             << " referenced addresses: " << What << '\n';
-  }
+  // 2. The profiles, each read once.
+  auto Loaded = loadProfiles(**Bin);
+  if (!Loaded)
+    return Loaded.takeError();
+  // 3. The plan (keel/Planner/PlanLayout.h), and what planning found.
+  PlanReport Report;
+  auto Planned = planLayout(**Bin, *Loaded, *Opts, Report);
+  reportPlanning(Report, **Bin, *Opts);
+  if (!Planned)
+    return Planned.takeError();
+  // 4. Its summary and its files.
+  printPlan(Planned->Plan, Report, *Opts);
   if (!OutDir.empty())
-    return writePlanDir(*LP, BlockLayout ? &*BlockLayout : nullptr);
+    return writePlanDir(Planned->Plan,
+                        Planned->Blocks ? &*Planned->Blocks : nullptr);
   return Error::success();
 }
 

@@ -137,118 +137,123 @@ std::optional<HotRegionReport> hotRegionReport(const Binary &Bin,
   return R;
 }
 
-} // namespace
-
-Error showProfile(const LoadedProfile &LP, const Binary *Bin,
-                  const ShowOptions &Opts, QualityReport &Quality,
-                  raw_ostream &OS) {
+/// What showProfile prints: the hottest functions and call edges, hottest
+/// first, and the hot region of a planned binary.
+struct ProfileSummary {
+  std::string By; ///< "instructions" or "samples"
   std::vector<FunctionStats> Funcs;
   std::vector<CallEdge> Edges;
-  if (LP.Symbolic) {
-    fdataStats(LP.Sym, Bin, Quality, Funcs, Edges);
-  } else {
-    if (!Bin)
-      return inputError(Opts.InputName, 0,
-                        "a {0} profile holds addresses: give the binary "
-                        "with --binary",
-                        formatName(LP.Format));
-    auto S = functionStats(LP.Addr, *Bin, Quality);
-    if (!S)
-      return S.takeError();
-    Funcs = std::move(*S);
-    Edges = callEdges(LP.Addr, *Bin);
-  }
-
-  bool HaveInsts = any_of(Funcs, [](const FunctionStats &S) {
-    return S.Instructions != 0;
-  });
-  // A binary linked with a Keel plan: how much executed code lies outside
-  // its hot region (code the plan did not place, or cold parts that ran).
   std::optional<HotRegionReport> Region;
-  if (Bin && HaveInsts)
-    Region = hotRegionReport(*Bin, Funcs);
-  if (Region && Region->OutsideFunctions.size() > Opts.Top)
-    Region->OutsideFunctions.resize(Opts.Top);
-  auto Percent = [](uint64_t Part, uint64_t Total) {
-    return Total ? 100.0 * double(Part) / double(Total) : 0.0;
-  };
-  std::string By = Opts.By.empty() ? (HaveInsts ? "instructions" : "samples")
-                                   : Opts.By;
-  auto Key = [&](const FunctionStats &S) {
-    return By == "instructions" ? S.Instructions : S.Samples;
+};
+
+/// Every function and call edge of \p LP, by name.
+Error collectStats(const LoadedProfile &LP, const Binary *Bin,
+                   const ShowOptions &Opts, QualityReport &Quality,
+                   ProfileSummary &S) {
+  if (LP.Symbolic) {
+    fdataStats(LP.Sym, Bin, Quality, S.Funcs, S.Edges);
+    return Error::success();
+  }
+  if (!Bin)
+    return inputError(Opts.InputName, 0,
+                      "a {0} profile holds addresses: give the binary "
+                      "with --binary",
+                      formatName(LP.Format));
+  auto Stats = functionStats(LP.Addr, *Bin, Quality);
+  if (!Stats)
+    return Stats.takeError();
+  S.Funcs = std::move(*Stats);
+  S.Edges = callEdges(LP.Addr, *Bin);
+  return Error::success();
+}
+
+/// The functions and edges sorted hottest first (by --by, else by
+/// instructions when known) and cut to --top.
+void rankHottest(ProfileSummary &S, const ShowOptions &Opts, bool HaveInsts) {
+  S.By = Opts.By.empty() ? (HaveInsts ? "instructions" : "samples") : Opts.By;
+  auto Key = [&](const FunctionStats &F) {
+    return S.By == "instructions" ? F.Instructions : F.Samples;
   };
   // Hottest first; ties by name so the order never depends on the input.
-  llvm::stable_sort(Funcs, [&](const FunctionStats &A, const FunctionStats &B) {
+  llvm::stable_sort(S.Funcs, [&](const FunctionStats &A,
+                                 const FunctionStats &B) {
     if (Key(A) != Key(B))
       return Key(A) > Key(B);
     return A.Name < B.Name;
   });
-  llvm::stable_sort(Edges, [](const CallEdge &A, const CallEdge &B) {
+  llvm::stable_sort(S.Edges, [](const CallEdge &A, const CallEdge &B) {
     if (A.Count != B.Count)
       return A.Count > B.Count;
     return std::tie(A.Caller, A.Callee) < std::tie(B.Caller, B.Callee);
   });
-  if (Funcs.size() > Opts.Top)
-    Funcs.resize(Opts.Top);
-  if (Edges.size() > Opts.Top)
-    Edges.resize(Opts.Top);
+  if (S.Funcs.size() > Opts.Top)
+    S.Funcs.resize(Opts.Top);
+  if (S.Edges.size() > Opts.Top)
+    S.Edges.resize(Opts.Top);
+}
 
-  if (Opts.Json) {
-    json::OStream J(OS, 2);
-    J.object([&] {
-      J.attribute("input", Opts.InputName);
-      J.attribute("format", formatName(LP.Format));
-      J.attribute("by", By);
-      J.attributeArray("functions", [&] {
-        for (const FunctionStats &S : Funcs)
-          J.object([&] {
-            J.attribute("name", S.Name);
-            J.attribute("instructions", int64_t(S.Instructions));
-            J.attribute("samples", int64_t(S.Samples));
-            J.attribute("calls", int64_t(S.Calls));
-          });
-      });
-      J.attributeArray("call_edges", [&] {
-        for (const CallEdge &E : Edges)
-          J.object([&] {
-            J.attribute("caller", E.Caller);
-            J.attribute("callee", E.Callee);
-            J.attribute("count", int64_t(E.Count));
-          });
-      });
-      if (Region)
-        J.attributeObject("hot_region", [&] {
-          J.attribute("start", int64_t(Region->Start));
-          J.attribute("end", int64_t(Region->End));
-          J.attribute("instructions_inside", int64_t(Region->Inside));
-          J.attribute("instructions_outside", int64_t(Region->Outside));
-          J.attribute("instructions_plt", int64_t(Region->PLT));
-          J.attributeArray("outside_functions", [&] {
-            for (const auto &F : Region->OutsideFunctions)
-              J.object([&] {
-                J.attribute("name", F.first);
-                J.attribute("instructions", int64_t(F.second));
-              });
-          });
+void printJSON(const ProfileSummary &S, const LoadedProfile &LP,
+               const ShowOptions &Opts, raw_ostream &OS) {
+  json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("input", Opts.InputName);
+    J.attribute("format", formatName(LP.Format));
+    J.attribute("by", S.By);
+    J.attributeArray("functions", [&] {
+      for (const FunctionStats &F : S.Funcs)
+        J.object([&] {
+          J.attribute("name", F.Name);
+          J.attribute("instructions", int64_t(F.Instructions));
+          J.attribute("samples", int64_t(F.Samples));
+          J.attribute("calls", int64_t(F.Calls));
         });
     });
-    OS << '\n';
-    return Error::success();
-  }
-  OS << "hottest functions by " << By << " (" << formatName(LP.Format)
+    J.attributeArray("call_edges", [&] {
+      for (const CallEdge &E : S.Edges)
+        J.object([&] {
+          J.attribute("caller", E.Caller);
+          J.attribute("callee", E.Callee);
+          J.attribute("count", int64_t(E.Count));
+        });
+    });
+    if (const std::optional<HotRegionReport> &Region = S.Region)
+      J.attributeObject("hot_region", [&] {
+        J.attribute("start", int64_t(Region->Start));
+        J.attribute("end", int64_t(Region->End));
+        J.attribute("instructions_inside", int64_t(Region->Inside));
+        J.attribute("instructions_outside", int64_t(Region->Outside));
+        J.attribute("instructions_plt", int64_t(Region->PLT));
+        J.attributeArray("outside_functions", [&] {
+          for (const auto &F : Region->OutsideFunctions)
+            J.object([&] {
+              J.attribute("name", F.first);
+              J.attribute("instructions", int64_t(F.second));
+            });
+        });
+      });
+  });
+  OS << '\n';
+}
+
+void printText(const ProfileSummary &S, const LoadedProfile &LP,
+               const ShowOptions &Opts, raw_ostream &OS) {
+  auto Percent = [](uint64_t Part, uint64_t Total) {
+    return Total ? 100.0 * double(Part) / double(Total) : 0.0;
+  };
+  OS << "hottest functions by " << S.By << " (" << formatName(LP.Format)
      << " profile " << Opts.InputName << "):\n";
   OS << format("%16s %12s %10s  %s\n", "instructions", "samples", "calls",
                "function");
-  for (const FunctionStats &S : Funcs)
-    OS << format("%16llu %12llu %10llu  ", (unsigned long long)S.Instructions,
-                 (unsigned long long)S.Samples, (unsigned long long)S.Calls)
-       << S.Name << '\n';
+  for (const FunctionStats &F : S.Funcs)
+    OS << format("%16llu %12llu %10llu  ", (unsigned long long)F.Instructions,
+                 (unsigned long long)F.Samples, (unsigned long long)F.Calls)
+       << F.Name << '\n';
   OS << "hottest call edges:\n";
   OS << format("%12s  %s\n", "count", "caller -> callee");
-  for (const CallEdge &E : Edges)
+  for (const CallEdge &E : S.Edges)
     OS << format("%12llu  ", (unsigned long long)E.Count) << E.Caller << " -> "
        << E.Callee << '\n';
-  if (Region) {
+  if (const std::optional<HotRegionReport> &Region = S.Region) {
     uint64_t Total = Region->Inside + Region->Outside + Region->PLT;
     OS << format("executed instructions outside the planned hot region "
                  "[0x%llx, 0x%llx): %llu of %llu (%.3f%%); in PLT stubs: "
@@ -261,6 +266,30 @@ Error showProfile(const LoadedProfile &LP, const Binary *Bin,
     for (const auto &[Name, N] : Region->OutsideFunctions)
       OS << format("%16llu  ", (unsigned long long)N) << Name << '\n';
   }
+}
+
+} // namespace
+
+Error showProfile(const LoadedProfile &LP, const Binary *Bin,
+                  const ShowOptions &Opts, QualityReport &Quality,
+                  raw_ostream &OS) {
+  ProfileSummary S;
+  if (Error E = collectStats(LP, Bin, Opts, Quality, S))
+    return E;
+  bool HaveInsts = any_of(S.Funcs, [](const FunctionStats &F) {
+    return F.Instructions != 0;
+  });
+  // A binary linked with a Keel plan: how much executed code lies outside
+  // its hot region (code the plan did not place, or cold parts that ran).
+  if (Bin && HaveInsts)
+    S.Region = hotRegionReport(*Bin, S.Funcs);
+  if (S.Region && S.Region->OutsideFunctions.size() > Opts.Top)
+    S.Region->OutsideFunctions.resize(Opts.Top);
+  rankHottest(S, Opts, HaveInsts);
+  if (Opts.Json)
+    printJSON(S, LP, Opts, OS);
+  else
+    printText(S, LP, Opts, OS);
   return Error::success();
 }
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
+#include <optional>
 
 using namespace llvm;
 using namespace llvm::object;
@@ -47,6 +48,134 @@ Expected<std::unique_ptr<Binary>> Binary::open(StringRef Path) {
   return std::move(B);
 }
 
+/// Every section of \p Obj, in section-header order.
+static std::vector<SectionInfo> readSections(const ELF64LEObjectFile &Obj) {
+  std::vector<SectionInfo> Sections;
+  for (ELFSectionRef S : Obj.sections()) {
+    SectionInfo SI;
+    if (auto N = S.getName())
+      SI.Name = N->str();
+    else
+      consumeError(N.takeError());
+    SI.Addr = S.getAddress();
+    SI.Size = S.getSize();
+    SI.FileOffset = S.getOffset();
+    SI.IsAlloc = S.getFlags() & ELF::SHF_ALLOC;
+    SI.IsExec = S.getFlags() & ELF::SHF_EXECINSTR;
+    SI.IsWrite = S.getFlags() & ELF::SHF_WRITE;
+    SI.IsBSS = S.getType() == ELF::SHT_NOBITS;
+    Sections.push_back(std::move(SI));
+  }
+  return Sections;
+}
+
+/// \p Sym as a function or data symbol (without its file and BOLT name),
+/// or nullopt when it is neither.
+static std::optional<SymbolInfo> symbolInfo(const ELFSymbolRef &Sym,
+                                            const ObjectFile &Obj) {
+  uint8_t Type = Sym.getELFType();
+  // Sized untyped symbols in code are the parts clang splits off a
+  // function (-fbasic-block-sections, -fsplit-machine-functions:
+  // "name.cold", "name.__part.N"): code that runs, so functions here.
+  bool CodePart = Type == ELF::STT_NOTYPE && Sym.getSize() > 0;
+  if (Type != ELF::STT_FUNC && Type != ELF::STT_OBJECT &&
+      Type != ELF::STT_GNU_IFUNC && !CodePart)
+    return std::nullopt;
+  auto Name = Sym.getName();
+  auto Addr = Sym.getAddress();
+  auto Sec = Sym.getSection();
+  if (!Name || !Addr || !Sec || *Sec == Obj.section_end() || Name->empty() ||
+      (CodePart && !(*Sec)->isText())) {
+    if (!Name) consumeError(Name.takeError());
+    if (!Addr) consumeError(Addr.takeError());
+    if (!Sec) consumeError(Sec.takeError());
+    return std::nullopt;
+  }
+  SymbolInfo SI;
+  SI.Name = Name->str();
+  SI.Addr = *Addr;
+  SI.Size = Sym.getSize();
+  SI.IsLocal = Sym.getBinding() == ELF::STB_LOCAL;
+  SI.IsFunction = Type != ELF::STT_OBJECT;
+  if (auto SN = (*Sec)->getName())
+    SI.Section = SN->str();
+  else
+    consumeError(SN.takeError());
+  return SI;
+}
+
+/// The function and data symbols of .symtab (else .dynsym), in symbol-table
+/// order. STT_FILE names the file of the local symbols that follow it.
+static void readSymbols(const ELF64LEObjectFile &Obj,
+                        std::vector<SymbolInfo> &Functions,
+                        std::vector<SymbolInfo> &DataSymbols) {
+  auto Syms = Obj.symbols();
+  bool HaveSymtab = Syms.begin() != Syms.end();
+  std::string CurFile;
+  std::map<std::string, unsigned> LocalCounts;
+  auto Visit = [&](const ELFSymbolRef &Sym) {
+    if (Sym.getELFType() == ELF::STT_FILE) {
+      auto N = Sym.getName();
+      CurFile = N ? N->str() : "";
+      if (!N)
+        consumeError(N.takeError());
+      return;
+    }
+    std::optional<SymbolInfo> SI = symbolInfo(Sym, Obj);
+    if (!SI)
+      return;
+    if (SI->IsLocal) {
+      SI->FileName = CurFile;
+      SI->BoltName = SI->Name + "/" + std::to_string(++LocalCounts[SI->Name]);
+    } else {
+      SI->BoltName = SI->Name;
+    }
+    (SI->IsFunction ? Functions : DataSymbols).push_back(std::move(*SI));
+  };
+  if (HaveSymtab)
+    for (const ELFSymbolRef &Sym : Syms)
+      Visit(Sym);
+  else
+    for (const ELFSymbolRef &Sym : Obj.getDynamicSymbolIterators())
+      Visit(Sym);
+}
+
+/// Sort by address; among aliases keep globals before locals, then by name,
+/// so the choice is deterministic. Drop exact aliases of functions.
+static void sortByAddress(std::vector<SymbolInfo> &Functions,
+                          std::vector<SymbolInfo> &DataSymbols) {
+  auto Order = [](const SymbolInfo &A, const SymbolInfo &B) {
+    return std::tie(A.Addr, A.IsLocal, A.Name) <
+           std::tie(B.Addr, B.IsLocal, B.Name);
+  };
+  llvm::stable_sort(Functions, Order);
+  llvm::stable_sort(DataSymbols, Order);
+  Functions.erase(std::unique(Functions.begin(), Functions.end(),
+                              [](const SymbolInfo &A, const SymbolInfo &B) {
+                                return A.Addr == B.Addr;
+                              }),
+                  Functions.end());
+}
+
+/// Size-0 functions (_init, _fini, hand-written asm) run to the next
+/// function or the end of their section, whichever comes first.
+static void sizeUnsizedFunctions(
+    std::vector<SymbolInfo> &Functions,
+    function_ref<const SectionInfo *(uint64_t)> SectionAt) {
+  for (size_t I = 0; I < Functions.size(); ++I) {
+    SymbolInfo &F = Functions[I];
+    if (F.Size || !F.IsFunction)
+      continue;
+    const SectionInfo *Sec = SectionAt(F.Addr);
+    if (!Sec || !Sec->IsExec)
+      continue;
+    uint64_t End = Sec->Addr + Sec->Size;
+    if (I + 1 < Functions.size())
+      End = std::min(End, Functions[I + 1].Addr);
+    F.Size = End - F.Addr;
+  }
+}
+
 Error Binary::index() {
   auto *ELFObj = cast<ELF64LEObjectFile>(Obj);
   const auto &ELF = ELFObj->getELFFile();
@@ -67,106 +196,11 @@ Error Binary::index() {
   if (BaseAddr == UINT64_MAX)
     BaseAddr = 0;
 
-  for (ELFSectionRef S : ELFObj->sections()) {
-    SectionInfo SI;
-    if (auto N = S.getName())
-      SI.Name = N->str();
-    else
-      consumeError(N.takeError());
-    SI.Addr = S.getAddress();
-    SI.Size = S.getSize();
-    SI.FileOffset = S.getOffset();
-    SI.IsAlloc = S.getFlags() & ELF::SHF_ALLOC;
-    SI.IsExec = S.getFlags() & ELF::SHF_EXECINSTR;
-    SI.IsWrite = S.getFlags() & ELF::SHF_WRITE;
-    SI.IsBSS = S.getType() == ELF::SHT_NOBITS;
-    Sections.push_back(std::move(SI));
-  }
-
-  // Walk .symtab (else .dynsym) in order: STT_FILE names the file of the
-  // local symbols that follow it.
-  auto Syms = ELFObj->symbols();
-  bool HaveSymtab = Syms.begin() != Syms.end();
-  std::string CurFile;
-  std::map<std::string, unsigned> LocalCounts;
-  auto Visit = [&](const ELFSymbolRef &Sym) {
-    uint8_t Type = Sym.getELFType();
-    if (Type == ELF::STT_FILE) {
-      auto N = Sym.getName();
-      CurFile = N ? N->str() : "";
-      if (!N)
-        consumeError(N.takeError());
-      return;
-    }
-    // Sized untyped symbols in code are the parts clang splits off a
-    // function (-fbasic-block-sections, -fsplit-machine-functions:
-    // "name.cold", "name.__part.N"): code that runs, so functions here.
-    bool CodePart = Type == ELF::STT_NOTYPE && Sym.getSize() > 0;
-    if (Type != ELF::STT_FUNC && Type != ELF::STT_OBJECT &&
-        Type != ELF::STT_GNU_IFUNC && !CodePart)
-      return;
-    auto Name = Sym.getName();
-    auto Addr = Sym.getAddress();
-    auto Sec = Sym.getSection();
-    if (!Name || !Addr || !Sec || *Sec == Obj->section_end() || Name->empty() ||
-        (CodePart && !(*Sec)->isText())) {
-      if (!Name) consumeError(Name.takeError());
-      if (!Addr) consumeError(Addr.takeError());
-      if (!Sec) consumeError(Sec.takeError());
-      return;
-    }
-    SymbolInfo SI;
-    SI.Name = Name->str();
-    SI.Addr = *Addr;
-    SI.Size = Sym.getSize();
-    SI.IsLocal = Sym.getBinding() == ELF::STB_LOCAL;
-    SI.IsFunction = Type != ELF::STT_OBJECT;
-    if (SI.IsLocal) {
-      SI.FileName = CurFile;
-      SI.BoltName = SI.Name + "/" + std::to_string(++LocalCounts[SI.Name]);
-    } else {
-      SI.BoltName = SI.Name;
-    }
-    if (auto SN = (*Sec)->getName())
-      SI.Section = SN->str();
-    else
-      consumeError(SN.takeError());
-    (SI.IsFunction ? Functions : DataSymbols).push_back(std::move(SI));
-  };
-  if (HaveSymtab)
-    for (const ELFSymbolRef &Sym : Syms)
-      Visit(Sym);
-  else
-    for (const ELFSymbolRef &Sym : ELFObj->getDynamicSymbolIterators())
-      Visit(Sym);
-
-  // Sort by address; among aliases keep globals before locals, then by name,
-  // so the choice is deterministic. Drop exact aliases of functions.
-  auto Order = [](const SymbolInfo &A, const SymbolInfo &B) {
-    return std::tie(A.Addr, A.IsLocal, A.Name) <
-           std::tie(B.Addr, B.IsLocal, B.Name);
-  };
-  llvm::stable_sort(Functions, Order);
-  llvm::stable_sort(DataSymbols, Order);
-  Functions.erase(std::unique(Functions.begin(), Functions.end(),
-                              [](const SymbolInfo &A, const SymbolInfo &B) {
-                                return A.Addr == B.Addr;
-                              }),
-                  Functions.end());
-  // Size-0 functions (_init, _fini, hand-written asm) run to the next
-  // function or the end of their section, whichever comes first.
-  for (size_t I = 0; I < Functions.size(); ++I) {
-    SymbolInfo &F = Functions[I];
-    if (F.Size || !F.IsFunction)
-      continue;
-    const SectionInfo *Sec = sectionAt(F.Addr);
-    if (!Sec || !Sec->IsExec)
-      continue;
-    uint64_t End = Sec->Addr + Sec->Size;
-    if (I + 1 < Functions.size())
-      End = std::min(End, Functions[I + 1].Addr);
-    F.Size = End - F.Addr;
-  }
+  Sections = readSections(*ELFObj);
+  readSymbols(*ELFObj, Functions, DataSymbols);
+  sortByAddress(Functions, DataSymbols);
+  sizeUnsizedFunctions(Functions,
+                       [this](uint64_t Addr) { return sectionAt(Addr); });
   indexNames();
   return Error::success();
 }

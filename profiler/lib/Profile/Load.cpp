@@ -98,6 +98,7 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
     if (!P)
       return P.takeError();
     LoadedProfile LP;
+    LP.Path = Path.str();
     LP.Format = ProfileFormat::PerfData;
     LP.Addr = std::move(*P);
     LP.NumItems = LP.Addr.NumEntries;
@@ -117,6 +118,7 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
                       *At, quoteInput(Text.take_front(24), 40));
 
   LoadedProfile LP;
+  LP.Path = Path.str();
   LP.Format = Want == ProfileFormat::Auto ? detectFormat(Text) : Want;
   auto needBinary = [&]() -> Error {
     if (Bin)
@@ -175,6 +177,16 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   return LP;
 }
 
+Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,
+                     const Binary &Bin, QualityReport &Quality) {
+  StringRef ID = LP.Symbolic ? LP.Sym.BuildID : LP.Addr.BuildID;
+  if (!ID.empty() && !Bin.buildID().empty() && ID != Bin.buildID())
+    return inputError(LP.Path, 0, "profile of build-id {0}, binary has {1}",
+                      ID, Bin.buildID());
+  Merged.merge(LP.Symbolic ? resolve(LP.Sym, Bin, Quality) : LP.Addr);
+  return Error::success();
+}
+
 Expected<AddressProfile> loadAddressProfiles(const Binary &Bin,
                                              ArrayRef<std::string> Paths,
                                              QualityReport &Quality) {
@@ -183,11 +195,8 @@ Expected<AddressProfile> loadAddressProfiles(const Binary &Bin,
     auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, {});
     if (!LP)
       return LP.takeError();
-    StringRef ID = LP->Symbolic ? LP->Sym.BuildID : LP->Addr.BuildID;
-    if (!ID.empty() && !Bin.buildID().empty() && ID != Bin.buildID())
-      return inputError(Path, 0, "profile of build-id {0}, binary has {1}",
-                        ID, Bin.buildID());
-    Merged.merge(LP->Symbolic ? resolve(LP->Sym, Bin, Quality) : LP->Addr);
+    if (Error E = mergeByAddress(Merged, *LP, Bin, Quality))
+      return std::move(E);
   }
   return Merged;
 }

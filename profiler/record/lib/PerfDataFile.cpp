@@ -32,6 +32,7 @@
 
 #include <linux/perf_event.h>
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <zstd.h>
@@ -126,12 +127,43 @@ public:
   Error write(raw_ostream &OS);
 
 private:
+  /// The events, the options checked, one group instance per process.
+  Error prepare();
   Error events();
+  /// One mapping per path that has a build id.
+  std::vector<const Mapping *> buildIdMappings() const;
+  /// Pipe mode: the pipe header, the attrs and build ids as records, data.
+  Bytes pipeFile(ArrayRef<const Mapping *> WithIds);
+  /// File mode: header, attrs, ids, data (compressed with
+  /// Opts.Compress), feature sections.
+  Expected<Bytes> file(ArrayRef<const Mapping *> WithIds);
+  void fileHeader(Bytes &Out, uint64_t DataSize, bool WithIds) const;
+  void featureSections(Bytes &Out, ArrayRef<const Mapping *> WithIds,
+                       uint32_t Ratio);
+  Bytes eventDescSection() const;
   void trailer(Bytes &B, uint32_t Pid, uint32_t Tid, uint64_t Time,
                uint32_t CPU);
   void header(Bytes &B, uint32_t Type, uint16_t Misc, size_t &SizeAt);
   void finish(Bytes &B, size_t Start, size_t SizeAt);
+  /// The data section: every record in time order, then the losses.
   void data(Bytes &B);
+  struct TimedItem {
+    uint64_t Time;
+    enum { TaskItem, MappingItem, SampleItem } Kind;
+    size_t Index;
+  };
+  std::vector<TimedItem> timeOrder() const;
+  void taskRecord(Bytes &B, const TaskEvent &T);
+  void mmapRecord(Bytes &B, const Mapping &M);
+  void sampleRecord(Bytes &B, const RecordedSample &RS,
+                    std::array<uint64_t, 3> &Totals);
+  /// PERF_SAMPLE_READ of a group: each event's running total for the
+  /// sample's thread, in \p Totals.
+  void groupRead(Bytes &B, const RecordedSample &RS, unsigned Inst,
+                 std::array<uint64_t, 3> &Totals);
+  void branchStack(Bytes &B, const RawSample &S);
+  /// LOST, LOST_SAMPLES, THROTTLE and UNTHROTTLE records at time \p End.
+  void lossRecords(Bytes &B, uint64_t End);
   void buildIdEntry(Bytes &B, const Mapping &M, uint16_t Type);
   Expected<Bytes> compress(const Bytes &Data) const;
   /// Uncompressed bytes per COMPRESSED record: their compressed form
@@ -269,123 +301,130 @@ void Writer::buildIdEntry(Bytes &B, const Mapping &M, uint16_t Type) {
   finish(B, Start, SizeAt);
 }
 
-void Writer::data(Bytes &B) {
-  // Everything in time order; at equal times tasks, then mappings, then
-  // samples, as the kernel emits them for a new process.
-  struct Item {
-    uint64_t Time;
-    int Kind; // 0 task, 1 mapping, 2 sample
-    size_t Index;
-  };
-  std::vector<Item> Items;
+std::vector<Writer::TimedItem> Writer::timeOrder() const {
+  // At equal times tasks, then mappings, then samples, as the kernel emits
+  // them for a new process.
+  std::vector<TimedItem> Items;
   for (size_t I = 0; I < R.Tasks.size(); ++I)
-    Items.push_back({R.Tasks[I].Time, 0, I});
+    Items.push_back({R.Tasks[I].Time, TimedItem::TaskItem, I});
   for (size_t I = 0; I < R.Mappings.size(); ++I)
-    Items.push_back({R.Mappings[I].Time, 1, I});
+    Items.push_back({R.Mappings[I].Time, TimedItem::MappingItem, I});
   for (size_t I = 0; I < R.Samples.size(); ++I)
-    Items.push_back({R.Samples[I].Sample.Time, 2, I});
-  llvm::stable_sort(Items, [](const Item &A, const Item &B) {
+    Items.push_back({R.Samples[I].Sample.Time, TimedItem::SampleItem, I});
+  llvm::stable_sort(Items, [](const TimedItem &A, const TimedItem &B) {
     return std::tie(A.Time, A.Kind) < std::tie(B.Time, B.Kind);
   });
-  // Running totals of each counter per thread (what a group read returns).
-  std::map<uint32_t, std::array<uint64_t, 3>> Totals;
-  for (const Item &It : Items) {
-    size_t Start = B.size(), SizeAt;
-    if (It.Kind == 0) {
-      const TaskEvent &T = R.Tasks[It.Index];
-      if (T.Kind == TaskEvent::Comm) {
-        header(B, PERF_RECORD_COMM, T.Exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
-               SizeAt);
-        B.u32(T.Pid), B.u32(T.Tid);
-        B.str(T.Name, 8);
-        trailer(B, T.Pid, T.Tid, T.Time, 0);
-      } else {
-        header(B, T.Kind == TaskEvent::Fork ? PERF_RECORD_FORK
-                                            : PERF_RECORD_EXIT,
-               0, SizeAt);
-        B.u32(T.Pid), B.u32(T.PPid), B.u32(T.Tid), B.u32(T.PTid);
-        B.u64(T.Time);
-        trailer(B, T.Pid, T.Tid, T.Time, 0);
-      }
-    } else if (It.Kind == 1) {
-      const Mapping &M = R.Mappings[It.Index];
-      bool WithId = !M.BuildID.empty();
-      header(B, PERF_RECORD_MMAP2,
-             PERF_RECORD_MISC_USER | (WithId ? PERF_RECORD_MISC_MMAP_BUILD_ID
-                                             : 0),
-             SizeAt);
-      B.u32(M.Pid), B.u32(M.Tid);
-      B.u64(M.Start), B.u64(M.Length), B.u64(M.PgOff);
-      if (WithId) {
-        uint8_t Id[24];
-        unsigned Len;
-        buildIdBytes(M.BuildID, Id, Len);
-        B.u8(uint8_t(Len));
-        B.u8(0), B.u16(0);
-        B.raw(Id, 20);
-      } else {
-        B.zeros(24); // maj, min, ino, ino_generation
-      }
-      B.u32(M.Prot ? M.Prot : 5);
-      B.u32(2); // MAP_PRIVATE
-      B.str(M.Path, 8);
-      trailer(B, M.Pid, M.Tid, M.Time, 0);
-    } else {
-      const RecordedSample &RS = R.Samples[It.Index];
-      const RawSample &S = RS.Sample;
-      header(B, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, SizeAt);
-      B.u64(S.IP);
-      B.u32(S.Pid), B.u32(S.Tid);
-      B.u64(S.Time);
-      const unsigned Inst = instanceOf(S.Pid);
-      B.u64(id(0, Inst));
-      B.u32(RS.CPU), B.u32(0);
-      B.u64(RS.Period ? RS.Period : (R.Info.Period ? R.Info.Period : 1));
-      if (Group) {
-        auto &Tot = Totals[S.Tid];
-        B.u64(Events.size());
-        for (size_t EI = 0; EI < Events.size(); ++EI) {
-          const WEvent &E = Events[EI];
-          uint64_t Delta;
-          unsigned Slot;
-          StringRef Name = E.Name;
-          if (E.Role == WEvent::Cycles ||
-              (E.Role == WEvent::Sampler && genericEvent(Name).second ==
-                                                PERF_COUNT_HW_CPU_CYCLES &&
-               genericEvent(Name).first == PERF_TYPE_HARDWARE))
-            Delta = S.Cycles, Slot = 1;
-          else if (E.Role == WEvent::Instructions ||
-                   (E.Role == WEvent::Sampler &&
-                    genericEvent(Name) ==
-                        std::make_pair(uint32_t(PERF_TYPE_HARDWARE),
-                                       uint64_t(PERF_COUNT_HW_INSTRUCTIONS))))
-            Delta = S.Instructions, Slot = 2;
-          else
-            Delta = RS.Period, Slot = 0;
-          Tot[Slot] += Delta;
-          B.u64(Tot[Slot]);
-          B.u64(id(EI, Inst));
-        }
-      }
-      if (SampleType & PERF_SAMPLE_BRANCH_STACK) {
-        B.u64(S.Stack.size());
-        if (Events[0].Attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-          B.u64(S.Stack.empty() ? uint64_t(-1) : S.Stack.size() - 1);
-        for (const LBREntry &E : S.Stack) {
-          B.u64(E.From), B.u64(E.To);
-          uint64_t F = uint64_t(E.Mispred) | uint64_t(E.Predicted) << 1 |
-                       uint64_t(E.InTx) << 2 | uint64_t(E.Abort) << 3 |
-                       uint64_t(std::min<uint32_t>(E.Cycles, 0xffff)) << 4 |
-                       uint64_t(branchTypeNumber(E.Type)) << 20;
-          B.u64(F);
-        }
-      }
-    }
-    finish(B, Start, SizeAt);
+  return Items;
+}
+
+void Writer::taskRecord(Bytes &B, const TaskEvent &T) {
+  size_t Start = B.size(), SizeAt;
+  if (T.Kind == TaskEvent::Comm) {
+    header(B, PERF_RECORD_COMM, T.Exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+           SizeAt);
+    B.u32(T.Pid), B.u32(T.Tid);
+    B.str(T.Name, 8);
+    trailer(B, T.Pid, T.Tid, T.Time, 0);
+  } else {
+    header(B, T.Kind == TaskEvent::Fork ? PERF_RECORD_FORK
+                                        : PERF_RECORD_EXIT,
+           0, SizeAt);
+    B.u32(T.Pid), B.u32(T.PPid), B.u32(T.Tid), B.u32(T.PTid);
+    B.u64(T.Time);
+    trailer(B, T.Pid, T.Tid, T.Time, 0);
   }
-  // What the kernel lost or throttled, after everything else.
+  finish(B, Start, SizeAt);
+}
+
+void Writer::mmapRecord(Bytes &B, const Mapping &M) {
+  size_t Start = B.size(), SizeAt;
+  bool WithId = !M.BuildID.empty();
+  header(B, PERF_RECORD_MMAP2,
+         PERF_RECORD_MISC_USER | (WithId ? PERF_RECORD_MISC_MMAP_BUILD_ID
+                                         : 0),
+         SizeAt);
+  B.u32(M.Pid), B.u32(M.Tid);
+  B.u64(M.Start), B.u64(M.Length), B.u64(M.PgOff);
+  if (WithId) {
+    uint8_t Id[24];
+    unsigned Len;
+    buildIdBytes(M.BuildID, Id, Len);
+    B.u8(uint8_t(Len));
+    B.u8(0), B.u16(0);
+    B.raw(Id, 20);
+  } else {
+    B.zeros(24); // maj, min, ino, ino_generation
+  }
+  B.u32(M.Prot ? M.Prot : 5);
+  B.u32(2); // MAP_PRIVATE
+  B.str(M.Path, 8);
+  trailer(B, M.Pid, M.Tid, M.Time, 0);
+  finish(B, Start, SizeAt);
+}
+
+void Writer::groupRead(Bytes &B, const RecordedSample &RS, unsigned Inst,
+                       std::array<uint64_t, 3> &Totals) {
+  const RawSample &S = RS.Sample;
+  B.u64(Events.size());
+  for (size_t EI = 0; EI < Events.size(); ++EI) {
+    const WEvent &E = Events[EI];
+    uint64_t Delta;
+    unsigned Slot;
+    StringRef Name = E.Name;
+    if (E.Role == WEvent::Cycles ||
+        (E.Role == WEvent::Sampler && genericEvent(Name).second ==
+                                          PERF_COUNT_HW_CPU_CYCLES &&
+         genericEvent(Name).first == PERF_TYPE_HARDWARE))
+      Delta = S.Cycles, Slot = 1;
+    else if (E.Role == WEvent::Instructions ||
+             (E.Role == WEvent::Sampler &&
+              genericEvent(Name) ==
+                  std::make_pair(uint32_t(PERF_TYPE_HARDWARE),
+                                 uint64_t(PERF_COUNT_HW_INSTRUCTIONS))))
+      Delta = S.Instructions, Slot = 2;
+    else
+      Delta = RS.Period, Slot = 0;
+    Totals[Slot] += Delta;
+    B.u64(Totals[Slot]);
+    B.u64(id(EI, Inst));
+  }
+}
+
+void Writer::branchStack(Bytes &B, const RawSample &S) {
+  B.u64(S.Stack.size());
+  if (Events[0].Attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+    B.u64(S.Stack.empty() ? uint64_t(-1) : S.Stack.size() - 1);
+  for (const LBREntry &E : S.Stack) {
+    B.u64(E.From), B.u64(E.To);
+    uint64_t F = uint64_t(E.Mispred) | uint64_t(E.Predicted) << 1 |
+                 uint64_t(E.InTx) << 2 | uint64_t(E.Abort) << 3 |
+                 uint64_t(std::min<uint32_t>(E.Cycles, 0xffff)) << 4 |
+                 uint64_t(branchTypeNumber(E.Type)) << 20;
+    B.u64(F);
+  }
+}
+
+void Writer::sampleRecord(Bytes &B, const RecordedSample &RS,
+                          std::array<uint64_t, 3> &Totals) {
+  size_t Start = B.size(), SizeAt;
+  const RawSample &S = RS.Sample;
+  header(B, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, SizeAt);
+  B.u64(S.IP);
+  B.u32(S.Pid), B.u32(S.Tid);
+  B.u64(S.Time);
+  const unsigned Inst = instanceOf(S.Pid);
+  B.u64(id(0, Inst));
+  B.u32(RS.CPU), B.u32(0);
+  B.u64(RS.Period ? RS.Period : (R.Info.Period ? R.Info.Period : 1));
+  if (Group)
+    groupRead(B, RS, Inst, Totals);
+  if (SampleType & PERF_SAMPLE_BRANCH_STACK)
+    branchStack(B, S);
+  finish(B, Start, SizeAt);
+}
+
+void Writer::lossRecords(Bytes &B, uint64_t End) {
   const RecordStats &St = R.Stats;
-  uint64_t End = Items.empty() ? 0 : Items.back().Time;
   for (uint64_t I = 0; I < St.LostRecords; ++I) {
     size_t Start = B.size(), SizeAt;
     header(B, PERF_RECORD_LOST, 0, SizeAt);
@@ -409,6 +448,23 @@ void Writer::data(Bytes &B) {
     trailer(B, 0, 0, End, 0);
     finish(B, Start, SizeAt);
   }
+}
+
+void Writer::data(Bytes &B) {
+  std::vector<TimedItem> Items = timeOrder();
+  // Running totals of each counter per thread (what a group read returns).
+  std::map<uint32_t, std::array<uint64_t, 3>> Totals;
+  for (const TimedItem &It : Items) {
+    if (It.Kind == TimedItem::TaskItem)
+      taskRecord(B, R.Tasks[It.Index]);
+    else if (It.Kind == TimedItem::MappingItem)
+      mmapRecord(B, R.Mappings[It.Index]);
+    else
+      sampleRecord(B, R.Samples[It.Index],
+                   Totals[R.Samples[It.Index].Sample.Tid]);
+  }
+  // What the kernel lost or throttled, after everything else.
+  lossRecords(B, Items.empty() ? 0 : Items.back().Time);
 }
 
 Expected<Bytes> Writer::compress(const Bytes &Data) const {
@@ -453,7 +509,7 @@ Expected<Bytes> Writer::compress(const Bytes &Data) const {
   return Out;
 }
 
-Error Writer::write(raw_ostream &OS) {
+Error Writer::prepare() {
   if (Error E = events())
     return E;
   if (Opts.Compress && Opts.Pipe)
@@ -466,59 +522,54 @@ Error Writer::write(raw_ostream &OS) {
   for (auto &[Pid, Inst] : Instance)
     Inst = NumInstances++;
   NumInstances = std::max(NumInstances, 1u);
-  // Build ids, one per path.
+  return Error::success();
+}
+
+std::vector<const Mapping *> Writer::buildIdMappings() const {
   std::vector<const Mapping *> WithIds;
   for (const Mapping &M : R.Mappings)
     if (!M.BuildID.empty() &&
         llvm::none_of(WithIds,
                       [&](const Mapping *W) { return W->Path == M.Path; }))
       WithIds.push_back(&M);
+  return WithIds;
+}
 
+Bytes Writer::pipeFile(ArrayRef<const Mapping *> WithIds) {
   Bytes Out;
-  if (Opts.Pipe) {
-    Out.u64(perfdata::Magic);
-    Out.u64(perfdata::PipeHeaderSize);
-    for (size_t EI = 0; EI < Events.size(); ++EI) {
-      size_t Start = Out.size(), SizeAt;
-      header(Out, perfdata::RecHeaderAttr, 0, SizeAt);
-      Out.raw(&Events[EI].Attr, sizeof(perf_event_attr));
-      for (unsigned K = 0; K < NumInstances; ++K)
-        Out.u64(id(EI, K));
-      finish(Out, Start, SizeAt);
-    }
-    for (const Mapping *M : WithIds)
-      buildIdEntry(Out, *M, perfdata::RecBuildID);
-    data(Out);
-    OS << Out.str();
-    return Error::success();
+  Out.u64(perfdata::Magic);
+  Out.u64(perfdata::PipeHeaderSize);
+  for (size_t EI = 0; EI < Events.size(); ++EI) {
+    size_t Start = Out.size(), SizeAt;
+    header(Out, perfdata::RecHeaderAttr, 0, SizeAt);
+    Out.raw(&Events[EI].Attr, sizeof(perf_event_attr));
+    for (unsigned K = 0; K < NumInstances; ++K)
+      Out.u64(id(EI, K));
+    finish(Out, Start, SizeAt);
   }
+  for (const Mapping *M : WithIds)
+    buildIdEntry(Out, *M, perfdata::RecBuildID);
+  data(Out);
+  return Out;
+}
 
+void Writer::fileHeader(Bytes &Out, uint64_t DataSize, bool WithIds) const {
   const uint64_t AttrEntry = sizeof(perf_event_attr) + 16;
   const uint64_t AttrsOff = perfdata::FileHeaderSize;
   const uint64_t IdsOff = AttrsOff + AttrEntry * Events.size();
   const uint64_t IdsPerEvent = 8 * uint64_t(NumInstances);
   const uint64_t DataOff = IdsOff + IdsPerEvent * Events.size();
-  Bytes Data;
-  data(Data);
-  uint32_t Ratio = 0;
-  if (Opts.Compress) {
-    Expected<Bytes> Z = compress(Data);
-    if (!Z)
-      return Z.takeError();
-    Ratio = Z->size() ? uint32_t(Data.size() / Z->size()) : 0;
-    Data = std::move(*Z);
-  }
   Out.u64(perfdata::Magic);
   Out.u64(perfdata::FileHeaderSize);
   Out.u64(AttrEntry);
   Out.u64(AttrsOff), Out.u64(AttrEntry * Events.size());
-  Out.u64(DataOff), Out.u64(Data.size());
+  Out.u64(DataOff), Out.u64(DataSize);
   Out.u64(0), Out.u64(0); // event_types
   uint64_t Features[4] = {0, 0, 0, 0};
   Features[0] |= 1ULL << perfdata::FeatEventDesc;
   if (!R.Info.Command.empty())
     Features[0] |= 1ULL << perfdata::FeatCmdline;
-  if (!WithIds.empty())
+  if (WithIds)
     Features[0] |= 1ULL << perfdata::FeatBuildID;
   if (Opts.Compress)
     Features[0] |= 1ULL << perfdata::FeatCompressed;
@@ -531,22 +582,10 @@ Error Writer::write(raw_ostream &OS) {
   for (size_t EI = 0; EI < Events.size(); ++EI)
     for (unsigned K = 0; K < NumInstances; ++K)
       Out.u64(id(EI, K));
-  Out.raw(Data.str().data(), Data.size());
+}
 
-  // Features, in bit order: build ids (2), cmdline (11), event desc (12),
-  // compressed (27).
-  Bytes BuildIds, Cmdline, Desc, Comp;
-  // perf's write_compressed: u32 version, type, level, ratio, mmap_len (the
-  // most one record decompresses to).
-  Comp.u32(0), Comp.u32(perfdata::Compression::Zstd), Comp.u32(Opts.Compress);
-  Comp.u32(Ratio), Comp.u32(CompressChunk);
-  Cmdline.u32(R.Info.Command.size());
-  for (const std::string &A : R.Info.Command) {
-    Cmdline.u32(alignTo(A.size() + 1, 64));
-    Cmdline.str(A, 64);
-  }
-  for (const Mapping *M : WithIds)
-    buildIdEntry(BuildIds, *M, 0);
+Bytes Writer::eventDescSection() const {
+  Bytes Desc;
   Desc.u32(Events.size());
   Desc.u32(sizeof(perf_event_attr));
   for (size_t EI = 0; EI < Events.size(); ++EI) {
@@ -558,6 +597,26 @@ Error Writer::write(raw_ostream &OS) {
     for (unsigned K = 0; K < NumInstances; ++K)
       Desc.u64(id(EI, K));
   }
+  return Desc;
+}
+
+void Writer::featureSections(Bytes &Out, ArrayRef<const Mapping *> WithIds,
+                             uint32_t Ratio) {
+  // Features, in bit order: build ids (2), cmdline (11), event desc (12),
+  // compressed (27).
+  Bytes BuildIds, Cmdline, Comp;
+  // perf's write_compressed: u32 version, type, level, ratio, mmap_len (the
+  // most one record decompresses to).
+  Comp.u32(0), Comp.u32(perfdata::Compression::Zstd), Comp.u32(Opts.Compress);
+  Comp.u32(Ratio), Comp.u32(CompressChunk);
+  Cmdline.u32(R.Info.Command.size());
+  for (const std::string &A : R.Info.Command) {
+    Cmdline.u32(alignTo(A.size() + 1, 64));
+    Cmdline.str(A, 64);
+  }
+  for (const Mapping *M : WithIds)
+    buildIdEntry(BuildIds, *M, 0);
+  Bytes Desc = eventDescSection();
   std::vector<const Bytes *> Sections;
   if (!WithIds.empty())
     Sections.push_back(&BuildIds);
@@ -573,7 +632,38 @@ Error Writer::write(raw_ostream &OS) {
   }
   for (const Bytes *S : Sections)
     Out.raw(S->str().data(), S->size());
-  OS << Out.str();
+}
+
+Expected<Bytes> Writer::file(ArrayRef<const Mapping *> WithIds) {
+  Bytes Data;
+  data(Data);
+  uint32_t Ratio = 0;
+  if (Opts.Compress) {
+    Expected<Bytes> Z = compress(Data);
+    if (!Z)
+      return Z.takeError();
+    Ratio = Z->size() ? uint32_t(Data.size() / Z->size()) : 0;
+    Data = std::move(*Z);
+  }
+  Bytes Out;
+  fileHeader(Out, Data.size(), !WithIds.empty());
+  Out.raw(Data.str().data(), Data.size());
+  featureSections(Out, WithIds, Ratio);
+  return Out;
+}
+
+Error Writer::write(raw_ostream &OS) {
+  if (Error E = prepare())
+    return E;
+  std::vector<const Mapping *> WithIds = buildIdMappings();
+  if (Opts.Pipe) {
+    OS << pipeFile(WithIds).str();
+    return Error::success();
+  }
+  Expected<Bytes> Out = file(WithIds);
+  if (!Out)
+    return Out.takeError();
+  OS << Out->str();
   return Error::success();
 }
 

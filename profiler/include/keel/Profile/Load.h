@@ -39,6 +39,7 @@ struct LoadedProfile {
   BranchProfile Sym;     ///< when Symbolic
   uint64_t NumItems = 0; ///< records or entries read, for quality shares
   std::string ItemName = "profile records";
+  std::string Path; ///< the file it was read from
 };
 
 /// Read \p Path (format \p Want, or detected) with the optional binary.
@@ -49,10 +50,18 @@ llvm::Expected<LoadedProfile> loadProfile(llvm::StringRef Path,
                                           QualityReport &Quality,
                                           const PerfScriptOptions &PerfOpts);
 
+/// Add \p LP to \p Merged by address in \p Bin: a symbolic profile (fdata)
+/// is resolved to its addresses. A profile recording another build-id than
+/// \p Bin's is an error naming the file.
+llvm::Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,
+                           const Binary &Bin, QualityReport &Quality);
+
 /// Every profile in \p Paths (format detected from the text) merged by
 /// address in \p Bin: symbolic ones (fdata) are resolved to its addresses.
 /// A profile recording another build-id than \p Bin's is an error naming
-/// the file. What block layout reads (layout-blocks, layout-order --blocks).
+/// the file. What block layout reads: layout-blocks calls this, and
+/// planLayout (layout-order --blocks) merges the profiles it is given with
+/// mergeByAddress as this does.
 llvm::Expected<AddressProfile>
 loadAddressProfiles(const Binary &Bin, llvm::ArrayRef<std::string> Paths,
                     QualityReport &Quality);
