@@ -1,5 +1,6 @@
-/* Seed 004's false-sharing microbenchmark: N threads each update one int
- * element of a shared array, at the start indices given on the command line.
+/* The false-sharing microbenchmark of Peri's article (docs/references.md):
+ * N threads each update one int element of a shared array, at the start
+ * indices given on the command line.
  *   fs-array 2 0 1     both elements in one 64-byte line (false sharing)
  *   fs-array 2 0 64    elements 256 bytes apart (one line each)
  *   fs-array 2         with -DKEEL_FS_SPACING=S: thread i updates element
@@ -9,12 +10,12 @@
  * a volatile load and store; still one element per thread (false sharing,
  * not true sharing), but every update needs the line.
  * -DKEEL_FS_TIGHT: the optimised loop (counter in a register) instead of
- * the seed's loop (counter, bound and pointer in memory).
+ * the article's loop (counter, bound and pointer in memory).
  * KEEL_FS_ITERS (environment) sets the updates per thread (default 1e8).
  * KEEL_FS_PIN=1 pins thread i to CPU i (mod the CPUs of the affinity mask),
  * so two threads run on two cores even when the scheduler would stack them.
  * The element is updated through a volatile pointer so every iteration is a
- * real load and store to memory, as in the seed's unoptimized loop. */
+ * real load and store to memory, as in the article's unoptimized loop. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -53,7 +54,7 @@ static void *worker(void *arg) {
   for (long i = 0; i < j->iters; ++i)
     *p += 1;
 #else
-  /* Seed 004's loop as its unoptimised build runs it: the counter, the
+  /* The article's loop as its unoptimised build runs it: the counter, the
    * bound and the element pointer live in memory (this thread's stack),
    * and each iteration loads, increments and stores the thread's own
    * element through memory. `volatile` keeps that shape at -O2. */

@@ -2,10 +2,10 @@
 //
 //   loop ITERS ROUNDS
 //
-// Phase 1 runs hot_loop ITERS times (seed 000's check: the loop's
+// Phase 1 runs hot_loop ITERS times (the block table's check: the loop's
 // instructions per iteration, read from the disassembly, times ITERS).
 // Phase 2 calls f1, f2 and f3 in turn ROUNDS times; their work is 1:3:1,
-// seed 001's example of short functions that run between two samples.
+// the time line's example of short functions that run between two samples.
 // Build: clang-22 -O1 -static -fno-unroll-loops -fno-vectorize loop.c
 #include <stdlib.h>
 

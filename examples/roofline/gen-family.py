@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the C source of one mM-nL2-kF roofline kernel (seed 003's family).
+"""Write the C source of one mM-nL2-kF roofline kernel (Minami et al.).
 
   gen-family.py 2M-4L2-8F -o k.c
 

@@ -1,7 +1,8 @@
-//===- RooflineAnalysis.cpp - seed 003's loop counts from the compiler ----===//
+//===- RooflineAnalysis.cpp - roofline loop counts from the compiler ------===//
 //
-// For every innermost loop, describe one iteration the way seed 003 (Minami
-// et al., section 5.4 (1)) asks for it:
+// For every innermost loop, describe one iteration the way the cache-aware
+// roofline model (Minami et al., section 5.4 (1); docs/references.md) asks
+// for it:
 //   m      bytes per iteration that come from memory,
 //   nL2    bytes re-read from L2,
 //   nL1_S  bytes re-read at short distance (i+-1, i+-2: registers or L1),

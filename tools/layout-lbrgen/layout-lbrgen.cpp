@@ -3,7 +3,8 @@
 //   layout-lbrgen [--trace=LOG] [--binary=B] -o SAMPLES [--perf-script=F]
 //                 [--perf-data=F [--pipe] [--hw-index] [--compress=L]]
 //                 [--processes=N]
-//                 [--truth=T] [--lbr=any|call,return|seed] [--depth=16|32]
+//                 [--truth=T] [--lbr=any|call,return|user-callret]
+//                 [--depth=16|32]
 //                 [--period=N] [--cpi=X] [--function-cpi=f=X,...]
 //                 [--taken-penalty=C] [--no-entry-cycles] [-- prog args...]
 //
@@ -88,7 +89,8 @@ static cl::opt<std::string> TruthOut("truth",
 static cl::opt<std::string>
     Filter("lbr",
            cl::desc("LBR filter: any, call, return, ind_call, user, "
-                    "seed (= call,return,user)"),
+                    "user-callret (= call,return,user; seed: old name, kept "
+                    "until 0.2)"),
            cl::init("any"), cl::cat(Cat));
 static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (8, 16 or 32)"),
                                cl::init(16), cl::cat(Cat));
@@ -110,7 +112,8 @@ static cl::opt<bool> NoEntryCycles(
     cl::cat(Cat));
 static cl::opt<bool>
     ClearLBR("clear-lbr",
-             cl::desc("Clear the LBR after each sample (seed 000's prototype); "
+             cl::desc("Clear the LBR after each sample (as Yamamoto et al.'s "
+                      "prototype did); "
                       "default: keep it running, as perf does"),
              cl::cat(Cat));
 static cl::opt<uint64_t> Skip("skip",

@@ -27,10 +27,10 @@ namespace {
 
 cl::SubCommand BlocksCmd("blocks",
                          "Block table: cycles = CPI x instructions per LBR "
-                         "block (seed 000)");
+                         "block (Yamamoto et al.)");
 cl::SubCommand TimelineCmd("timeline",
                            "Time line from LBR records, methods 1/2/3 and "
-                           "hardware cycles (seed 001)");
+                           "hardware cycles (Ono et al.)");
 
 #define BOTH cl::cat(lbrCategory()), cl::sub(BlocksCmd), cl::sub(TimelineCmd)
 

@@ -1,6 +1,6 @@
 //===- PerfSource.cpp - layout-record --source=perf (LBR sampling) ---------===//
 //
-// Hardware sampling with branch stacks through keelRecord (issue 7): the
+// Hardware sampling with branch stacks through keelRecord: the
 // program runs under a perf_event group (docs/recording.md), the samples
 // can be kept in the keel-samples file (--samples) or as perf script text
 // (--export=perf-script), and the part of the profile that ran in the
@@ -37,15 +37,17 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     PerfLBR("lbr",
             cl::desc("branch-stack filter: any, call, return, ind_call, user, "
-                     "kernel (comma-separated), seed (= call,return,user, as "
-                     "in the seeds) or none"),
+                     "kernel (comma-separated), user-callret (= "
+                     "call,return,user, as Yamamoto et al. and Ono et al. "
+                     "recorded; seed: old name, kept until 0.2) or none"),
             cl::init("any"), cl::cat(PerfCategory));
 static cl::opt<uint64_t>
     PerfPeriod("period", cl::desc("sample every N events (instead of --freq)"),
                cl::init(0), cl::cat(PerfCategory));
 static cl::opt<uint64_t>
     PerfFreq("freq",
-             cl::desc("samples per second (default 10000: the seeds' 100 us)"),
+             cl::desc("samples per second (default 10000: the 100 us of "
+                      "Ono et al.)"),
              cl::init(0), cl::cat(PerfCategory));
 static cl::opt<std::string> PerfCyclesEvent(
     "cycles-event",

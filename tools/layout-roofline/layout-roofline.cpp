@@ -27,7 +27,8 @@ using namespace keel::roofline;
 
 static const char *Tool = "layout-roofline";
 
-static cl::SubCommand ModelCmd("model", "seed 003's estimate for a kernel");
+static cl::SubCommand ModelCmd("model", "the cache-aware estimate for a kernel "
+                                        "(Minami et al.)");
 static cl::SubCommand MachineCmd("machine", "measure this machine's ceilings");
 static cl::SubCommand RunCmd("run", "place a program on the roofline");
 static cl::SubCommand ChartCmd("chart",
@@ -246,7 +247,7 @@ static Error runModel() {
     Estimates.push_back(std::move(*E));
   }
   json::Array Arr;
-  ChartData D = chartFor(*C, "seed 003 estimates");
+  ChartData D = chartFor(*C, "cache-aware estimates");
   for (size_t I = 0; I < Kernels.size(); ++I) {
     json::Object O = toJSON(Kernels[I]);
     O["estimate"] = toJSON(Estimates[I]);
@@ -379,8 +380,8 @@ int main(int argc, char **argv) {
   setToolVersionPrinter("layout-roofline");
   cl::ParseCommandLineOptions(
       argc, argv,
-      "layout-roofline: roofline ceilings of this machine, seed 003's "
-      "cache-aware estimate, and a program's place under the roofs\n");
+      "layout-roofline: roofline ceilings of this machine, the cache-aware "
+      "estimate of Minami et al., and a program's place under the roofs\n");
   // Both outputs are checked before any work: a bad --svg path must not
   // leave the report written (nor a minutes-long measurement wasted).
   for (StringRef Path : {StringRef(Output), StringRef(SVG)})

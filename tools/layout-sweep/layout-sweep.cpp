@@ -71,9 +71,11 @@ cl::opt<bool> FalseSharing(
              "environment unless given (docs/false-sharing.md)"),
     cl::cat(Cat));
 cl::opt<std::string> GridPreset(
-    "grid", cl::desc("grid preset: default (0..4096 by 64), seed002-power3 "
-                     "(0..16 KB by 64), seed002-power4 (0..256 KB by 1 KB); "
-                     "the automatic sweep's grid is 0..960 by 64 per axis"),
+    "grid", cl::desc("grid preset: default (0..4096 by 64), 16k-by-64 "
+                     "(0..16 KB by 64), 256k-by-1k (0..256 KB by 1 KB); "
+                     "seed002-power3 and seed002-power4: old names, kept "
+                     "until 0.2; the automatic sweep's grid is 0..960 by 64 "
+                     "per axis"),
     cl::cat(Cat));
 cl::opt<int64_t> From("from", cl::desc("first offset in bytes"), cl::cat(Cat));
 cl::opt<int64_t> To("to", cl::desc("last offset in bytes"), cl::cat(Cat));

@@ -1,4 +1,4 @@
-//===- Model.cpp - seed 003's cache-aware roofline estimator --------------===//
+//===- Model.cpp - the cache-aware roofline estimator (Minami et al.) -----===//
 //
 // Section 5.4 of the paper, rules (e)-(j):
 //  (e) nL1_S < 10m, else no estimate (short re-reads saturate L1 issue).

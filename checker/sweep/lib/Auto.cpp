@@ -164,7 +164,7 @@ Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
   // The pad goes between the inputs (before the middle one), so the code or
   // data of the two halves moves against each other -- a shift of the whole
   // program by whole cache lines would keep every relative conflict as it
-  // is (seed 002's pad also goes between object files).
+  // is (the spacer report's pad also goes between object files).
   std::vector<size_t> Inputs;
   for (size_t I = 1; I < W.size(); ++I)
     if (!takesValue(W[I - 1]) && looksLikeInput(W[I]))
@@ -333,7 +333,8 @@ static const AutoOutcome *outcomeOf(ArrayRef<AutoOutcome> Os, StringRef Axis) {
 
 /// "swept (N variants): VERDICT; GATE" for the summary of one swept axis.
 static std::string sweptText(const AutoOutcome &O) {
-  // Without --max-spread there is no gate to pass: say so (issue 21).
+  // Without --max-spread there is no gate to pass: say so (a spread with no
+  // threshold must not read as a pass).
   std::string Gate =
       O.G.Failed ? "gate failed: " + (O.G.Reasons.empty() ? std::string("")
                                                           : O.G.Reasons.front())

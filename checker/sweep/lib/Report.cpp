@@ -1,9 +1,10 @@
 //===- Report.cpp - tables, JSON, CSV, SVG and HTML -----------------------===//
 //
 // Every number goes through one of a few fixed printf formats, so the same
-// result always renders to the same bytes. The plot follows seed 002's
-// figure: each variant's cost relative to the mean over all variants (%),
-// against the offset that moved the code (or data, stack, env, heap).
+// result always renders to the same bytes. The plot follows the spacer
+// report's figures (docs/references.md): each variant's cost relative to
+// the mean over all variants (%), against the offset that moved the code
+// (or data, stack, env, heap).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Report.h"

@@ -1,8 +1,9 @@
 //===- Stats.cpp - statistics over sweep measurements ---------------------===//
 //
 // Plain free functions over vectors (google/benchmark's statistics.cc shape).
-// The period detector and the mechanism table implement seed 002's
-// "detect the period of the swings and name the likely mechanism".
+// The period detector and the mechanism table detect the period of the
+// swings and name the likely mechanism, from the address-bit effects of
+// the spacer report (docs/references.md).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Stats.h"
@@ -375,7 +376,7 @@ std::string likelyMechanism(uint64_t Bytes, const CacheGeometry &G) {
   if (!Found.empty())
     return join(Found, "; ");
 
-  // Seed 002's table of address-bit effects on real processors.
+  // The spacer report's table of address-bit effects on real processors.
   switch (Bytes) {
   case 16:
   case 32:
@@ -394,10 +395,10 @@ std::string likelyMechanism(uint64_t Bytes, const CacheGeometry &G) {
   case 8192:
     return "L1 way size (e.g. 32 KB 4-way / 64 KB 8-way) or 2 pages";
   case 16384:
-    return "way size of a 2-way 32 KB L1 D-cache (seed 002)";
+    return "way size of a 2-way 32 KB L1 D-cache (the spacer report)";
   case 65536:
-    return "direct-mapped 64 KB L1 I-cache (seed 002, POWER4) or 64 KB "
-           "L1 way";
+    return "direct-mapped 64 KB L1 I-cache (POWER4 in the spacer report) or "
+           "64 KB L1 way";
   default:
     break;
   }

@@ -23,9 +23,9 @@ uint64_t LayoutPlan::weightOf(Temperature T) const {
 }
 
 /// Hot data: the heaviest data covering \p Coverage of all references,
-/// read-mostly first, then written, each group heaviest first (seed 002:
-/// hot data contiguous; written data apart so stores do not invalidate
-/// lines shared with data that is only read).
+/// read-mostly first, then written, each group heaviest first (as in the
+/// spacer report, hot data contiguous; written data apart so stores do not
+/// invalidate lines shared with data that is only read).
 static std::vector<HotDatum> selectHotData(std::vector<HotDatum> Data,
                                            double Coverage) {
   std::vector<uint64_t> W;

@@ -1,4 +1,4 @@
-//===- BlockTable.cpp - seed 000: block cycles = CPI x instruction count --===//
+//===- BlockTable.cpp - block cycles = CPI x instruction count ------------===//
 #include "keel/Analysis/BlockTable.h"
 
 #include "keel/Analysis/Samples.h"

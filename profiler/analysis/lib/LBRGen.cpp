@@ -39,12 +39,12 @@ Error parseLBRFilter(StringRef S, LBRGenOptions &O) {
       O.FilterReturn = true;
     else if (W == "ind_call")
       O.FilterIndCall = true;
-    else if (W == "seed")
+    else if (W == "user-callret" || W == "seed") // seed: old name, until 0.2
       O.FilterCall = O.FilterReturn = true;
     else if (W != "user")
       return inputError("--lbr", 0,
                         "unknown LBR filter word '{0}' (expected any, call, "
-                        "return, ind_call, user or seed)",
+                        "return, ind_call, user or user-callret)",
                         W);
   }
   if (!O.FilterAny && !O.FilterCall && !O.FilterReturn && !O.FilterIndCall)

@@ -1,4 +1,4 @@
-//===- Timeline.cpp - seed 001: time line from LBR records ----------------===//
+//===- Timeline.cpp - time line from LBR records --------------------------===//
 #include "keel/Analysis/Timeline.h"
 
 #include "keel/Analysis/Samples.h"

@@ -100,11 +100,13 @@ Expected<uint64_t> parseBranchFilter(StringRef Spec, bool Kernel) {
   SmallVector<StringRef, 4> Words;
   Spec.split(Words, ',', -1, /*KeepEmpty=*/false);
   if (Words.empty())
-    return makeError("empty --lbr filter (try any, seed or call,return)");
+    return makeError("empty --lbr filter (try any, user-callret or "
+                     "call,return)");
   for (StringRef W : Words) {
     W = W.trim();
-    if (W == "seed") {
-      // Seeds 000/001: user-mode calls and returns.
+    if (W == "user-callret" || W == "seed") {
+      // User-mode calls and returns, as Yamamoto et al. and Ono et al.
+      // recorded (docs/references.md); "seed": old name, kept until 0.2.
       Bits |= PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN |
               PERF_SAMPLE_BRANCH_USER;
       continue;
@@ -115,7 +117,7 @@ Expected<uint64_t> parseBranchFilter(StringRef Spec, bool Kernel) {
         Found = &F;
     if (!Found)
       return makeError("unknown --lbr word '{0}' (expected any, call, return, "
-                       "ind_call, user, kernel, seed or none)",
+                       "ind_call, user, kernel, user-callret or none)",
                        W);
     Bits |= Found->Bits;
   }

@@ -3,8 +3,8 @@
 // The generic perf names map to PERF_TYPE_HARDWARE (or _SOFTWARE for the
 // clocks) directly; they work on every PMU the kernel knows, including
 // hybrid and virtual ones. Anything
-// else goes through libpfm4, which knows the vendor tables: the seeds'
-// INST_RETIRED.ANY_P and CPU_CLK_UNHALTED.THREAD_P on Intel, AMD's
+// else goes through libpfm4, which knows the vendor tables: Yamamoto et
+// al.'s INST_RETIRED.ANY_P and CPU_CLK_UNHALTED.THREAD_P on Intel, AMD's
 // RETIRED_TAKEN_BRANCH_INSTRUCTIONS for BRS. libpfm4 spells a unit mask
 // "EVENT:UMASK"; Intel's documentation writes "EVENT.UMASK", so a name that
 // libpfm4 does not find is retried with its dots turned into colons.

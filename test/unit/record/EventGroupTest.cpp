@@ -123,7 +123,7 @@ TEST(EventGroup, EachFilterWordSetsItsBit) {
 TEST(EventGroup, BadFiltersAreErrors) {
   EXPECT_EQ(errText(parseBranchFilter("jumps", false)), 
                            "unknown --lbr word 'jumps' (expected any, call, "
-                           "return, ind_call, user, kernel, seed or none)");
+                           "return, ind_call, user, kernel, user-callret or none)");
   EXPECT_NE(errText(parseBranchFilter("user", false)), "");
   EXPECT_NE(errText(parseBranchFilter("", false)), "");
 }

@@ -5,7 +5,7 @@
 //    address: taken branches (from -> to, count, mispredicts), fall-through
 //    ranges (start .. end, both instruction addresses, executed in order),
 //    IP samples (no-LBR mode), and the raw LBR samples kept for the time
-//    analyses of seeds 000/001.
+//    analyses (block table and time line, docs/lbr-analyses.md).
 //  - BranchProfile: the same edges symbolized as (function, offset)
 //    locations, the form BOLT's fdata stores and the planner reads. It
 //    round-trips through fdata exactly.

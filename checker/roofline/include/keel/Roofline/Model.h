@@ -1,8 +1,9 @@
-//===- Model.h - seed 003's cache-aware roofline estimator ------*- C++ -*-===//
+//===- Model.h - the cache-aware roofline estimator -------------*- C++ -*-===//
 //
-// Minami, Inoue, Chiba, Yokokawa: "Performance estimation of programs by an
-// extension of the Roofline model with cache effects" (K computer), section
-// 5.4. A kernel is described per loop iteration by
+// Minami, Inoue, Chiba, Yokokawa, "Performance Estimation of the Programs by
+// the Extension of the RoofLine Model adding the Cache Effect" (K computer),
+// section 5.4 (docs/references.md). A kernel is described per loop
+// iteration by
 //   m      arrays (elements) streamed from memory,
 //   nL2    arrays re-read from L2,
 //   nL1_S  short-distance L1 re-reads (i+-1, i+-2: often served by registers),

@@ -1,8 +1,8 @@
 //===- keel/Sweep/Grid.h - the perturbation grid ------------------*- C++ -*-===//
 //
 // Which offsets a sweep visits: From..To (inclusive) by Step bytes. Presets
-// reproduce seed 002's evaluation grids (METHODS.md): POWER3-II 0..16 KB by
-// 64 B, POWER4 0..256 KB by 1 KB.
+// reproduce the evaluation grids of the spacer report (docs/references.md):
+// POWER3-II 0..16 KB by 64 B, POWER4 0..256 KB by 1 KB.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_GRID_H
@@ -27,8 +27,9 @@ struct Grid {
 /// over 256 KB would otherwise queue 262144 valgrind runs).
 inline constexpr size_t MaxGridPoints = 10000;
 
-/// "default" (0..4096 by 64), "seed002-power3" (0..16384 by 64),
-/// "seed002-power4" (0..262144 by 1024). Error names the known presets.
+/// "default" (0..4096 by 64), "16k-by-64" (0..16384 by 64), "256k-by-1k"
+/// (0..262144 by 1024); the old names "seed002-power3" and "seed002-power4"
+/// are kept until 0.2. Error names the known presets.
 llvm::Expected<Grid> gridPreset(llvm::StringRef Name);
 
 /// From >= 0, Step > 0, To >= From, at most MaxGridPoints points.

@@ -1,7 +1,7 @@
 //===- keel/Sweep/Perturb.h - make one layout variant -------------*- C++ -*-===//
 //
 // Turns a Variant (axis + offset) into something to run: a binary and the
-// exact environment it runs with. Axes (seed 002, DESIGN.md "The sweep"):
+// exact environment it runs with. Axes (docs/sweep.md, docs/references.md):
 //  code  - relink with --relink TEMPLATE: {pad} is the byte count, {out} the
 //          binary to write, {padobj} (optional) a generated object holding
 //          {pad} bytes of nops in .text.keelpad, to link between objects; or

@@ -34,7 +34,7 @@ double coefficientOfVariation(llvm::ArrayRef<double> V);
 double minimum(llvm::ArrayRef<double> V);
 double maximum(llvm::ArrayRef<double> V);
 /// max / min - 1: the relative distance between the best and worst variant
-/// (seed 002's "max variation"). 0 when min <= 0 or V is empty.
+/// (the spacer report's "max variation"). 0 when min <= 0 or V is empty.
 double spread(llvm::ArrayRef<double> V);
 /// max |x - mean| / mean: how far the worst outlier is from the average
 /// variant. 0 when the mean is 0.
@@ -145,7 +145,7 @@ CacheGeometry parseCacheGeometry(llvm::StringRef S);
 /// Name the likely mechanism behind swings of period \p Bytes, as one line.
 /// Heuristic (docs/sweep-statistics.md): a period equal to a simulated
 /// cache's way size (size / associativity) or line size names that cache;
-/// otherwise the well-known address-bit effects of seed 002 are named by
+/// otherwise the address-bit effects of the spacer report are named by
 /// period: 16/32 B fetch windows, 64 B cache-line split, 1 KB branch
 /// predictor index, 4 KB store-to-load aliasing / page, 16 KB way size of a
 /// 2-way 32 KB L1D, 64 KB direct-mapped 64 KB L1I. Periods that are not a

@@ -1,6 +1,6 @@
 //===- keel/Planner/HotData.h - rank the data hot code touches --*- C++ -*-===//
 //
-// Hot data ranking (seed 002, "placement by use frequency"): disassemble the
+// Hot data ranking (by use frequency, docs/references.md): disassemble the
 // executed ranges of the profile with LLVM MC, resolve each memory operand
 // that names a fixed address (RIP-relative, or absolute in a non-PIE
 // binary) to a data symbol, and weight the symbol by how often the

@@ -9,7 +9,8 @@
 // start) goes in front of every function that fits in W but would cross a
 // boundary. Growth inside pack j then moves only the rest of pack j while
 // pack j's slack absorbs it, and moves later packs by exactly W (same sets)
-// when it does not (issue 10, perturbation (2); docs/planner.md).
+// when it does not (code grown right after the k-th hottest function,
+// perturbation (2) of bench/layout-compare.py; docs/planner.md).
 //
 // A function that holds a large share of the profile (an interpreter's
 // dispatch loop) also *ends* its pack: the next function starts on the next

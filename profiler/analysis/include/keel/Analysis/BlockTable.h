@@ -1,12 +1,12 @@
 //===- keel/Analysis/BlockTable.h - block time from LBR + CPI ----*- C++
 //-*-===//
 //
-// Seed 000 (Fujitsu Labs): per sample, CPI = cycles / instructions counted
-// since the previous sample; each straight-line block [to(i+1), from(i)]
-// between two consecutive LBR records (newest first) has an instruction
-// count from disassembly, and cycles = CPI x IC. Where the LBR entries carry
-// cycle counts (Skylake+), the hardware count of the same block is shown
-// beside the estimate.
+// Yamamoto et al. (docs/references.md): per sample, CPI = cycles /
+// instructions counted since the previous sample; each straight-line block
+// [to(i+1), from(i)] between two consecutive LBR records (newest first) has
+// an instruction count from disassembly, and cycles = CPI x IC. Where the
+// LBR entries carry cycle counts (Skylake+), the hardware count of the same
+// block is shown beside the estimate.
 //
 // Whole-run totals: each sample's branch window covers W instructions of
 // the I instructions of its interval, so its blocks stand for I / W times as

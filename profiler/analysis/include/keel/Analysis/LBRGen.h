@@ -47,16 +47,17 @@ struct LBRGenOptions {
   std::map<std::string, double> FunctionCPI; ///< by symbol name
   double TakenPenalty = 0;                   ///< extra cycles per taken branch
   bool EntryCycles = true;                   ///< fill the per-entry cycle field
-  /// Clear the LBR after each sample, as seed 000's prototype did (zeroed
-  /// slots: the ring did not wrap); perf leaves it running, so a sample
-  /// may repeat records of the previous one.
+  /// Clear the LBR after each sample, as Yamamoto et al.'s prototype did
+  /// (zeroed slots: the ring did not wrap); perf leaves it running, so
+  /// a sample may repeat records of the previous one.
   bool ClearOnSample = false;
   /// Drop this many instructions from the start of the trace (e.g. the
   /// dynamic loader) before sampling starts; 0 keeps all.
   uint64_t Skip = 0;
 };
 
-/// Parse "any", "call,return", "seed" (= call,return,user), ... "user" is
+/// Parse "any", "call,return", "user-callret" (= call,return,user; "seed" is
+/// its old name, kept until 0.2), ... "user" is
 /// accepted and changes nothing: a user-space trace has only user branches.
 llvm::Error parseLBRFilter(llvm::StringRef S, LBRGenOptions &O);
 std::string filterName(const LBRGenOptions &O);

@@ -26,7 +26,7 @@ class Binary;
 
 struct SampleSet {
   std::vector<RawSample> Samples; ///< link-time addresses, input order
-  /// Every sample has Cycles and Instructions (seed 000's CPI).
+  /// Every sample has Cycles and Instructions (the per-sample CPI).
   bool HasCounters = false;
   /// Some entry reports its cycles (Skylake+ LBR, perf's 6th field).
   bool HasEntryCycles = false;

@@ -1,10 +1,10 @@
 //===- keel/Analysis/Timeline.h - time line from LBR records -----*- C++
 //-*-===//
 //
-// Seed 001 (Fujitsu Labs): every LBR record of a sample is one more point
-// in time, so a sample with 16 records gives 17 points per interval. The
-// interval T before each sample is split among the sampled function and the
-// functions of the records' `from` sides by one of these methods:
+// Ono et al. (docs/references.md): every LBR record of a sample is one more
+// point in time, so a sample with 16 records gives 17 points per interval.
+// The interval T before each sample is split among the sampled function and
+// the functions of the records' `from` sides by one of these methods:
 //   ip       baseline: all of T to the sampled function (plain sampling);
 //   uniform  (1) T / (records + 1) to each point;
 //   profile  (2) each function in the records gets its whole-run share of

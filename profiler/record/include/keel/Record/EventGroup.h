@@ -4,9 +4,10 @@
 // a group whose leader samples (IP, TID, TIME, CPU, PERIOD, the branch
 // stack, and a read of the whole group) and whose members count cycles and
 // instructions, so every sample carries the counter deltas since the
-// previous one — the per-sample CPI of seed 000 (METHODS.md). The branch
-// stack filter defaults to every taken branch (what layout needs); the
-// "seed" preset is the seeds' user-mode call+return.
+// previous one — the per-sample CPI of Yamamoto et al.
+// (docs/references.md). The branch stack filter defaults to every taken
+// branch (what layout needs); the "user-callret" preset is the user-mode
+// call+return filter that Yamamoto et al. and Ono et al. recorded.
 //
 // Building the attributes is separate from opening them, so tests can check
 // every bit on a machine without counters.
@@ -34,16 +35,17 @@ struct RecordOptions {
   /// a libpfm4 name such as "BR_INST_RETIRED.NEAR_TAKEN" or AMD's
   /// "RETIRED_TAKEN_BRANCH_INSTRUCTIONS" (BRS).
   std::string Event = "cycles";
-  /// Counting members read with every sample (seed 000's two extra PMCs).
+  /// Counting members read with every sample (Yamamoto et al.'s two extra
+  /// PMCs).
   /// Empty: no CPI. A member equal to the leader is not opened twice.
   std::string CyclesEvent = "cycles";
   std::string InstructionsEvent = "instructions";
   /// Exactly one of Period and Freq is non-zero. The default, 10 kHz, is
-  /// the seeds' 100 us sampling interval.
+  /// the 100 us sampling interval of Ono et al.
   uint64_t Period = 0;
   uint64_t Freq = 10000;
-  /// Branch-stack filter as given to --lbr ("any", "seed", "call,return",
-  /// "any,user,kernel", "none"); see parseBranchFilter.
+  /// Branch-stack filter as given to --lbr ("any", "user-callret",
+  /// "call,return", "any,user,kernel", "none"); see parseBranchFilter.
   std::string LBR = "any";
   /// Count and sample kernel code too (needs perf_event_paranoid <= 1).
   bool Kernel = false;
@@ -65,9 +67,10 @@ struct RecordOptions {
 };
 
 /// --lbr value -> PERF_SAMPLE_BRANCH_* bits (0 for "none"). Words:
-/// any, call, return, ind_call, user, kernel, and the preset "seed"
-/// (= call,return,user). Without user/kernel the privilege follows
-/// RecordOptions::Kernel. Unknown words are an error naming them.
+/// any, call, return, ind_call, user, kernel, and the preset "user-callret"
+/// (= call,return,user; "seed" is its old name, kept until 0.2). Without
+/// user/kernel the privilege follows RecordOptions::Kernel. Unknown words
+/// are an error naming them.
 llvm::Expected<uint64_t> parseBranchFilter(llvm::StringRef Spec, bool Kernel);
 
 /// What a counter in the group measures.

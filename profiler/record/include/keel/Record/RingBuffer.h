@@ -9,8 +9,8 @@
 //
 // Group reads become per-sample deltas: the kernel reports running totals,
 // so the cycles and instructions of a sample are the totals minus those of
-// the previous sample of the same thread and group (seed 000 clears the
-// counters at every sample; subtracting gives the same numbers).
+// the previous sample of the same thread and group (Yamamoto et al. clear
+// the counters at every sample; subtracting gives the same numbers).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_RECORD_RINGBUFFER_H
