@@ -1,8 +1,8 @@
 #!/bin/sh
 # False sharing on this machine (issue 9; not run in CI):
-#  1. seed 004's microbenchmark with 2 threads, unpadded (`2 0 1`, one line)
+#  1. Peri's false-sharing microbenchmark (docs/references.md) with 2 threads, unpadded (`2 0 1`, one line)
 #     vs padded (`2 0 64`, 256 bytes apart): interleaved rounds, median wall
-#     time of each, ratio unpadded/padded; once with the seed's plain
+#     time of each, ratio unpadded/padded; once with the article's plain
 #     loop (counter and pointer in memory, the element loaded, incremented
 #     and stored each iteration), once with the optimised loop
 #     (-DKEEL_FS_TIGHT: counter in a register), once with an atomic add
@@ -18,7 +18,7 @@
 #     (all accesses with the inline fast path, the default; all accesses
 #     calling the runtime, -keel-fs-inline=0; sampled 1/16) vs plain, median
 #     ratio, for the
-#     seed's loop and for the optimised loop (also under chrt when root).
+#     article's loop and for the optimised loop (also under chrt when root).
 # Usage: bench/false-sharing.sh [build-dir]   (env: ROUNDS=7, ITERS=50000000,
 #        OITERS=10000000 for the overhead runs)
 set -eu
@@ -123,7 +123,7 @@ def row(k):
 import os
 print(f"# {rounds} interleaved rounds, 2 threads pinned to CPUs 0,1"
       f"{', chrt -f 1' if chrt_on == '1' else ''}")
-print(f"# seed 004's loop (counter and pointer in memory), {iters} updates per thread")
+print(f"# the article's loop (counter and pointer in memory), {iters} updates per thread")
 for k in ("unpadded", "padded"):
     print(row(k))
 cmed = {k: statistics.median(v) for k, v in c.items()}
@@ -145,7 +145,7 @@ print(f"ratio unpadded/padded, atomic (median wall): {med['a-unpadded'] / med['a
 pp = sorted(float(x) for x in open("pingpong.txt"))
 print(f"cross-CPU round trip (pingpong, 5 runs): median {statistics.median(pp):.0f} ns "
       f"(min {pp[0]:.0f}, max {pp[-1]:.0f}; bare metal: ~100-200 ns)")
-for pre, what in (("o", "seed's loop"), ("ot", "optimised loop")):
+for pre, what in (("o", "the article's loop"), ("ot", "optimised loop")):
     print(f"# instrumentation overhead, {what}, {oiters} updates per thread")
     for case in ("shared", "padded"):
         for kind in ("plain", "instr", "call", "sampled"):
