@@ -1915,6 +1915,294 @@ static void ks_fix_random(void)
    }
 }
 
+/* One superblock being instrumented: the output and its queued events, the
+   block's instruction records, and the instruction whose statements are
+   being read. */
+typedef struct {
+   State st;
+   IRTypeEnv *tyenv;    /* the input block's */
+   IRType hWordTy;
+   InstrInfo *infos;    /* one record of `stride` words per instruction */
+   UWord stride;
+   Int n_instrs, next_info;
+   InstrInfo *cur;      /* the current instruction's record */
+   InstrInfo *fe_head;  /* the first record of the queued front-end hook */
+   Int fe_head_flushes; /* st.flushes when fe_head's event was queued */
+   Addr cia;            /* the current instruction's address and size */
+   UInt isize;
+} Superblock;
+
+/* Set up `b` for block `in`: an empty output block, the instruction records
+   (they live as long as the tool: a discarded block's few words are not
+   worth tracking) and room for the pending counts. */
+static void start_block(Superblock *b, IRSB *in, IRType hWordTy)
+{
+   b->st.used = 0;
+   b->st.flushes = 0;
+   b->st.out = deepCopyIRSBExceptStmts(in);
+   b->tyenv = in->tyenv;
+   b->hWordTy = hWordTy;
+   b->n_instrs = 0;
+   for (Int k = 0; k < in->stmts_used; k++)
+      if (in->stmts[k]->tag == Ist_IMark)
+         b->n_instrs++;
+   b->stride = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0) +
+               2 * (UWord)n_lru_i1;
+   b->infos = VG_(malloc)("ks.instr", (b->n_instrs ? b->n_instrs : 1) *
+                                         b->stride * sizeof(UWord));
+   b->st.pend =
+      VG_(malloc)("ks.pend", ((SizeT)b->n_instrs + 2) * sizeof(PendingCount));
+   b->st.n_pend = 0;
+   b->next_info = 0;
+   b->cur = NULL;
+   b->fe_head = NULL;
+   b->fe_head_flushes = -1;
+   b->cia = 0;
+   b->isize = 0;
+}
+
+/* Copy the statements before the first instruction as they are; the very
+   first block also fixes the AT_RANDOM bytes (ks_fix_random). The index of
+   the first IMark. */
+static Int copy_preamble(Superblock *b, IRSB *in)
+{
+   Int i = 0;
+   while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark) {
+      addStmtToIRSB(b->st.out, in->stmts[i]);
+      i++;
+   }
+   tl_assert(i < in->stmts_used);
+   if (!random_fixed) {
+      random_fixed = True;
+      IRDirty *d = unsafeIRDirty_0_N(0, "ks_fix_random",
+                                     VG_(fnptr_to_fnentry)(&ks_fix_random),
+                                     mkIRExprVec_0());
+      addStmtToIRSB(b->st.out, IRStmt_Dirty(d));
+   }
+   return i;
+}
+
+/* The fetch of the current instruction, after `prev` (NULL for the
+   block's first): counted only when it repeats the last I1 line, else an
+   Ir event; with the front-end model, joined to the queued hook of its run
+   where that is allowed. */
+static void queue_fetch(Superblock *b, InstrInfo *prev)
+{
+   State *st = &b->st;
+   InstrInfo *cur = b->cur;
+   if (prev && fetch_repeats(prev, cur)) {
+      if (ks_fe_on) {
+         if (ks_fe_may_skip(prev, cur) ||
+             (b->fe_head_flushes == st->flushes &&
+              ks_fe_may_join(b->fe_head, prev, cur))) {
+            ks_fe_extend(b->fe_head, cur);
+         } else {
+            b->fe_head = cur;
+            new_event(st, Ev_Fe, cur, NULL, (Int)b->isize);
+            b->fe_head_flushes = st->flushes;
+         }
+      }
+      /* Counted, not simulated: an I1 hit everywhere (see there). */
+      count_later(st, &n_Ir);
+   } else if (ks_fe_on && prev && b->fe_head_flushes == st->flushes &&
+              st->used < N_EVENTS && ks_fe_may_join(b->fe_head, prev, cur)) {
+      /* A new I1 line, its fetch windows joined to the queued hook
+         of its run (queued here with no flush between). */
+      ks_fe_extend(b->fe_head, cur);
+      ks_fe_mark_joined(cur);
+      new_event(st, Ev_Ir, cur, NULL, (Int)b->isize);
+   } else {
+      b->fe_head = cur;
+      new_event(st, Ev_Ir, cur, NULL, (Int)b->isize);
+      b->fe_head_flushes = st->flushes;
+   }
+}
+
+/* An IMark: the next instruction's record, its function count, the
+   front-end model's view of a call VEX followed, and its fetch. */
+static void on_imark(Superblock *b, IRStmt *s)
+{
+   b->cia = s->Ist.IMark.addr;
+   b->isize = s->Ist.IMark.len;
+   if (b->isize == 0)
+      b->isize = VG_MIN_INSTR_SZB;
+   tl_assert(b->next_info < b->n_instrs);
+   InstrInfo *prev = b->cur;
+   b->cur = b->infos + (UWord)b->next_info * b->stride + ii_lru_words;
+   b->next_info++;
+   fill_instr(b->cur, b->cia, b->isize);
+   if (clo_fn_ir)
+      count_later(&b->st, fn_counter(b->cia));
+   if (ks_fe_on) {
+      ks_fe_fill(b->cur);
+      /* A call VEX followed into its callee inside this block. */
+      if (prev && b->cia != prev[1] + prev[0] && ks_fe_is_call(prev[1])) {
+         flush(&b->st);
+         emit(&b->st, "ks_fe_callret", &ks_fe_callret, 3,
+              mkIRExprVec_3(mkIRExpr_HWord((HWord)prev),
+                            mkIRExpr_HWord(b->cia), mkIRExpr_HWord(0)),
+              NULL);
+      }
+   }
+   queue_fetch(b, prev);
+}
+
+/* A dirty helper's memory effect: a read, a write, or both. */
+static void on_dirty(Superblock *b, IRDirty *d)
+{
+   if (d->mFx == Ifx_None)
+      return;
+   tl_assert(d->mAddr != NULL && d->mSize != 0);
+   Int size = capped(d->mSize);
+   if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+      add_dr(&b->st, b->cur, size, d->mAddr);
+   if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+      add_dw(&b->st, b->cur, size, d->mAddr);
+}
+
+/* A compare-and-swap: a read and a write of its (double) size. */
+static void on_cas(Superblock *b, IRCAS *cas)
+{
+   Int size = sizeofIRType(typeOfIRExpr(b->tyenv, cas->dataLo));
+   if (cas->dataHi != NULL)
+      size *= 2;
+   size = capped(size);
+   add_dr(&b->st, b->cur, size, cas->addr);
+   add_dw(&b->st, b->cur, size, cas->addr);
+}
+
+/* Load-linked (a read, then a flush) or store-conditional (a write). */
+static void on_llsc(Superblock *b, IRStmt *s)
+{
+   if (s->Ist.LLSC.storedata == NULL) {
+      add_dr(&b->st, b->cur,
+             sizeofIRType(typeOfIRTemp(b->tyenv, s->Ist.LLSC.result)),
+             s->Ist.LLSC.addr);
+      flush(&b->st);
+   } else {
+      add_dw(&b->st, b->cur,
+             sizeofIRType(typeOfIRExpr(b->tyenv, s->Ist.LLSC.storedata)),
+             s->Ist.LLSC.addr);
+   }
+}
+
+/* A side exit: a conditional branch event for boring jumps, calls and
+   returns, then a flush (the events so far run before the exit). */
+static void on_side_exit(Superblock *b, IRStmt *s)
+{
+   IRJumpKind jk = s->Ist.Exit.jk;
+   if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
+      /* Taken = the guard, unless the optimiser inverted the exit so
+         that it goes to the next instruction. */
+      IRSB *out = b->st.out;
+      IRType tyW = b->hWordTy;
+      IRTemp g1 = newIRTemp(out->tyenv, Ity_I1);
+      IRTemp gW = newIRTemp(out->tyenv, tyW);
+      IRTemp g = newIRTemp(out->tyenv, tyW);
+      tl_assert(tyW == Ity_I64 && s->Ist.Exit.dst->tag == Ico_U64);
+      Addr sea = s->Ist.Exit.dst->Ico.U64;
+      Bool inverted = b->cia + b->isize == sea;
+      if (ks_fe_on && sea == b->cia)
+         ks_fe_mark_self_loop(b->cur);
+      addStmtToIRSB(out, IRStmt_WrTmp(g1, s->Ist.Exit.guard));
+      addStmtToIRSB(out, IRStmt_WrTmp(gW, IRExpr_Unop(Iop_1Uto64,
+                                                      IRExpr_RdTmp(g1))));
+      addStmtToIRSB(
+          out,
+          IRStmt_WrTmp(g, inverted ? IRExpr_Binop(Iop_Xor64,
+                                                  IRExpr_RdTmp(gW),
+                                                  IRExpr_Const(IRConst_U64(1)))
+                                   : IRExpr_RdTmp(gW)));
+      new_event(&b->st, Ev_Bc, b->cur, IRExpr_RdTmp(g), 0);
+   }
+   flush(&b->st);
+}
+
+/* The events (and IR) statement `s` adds before it is copied. */
+static void instrument_stmt(Superblock *b, IRStmt *s)
+{
+   tl_assert(isFlatIRStmt(s));
+   switch (s->tag) {
+   case Ist_NoOp:
+   case Ist_AbiHint:
+   case Ist_Put:
+   case Ist_PutI:
+   case Ist_MBE:
+      break;
+   case Ist_IMark:
+      on_imark(b, s);
+      break;
+   case Ist_WrTmp: {
+      IRExpr *data = s->Ist.WrTmp.data;
+      if (data->tag == Iex_Load)
+         add_dr(&b->st, b->cur, sizeofIRType(data->Iex.Load.ty),
+                data->Iex.Load.addr);
+      break;
+   }
+   case Ist_Store:
+      add_dw(&b->st, b->cur,
+             sizeofIRType(typeOfIRExpr(b->tyenv, s->Ist.Store.data)),
+             s->Ist.Store.addr);
+      break;
+   case Ist_StoreG: {
+      IRStoreG *sg = s->Ist.StoreG.details;
+      add_guarded(&b->st, b->cur,
+                  sizeofIRType(typeOfIRExpr(b->tyenv, sg->data)), sg->addr,
+                  sg->guard, True);
+      break;
+   }
+   case Ist_LoadG: {
+      IRLoadG *lg = s->Ist.LoadG.details;
+      IRType ty = Ity_INVALID, wide = Ity_INVALID;
+      typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+      tl_assert(ty != Ity_INVALID);
+      add_guarded(&b->st, b->cur, sizeofIRType(ty), lg->addr, lg->guard,
+                  False);
+      break;
+   }
+   case Ist_Dirty:
+      on_dirty(b, s->Ist.Dirty.details);
+      break;
+   case Ist_CAS:
+      on_cas(b, s->Ist.CAS.details);
+      break;
+   case Ist_LLSC:
+      on_llsc(b, s);
+      break;
+   case Ist_Exit:
+      on_side_exit(b, s);
+      break;
+   default:
+      ppIRStmt(s);
+      tl_assert(0);
+   }
+}
+
+/* The block's end: an indirect jump or call (returns are assumed
+   predicted), the last flush, and the front-end model's return stack
+   (calls and returns at block ends). */
+static void end_block(Superblock *b, IRSB *in)
+{
+   State *st = &b->st;
+   if (in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) {
+      if (in->next->tag == Iex_RdTmp)
+         new_event(st, Ev_Bi, b->cur, in->next, 0);
+      else
+         tl_assert(in->next->tag == Iex_Const);
+   }
+   flush(st);
+   if (ks_fe_on && (in->jumpkind == Ijk_Call || in->jumpkind == Ijk_Ret))
+      emit(st, "ks_fe_callret", &ks_fe_callret, 3,
+           mkIRExprVec_3(mkIRExpr_HWord((HWord)b->cur), in->next,
+                         mkIRExpr_HWord(in->jumpkind == Ijk_Ret)),
+           NULL);
+   tl_assert(b->next_info == b->n_instrs && st->n_pend == 0);
+   VG_(free)(st->pend);
+}
+
+/* Instrument one superblock, as cachegrind's cg_instrument does: walk its
+   flat statements, queue an event for each instruction fetch, data access
+   and branch, and emit the queued helper calls at each flush. */
 static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
                            const VexGuestLayout *layout,
                            const VexGuestExtents *vge,
@@ -1927,214 +2215,14 @@ static IRSB *ks_instrument(VgCallbackClosure *closure, IRSB *in,
    if (!maps_resolved)
       resolve_maps();
 
-   State st;
-   st.used = 0;
-   st.flushes = 0;
-   st.out = deepCopyIRSBExceptStmts(in);
-
-   Int i = 0, n_instrs = 0;
-   for (Int k = 0; k < in->stmts_used; k++)
-      if (in->stmts[k]->tag == Ist_IMark)
-         n_instrs++;
-   /* Instruction records live as long as the tool: a discarded block's few
-      words are not worth tracking. */
-   UWord stride = 1 + (UWord)n_variants + (ks_fe_on ? ks_fe_extra_words() : 0) +
-                  2 * (UWord)n_lru_i1;
-   InstrInfo *infos =
-      VG_(malloc)("ks.instr", (n_instrs ? n_instrs : 1) * stride * sizeof(UWord));
-   st.pend = VG_(malloc)("ks.pend", ((SizeT)n_instrs + 2) * sizeof(PendingCount));
-   st.n_pend = 0;
-   Int next_info = 0;
-
-   while (i < in->stmts_used && in->stmts[i]->tag != Ist_IMark) {
-      addStmtToIRSB(st.out, in->stmts[i]);
-      i++;
+   Superblock b;
+   start_block(&b, in, hWordTy);
+   for (Int i = copy_preamble(&b, in); i < in->stmts_used; i++) {
+      instrument_stmt(&b, in->stmts[i]);
+      addStmtToIRSB(b.st.out, in->stmts[i]);
    }
-   tl_assert(i < in->stmts_used);
-   if (!random_fixed) {
-      random_fixed = True;
-      IRDirty *d = unsafeIRDirty_0_N(0, "ks_fix_random",
-                                     VG_(fnptr_to_fnentry)(&ks_fix_random),
-                                     mkIRExprVec_0());
-      addStmtToIRSB(st.out, IRStmt_Dirty(d));
-   }
-
-   InstrInfo *cur = NULL, *fe_head = NULL;
-   Int fe_head_flushes = -1; /* st.flushes when fe_head's event was queued */
-   Addr cia = 0;
-   UInt isize = 0;
-   for (; i < in->stmts_used; i++) {
-      IRStmt *s = in->stmts[i];
-      tl_assert(isFlatIRStmt(s));
-      switch (s->tag) {
-      case Ist_NoOp:
-      case Ist_AbiHint:
-      case Ist_Put:
-      case Ist_PutI:
-      case Ist_MBE:
-         break;
-      case Ist_IMark:
-         cia = s->Ist.IMark.addr;
-         isize = s->Ist.IMark.len;
-         if (isize == 0)
-            isize = VG_MIN_INSTR_SZB;
-         tl_assert(next_info < n_instrs);
-         InstrInfo *prev = cur;
-         cur = infos + (UWord)next_info * stride + ii_lru_words;
-         next_info++;
-         fill_instr(cur, cia, isize);
-         if (clo_fn_ir)
-            count_later(&st, fn_counter(cia));
-         if (ks_fe_on) {
-            ks_fe_fill(cur);
-            /* A call VEX followed into its callee inside this block. */
-            if (prev && cia != prev[1] + prev[0] && ks_fe_is_call(prev[1])) {
-               flush(&st);
-               emit(&st, "ks_fe_callret", &ks_fe_callret, 3,
-                    mkIRExprVec_3(mkIRExpr_HWord((HWord)prev),
-                                  mkIRExpr_HWord(cia), mkIRExpr_HWord(0)),
-                    NULL);
-            }
-         }
-         if (prev && fetch_repeats(prev, cur)) {
-            if (ks_fe_on) {
-               if (ks_fe_may_skip(prev, cur) ||
-                   (fe_head_flushes == st.flushes &&
-                    ks_fe_may_join(fe_head, prev, cur))) {
-                  ks_fe_extend(fe_head, cur);
-               } else {
-                  fe_head = cur;
-                  new_event(&st, Ev_Fe, cur, NULL, (Int)isize);
-                  fe_head_flushes = st.flushes;
-               }
-            }
-            /* Counted, not simulated: an I1 hit everywhere (see there). */
-            count_later(&st, &n_Ir);
-         } else if (ks_fe_on && prev && fe_head_flushes == st.flushes &&
-                    st.used < N_EVENTS && ks_fe_may_join(fe_head, prev, cur)) {
-            /* A new I1 line, its fetch windows joined to the queued hook
-               of its run (queued here with no flush between). */
-            ks_fe_extend(fe_head, cur);
-            ks_fe_mark_joined(cur);
-            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
-         } else {
-            fe_head = cur;
-            new_event(&st, Ev_Ir, cur, NULL, (Int)isize);
-            fe_head_flushes = st.flushes;
-         }
-         break;
-      case Ist_WrTmp: {
-         IRExpr *data = s->Ist.WrTmp.data;
-         if (data->tag == Iex_Load)
-            add_dr(&st, cur, sizeofIRType(data->Iex.Load.ty),
-                   data->Iex.Load.addr);
-         break;
-      }
-      case Ist_Store:
-         add_dw(&st, cur,
-                sizeofIRType(typeOfIRExpr(in->tyenv, s->Ist.Store.data)),
-                s->Ist.Store.addr);
-         break;
-      case Ist_StoreG: {
-         IRStoreG *sg = s->Ist.StoreG.details;
-         add_guarded(&st, cur, sizeofIRType(typeOfIRExpr(in->tyenv, sg->data)),
-                     sg->addr, sg->guard, True);
-         break;
-      }
-      case Ist_LoadG: {
-         IRLoadG *lg = s->Ist.LoadG.details;
-         IRType ty = Ity_INVALID, wide = Ity_INVALID;
-         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
-         tl_assert(ty != Ity_INVALID);
-         add_guarded(&st, cur, sizeofIRType(ty), lg->addr, lg->guard, False);
-         break;
-      }
-      case Ist_Dirty: {
-         IRDirty *d = s->Ist.Dirty.details;
-         if (d->mFx != Ifx_None) {
-            tl_assert(d->mAddr != NULL && d->mSize != 0);
-            Int size = capped(d->mSize);
-            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-               add_dr(&st, cur, size, d->mAddr);
-            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-               add_dw(&st, cur, size, d->mAddr);
-         }
-         break;
-      }
-      case Ist_CAS: {
-         IRCAS *cas = s->Ist.CAS.details;
-         Int size = sizeofIRType(typeOfIRExpr(in->tyenv, cas->dataLo));
-         if (cas->dataHi != NULL)
-            size *= 2;
-         size = capped(size);
-         add_dr(&st, cur, size, cas->addr);
-         add_dw(&st, cur, size, cas->addr);
-         break;
-      }
-      case Ist_LLSC:
-         if (s->Ist.LLSC.storedata == NULL) {
-            add_dr(&st, cur,
-                   sizeofIRType(typeOfIRTemp(in->tyenv, s->Ist.LLSC.result)),
-                   s->Ist.LLSC.addr);
-            flush(&st);
-         } else {
-            add_dw(&st, cur,
-                   sizeofIRType(typeOfIRExpr(in->tyenv, s->Ist.LLSC.storedata)),
-                   s->Ist.LLSC.addr);
-         }
-         break;
-      case Ist_Exit: {
-         IRJumpKind jk = s->Ist.Exit.jk;
-         if (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret) {
-            /* Taken = the guard, unless the optimiser inverted the exit so
-               that it goes to the next instruction. */
-            IRType tyW = hWordTy;
-            IRTemp g1 = newIRTemp(st.out->tyenv, Ity_I1);
-            IRTemp gW = newIRTemp(st.out->tyenv, tyW);
-            IRTemp g = newIRTemp(st.out->tyenv, tyW);
-            tl_assert(tyW == Ity_I64 && s->Ist.Exit.dst->tag == Ico_U64);
-            Addr sea = s->Ist.Exit.dst->Ico.U64;
-            Bool inverted = cia + isize == sea;
-            if (ks_fe_on && sea == cia)
-               ks_fe_mark_self_loop(cur);
-            addStmtToIRSB(st.out, IRStmt_WrTmp(g1, s->Ist.Exit.guard));
-            addStmtToIRSB(st.out, IRStmt_WrTmp(gW, IRExpr_Unop(Iop_1Uto64,
-                                                              IRExpr_RdTmp(g1))));
-            addStmtToIRSB(
-                st.out,
-                IRStmt_WrTmp(g, inverted ? IRExpr_Binop(Iop_Xor64,
-                                                        IRExpr_RdTmp(gW),
-                                                        IRExpr_Const(IRConst_U64(1)))
-                                         : IRExpr_RdTmp(gW)));
-            new_event(&st, Ev_Bc, cur, IRExpr_RdTmp(g), 0);
-         }
-         flush(&st);
-         break;
-      }
-      default:
-         ppIRStmt(s);
-         tl_assert(0);
-      }
-      addStmtToIRSB(st.out, s);
-   }
-
-   /* Indirect jumps and calls (returns are assumed predicted). */
-   if (in->jumpkind == Ijk_Boring || in->jumpkind == Ijk_Call) {
-      if (in->next->tag == Iex_RdTmp)
-         new_event(&st, Ev_Bi, cur, in->next, 0);
-      else
-         tl_assert(in->next->tag == Iex_Const);
-   }
-   flush(&st);
-   /* The front-end model's return stack: calls and returns at block ends. */
-   if (ks_fe_on && (in->jumpkind == Ijk_Call || in->jumpkind == Ijk_Ret))
-      emit(&st, "ks_fe_callret", &ks_fe_callret, 3,
-           mkIRExprVec_3(mkIRExpr_HWord((HWord)cur), in->next,
-                         mkIRExpr_HWord(in->jumpkind == Ijk_Ret)),
-           NULL);
-   tl_assert(next_info == n_instrs && st.n_pend == 0);
-   VG_(free)(st.pend);
-   return st.out;
+   end_block(&b, in);
+   return b.st.out;
 }
 
 /*------------------------------------------------------------*/

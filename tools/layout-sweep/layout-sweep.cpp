@@ -602,126 +602,127 @@ struct AutoProgress {
   }
 };
 
-static int runAuto(const char *Argv0) {
-  if (Error E = checkAutoOptions())
-    return reportError(Tool, std::move(E));
-  bool ImplicitJournal = false;
-  Expected<EngineOptions> Base = buildOptions(Argv0, ImplicitJournal);
-  if (!Base)
-    return reportError(Tool, Base.takeError());
-  bool GridGiven = GridPreset.getNumOccurrences() || From.getNumOccurrences() ||
-                   To.getNumOccurrences() || Step.getNumOccurrences();
-  if (!GridGiven)
-    Base->G = autoGrid();
-  Expected<GateOptions> GO = gateOptions();
-  if (!GO)
-    return reportError(Tool, GO.takeError());
-  // Every output must be writable before the sweep, and a bad baseline
-  // must not cost one.
+/// Every output must be writable before the sweep.
+static Error checkOutputsWritable() {
   for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
     if (Opt->getNumOccurrences())
       if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
-        return reportError(Tool, std::move(E));
-  std::map<std::string, SweepResult> Baselines;
-  if (!Baseline.empty()) {
-    Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
-    if (!B)
-      return reportError(Tool, B.takeError());
-    if (GO->MaxMispredictRise)
-      for (const auto &[Axis, R] : *B)
-        if (Error E = checkMispredictBaseline(R, Baseline))
-          return reportError(Tool, std::move(E));
-    Baselines = std::move(*B);
-  }
-  if (!sys::fs::exists(Base->Binary))
-    return reportError(Tool, inputError(Base->Binary, 0, "no such file"));
-  {
-    // Refuse what cannot be swept at all (an object file, a non-executable)
-    // before announcing a sweep; runSweep checks each axis again.
-    std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base->Binary}};
-    if (Base->CompareBinary)
-      Binaries.push_back({"compare", *Base->CompareBinary});
-    // The env axis runs any executable as it is.
-    PerturbOptions Env = Base->Perturb;
-    Env.Axis = "env";
-    if (Error E = Perturber::check(Env, Binaries))
-      return reportError(Tool, std::move(E));
-  }
+        return E;
+  return Error::success();
+}
 
+/// --baseline's result of each axis (none without it), read before the
+/// sweep: a bad baseline must not cost one.
+static Expected<std::map<std::string, SweepResult>>
+readBaselines(const GateOptions &GO) {
+  if (Baseline.empty())
+    return std::map<std::string, SweepResult>();
+  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+  if (!B)
+    return B.takeError();
+  if (GO.MaxMispredictRise)
+    for (const auto &[Axis, R] : *B)
+      if (Error E = checkMispredictBaseline(R, Baseline))
+        return std::move(E);
+  return B;
+}
+
+/// Refuse what cannot be swept at all (a missing file, an object file, a
+/// non-executable) before announcing a sweep; runSweep checks each axis
+/// again.
+static Error checkSweepable(const EngineOptions &Base) {
+  if (!sys::fs::exists(Base.Binary))
+    return inputError(Base.Binary, 0, "no such file");
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base.Binary}};
+  if (Base.CompareBinary)
+    Binaries.push_back({"compare", *Base.CompareBinary});
+  // The env axis runs any executable as it is.
+  PerturbOptions Env = Base.Perturb;
+  Env.Axis = "env";
+  return Perturber::check(Env, Binaries);
+}
+
+/// --compare: an axis is swept only when the compared binary can be moved
+/// the same way (\p CAxes: its plan); code and data relink it too.
+static void matchCompareAxes(std::vector<AutoAxis> &Axes,
+                             ArrayRef<AutoAxis> CAxes, StringRef Compare) {
+  for (AutoAxis &A : Axes) {
+    auto C = find_if(CAxes, [&](const AutoAxis &X) { return X.Axis == A.Axis; });
+    if (!A.Swept || C == CAxes.end())
+      continue;
+    if (!C->Swept || (A.BoltFunction.empty() != C->BoltFunction.empty())) {
+      A.Swept = false;
+      A.Why = formatv("the --compare binary {0} cannot be moved the same way: "
+                      "{1}",
+                      Compare, C->Swept ? C->How : C->Why)
+                  .str();
+      A.Enable = C->Enable;
+      continue;
+    }
+    A.CompareRelinkArgv = C->RelinkArgv;
+    A.CompareRelinkDir = C->RelinkDir;
+  }
+}
+
+/// Which axes can be swept, and how (planAutoAxes, for the binary and the
+/// --compare binary).
+static Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
   bool HaveBolt = false;
   if (Expected<std::string> B = findProgram("llvm-bolt"))
     HaveBolt = true;
   else
     consumeError(B.takeError());
   Expected<std::vector<AutoAxis>> Axes =
-      planAutoAxes(Base->Binary, Base->Perturb.HeapShim,
-                   Base->Perturb.StackShim, HaveBolt);
+      planAutoAxes(Base.Binary, Base.Perturb.HeapShim, Base.Perturb.StackShim,
+                   HaveBolt);
   if (!Axes)
-    return reportError(Tool, Axes.takeError());
-  // --compare: code and data need a way to relink the compared binary too.
-  if (Base->CompareBinary) {
+    return Axes.takeError();
+  if (Base.CompareBinary) {
     Expected<std::vector<AutoAxis>> CAxes =
-        planAutoAxes(*Base->CompareBinary, Base->Perturb.HeapShim,
-                     Base->Perturb.StackShim, HaveBolt);
+        planAutoAxes(*Base.CompareBinary, Base.Perturb.HeapShim,
+                     Base.Perturb.StackShim, HaveBolt);
     if (!CAxes)
-      return reportError(Tool, CAxes.takeError());
-    for (AutoAxis &A : *Axes) {
-      auto C = find_if(*CAxes, [&](const AutoAxis &X) { return X.Axis == A.Axis; });
-      if (!A.Swept || C == CAxes->end())
-        continue;
-      if (!C->Swept || (A.BoltFunction.empty() != C->BoltFunction.empty())) {
-        A.Swept = false;
-        A.Why = formatv("the --compare binary {0} cannot be moved the same way: "
-                        "{1}",
-                        *Base->CompareBinary, C->Swept ? C->How : C->Why)
-                    .str();
-        A.Enable = C->Enable;
-        continue;
-      }
-      A.CompareRelinkArgv = C->RelinkArgv;
-      A.CompareRelinkDir = C->RelinkDir;
-    }
+      return CAxes.takeError();
+    matchCompareAxes(*Axes, *CAxes, *Base.CompareBinary);
   }
+  return Axes;
+}
 
-  std::vector<AutoAxis *> ToSweep;
-  for (AutoAxis &A : *Axes)
-    if (A.Swept)
-      ToSweep.push_back(&A);
-  size_t PerAxis = Base->G.offsets().size() * (Base->CompareBinary ? 2 : 1);
-  AutoProgress Progress;
-  Progress.Total = PerAxis * ToSweep.size();
-  Progress.Parallel = Base->Jobs ? Base->Jobs
-                                 : std::max(1u, std::thread::hardware_concurrency());
-  if (!isSimBackend(Base->Backend))
-    Progress.Parallel = 1;
-  {
-    std::string Names, Skipped;
-    for (const AutoAxis &A : *Axes) {
-      std::string &L = A.Swept ? Names : Skipped;
-      L += (L.empty() ? "" : ", ") + A.Axis;
-    }
-    errs() << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per axis, "
-                      "offsets {5}..{6} by {7}), backend {8}, {9} at a time",
-                      Tool, Names, Base->Binary, Progress.Total, PerAxis,
-                      Base->G.From, Base->G.To, Base->G.Step, Base->Backend,
-                      Progress.Parallel);
-    if (!Skipped.empty())
-      errs() << "; not swept: " << Skipped << " (see the summary)";
-    errs() << "\n";
+/// The line that says what is swept, how many variants, and what is not.
+static void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
+                          const AutoProgress &Progress, size_t PerAxis) {
+  std::string Names, Skipped;
+  for (const AutoAxis &A : Axes) {
+    std::string &L = A.Swept ? Names : Skipped;
+    L += (L.empty() ? "" : ", ") + A.Axis;
   }
+  errs() << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per axis, "
+                    "offsets {5}..{6} by {7}), backend {8}, {9} at a time",
+                    Tool, Names, Base.Binary, Progress.Total, PerAxis,
+                    Base.G.From, Base.G.To, Base.G.Step, Base.Backend,
+                    Progress.Parallel);
+  if (!Skipped.empty())
+    errs() << "; not swept: " << Skipped << " (see the summary)";
+  errs() << "\n";
+}
 
-  auto AxisOptions = [&](const AutoAxis &A) {
-    EngineOptions O = *Base;
-    O.Perturb.Axis = A.Axis;
-    O.Perturb.RelinkArgv = A.RelinkArgv;
-    O.Perturb.RelinkDir = A.RelinkDir;
-    O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
-    O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
-    O.Perturb.BoltFunction = A.BoltFunction;
-    return O;
-  };
-  // Code and data build every variant (relink or llvm-bolt) before it is
-  // measured: time one such build now, so the estimate includes them.
+/// The engine options of one axis.
+static EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
+  EngineOptions O = Base;
+  O.Perturb.Axis = A.Axis;
+  O.Perturb.RelinkArgv = A.RelinkArgv;
+  O.Perturb.RelinkDir = A.RelinkDir;
+  O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
+  O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
+  O.Perturb.BoltFunction = A.BoltFunction;
+  return O;
+}
+
+/// Code and data build every variant (relink or llvm-bolt) before it is
+/// measured: time one such build now, so the estimate includes them.
+static void timeTrialBuild(const EngineOptions &Base,
+                           ArrayRef<AutoAxis *> ToSweep, size_t PerAxis,
+                           AutoProgress &Progress) {
   bool Tried = false;
   for (AutoAxis *AP : ToSweep) {
     if (AP->RelinkArgv.empty() && AP->BoltFunction.empty())
@@ -730,7 +731,7 @@ static int runAuto(const char *Argv0) {
     if (Tried)
       continue;
     Tried = true;
-    Expected<double> T = timeOneVariantBuild(AxisOptions(*AP));
+    Expected<double> T = timeOneVariantBuild(axisOptions(Base, *AP));
     if (!T) { // the sweep of that axis will say what is wrong
       consumeError(T.takeError());
       continue;
@@ -738,19 +739,27 @@ static int runAuto(const char *Argv0) {
     Progress.BuildSeconds = *T;
     Progress.BuildWhat = AP->RelinkArgv.empty() ? "llvm-bolt run" : "relink";
   }
-  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
+}
 
+/// Sweep each axis of \p ToSweep in turn and gate its result. An axis that
+/// needs a build and fails (after one that worked) is marked not swept;
+/// any other failure stops the whole sweep. Each axis' journal goes to
+/// \p Journals.
+static Expected<std::vector<AutoOutcome>>
+sweepAxes(const EngineOptions &Base, const GateOptions &GO,
+          const std::map<std::string, SweepResult> &Baselines,
+          ArrayRef<AutoAxis *> ToSweep, size_t PerAxis, AutoProgress &Progress,
+          std::vector<std::string> &Journals) {
   std::vector<AutoOutcome> Outcomes;
-  std::vector<std::string> Journals;
   for (AutoAxis *AP : ToSweep) {
     AutoAxis &A = *AP;
-    EngineOptions O = AxisOptions(A);
+    EngineOptions O = axisOptions(Base, A);
     if (!KeepDir.empty())
       O.WorkDir = KeepDir + "/" + A.Axis;
     if (!O.JournalPath.empty()) {
       O.JournalPath += "." + A.Axis;
       if (Error E = checkOutputPath(O.JournalPath))
-        return reportError(Tool, std::move(E));
+        return std::move(E);
       Journals.push_back(O.JournalPath);
     }
     Progress.startAxis(A.Axis);
@@ -767,7 +776,7 @@ static int runAuto(const char *Argv0) {
       // is: nothing else can be swept either.
       if (Outcomes.empty() || E.isA<UnavailableError>() ||
           (A.RelinkArgv.empty() && A.BoltFunction.empty()))
-        return reportError(Tool, std::move(E));
+        return std::move(E);
       A.Swept = false;
       A.Why = toString(std::move(E));
       A.Enable = "see the message; --axis=" + A.Axis + " --keep-dir=DIR keeps "
@@ -777,9 +786,9 @@ static int runAuto(const char *Argv0) {
     }
     auto BIt = Baselines.find(A.Axis);
     Expected<GateResult> G =
-        evaluateGate(*R, *GO, BIt == Baselines.end() ? nullptr : &BIt->second);
+        evaluateGate(*R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
     if (!G)
-      return reportError(Tool, G.takeError());
+      return G.takeError();
     if (!Baseline.empty() && BIt == Baselines.end())
       G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
                                 "not compared with it",
@@ -787,38 +796,50 @@ static int runAuto(const char *Argv0) {
                             .str());
     Outcomes.push_back({&A, std::move(*R), std::move(*G)});
   }
+  return Outcomes;
+}
 
-  auto Write = [&](cl::opt<std::string> &Opt,
-                   function_ref<void(raw_ostream &)> Fn) -> Error {
-    if (!Opt.getNumOccurrences())
-      return Error::success();
-    return writeOutput(Opt.empty() ? "-" : Opt.getValue(), [&](raw_ostream &OS) {
-      Fn(OS);
-      return Error::success();
-    });
-  };
-  if (Error E = Write(JSON, [&](raw_ostream &OS) {
-        OS << formatv("{0:2}", autoReportJSON(Base->Binary, *Axes, Outcomes))
-           << "\n";
+/// Write what \p Fn writes to the file \p Opt names ("-" or no value:
+/// stdout), when \p Opt was given.
+static Error writeIfAsked(cl::opt<std::string> &Opt,
+                          function_ref<void(raw_ostream &)> Fn) {
+  if (!Opt.getNumOccurrences())
+    return Error::success();
+  return writeOutput(Opt.empty() ? "-" : Opt.getValue(), [&](raw_ostream &OS) {
+    Fn(OS);
+    return Error::success();
+  });
+}
+
+/// The reports asked for, and the text table on stdout unless a
+/// machine-readable report goes there.
+static Error writeAutoReports(StringRef Binary, ArrayRef<AutoAxis> Axes,
+                              ArrayRef<AutoOutcome> Outcomes) {
+  if (Error E = writeIfAsked(JSON, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
       }))
-    return reportError(Tool, std::move(E));
-  if (Error E = Write(CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
-    return reportError(Tool, std::move(E));
-  if (Error E = Write(SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
-    return reportError(Tool, std::move(E));
-  if (Error E = Write(HTML, [&](raw_ostream &OS) {
-        writeAutoHTMLReport(OS, Base->Binary, *Axes, Outcomes);
+    return E;
+  if (Error E = writeIfAsked(
+          CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
+    return E;
+  if (Error E = writeIfAsked(
+          SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
+    return E;
+  if (Error E = writeIfAsked(HTML, [&](raw_ostream &OS) {
+        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
       }))
-    return reportError(Tool, std::move(E));
-  // The table goes to stdout unless a machine-readable report does.
+    return E;
   bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
                      (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
   if (!StdoutTaken)
-    writeAutoTextReport(outs(), Base->Binary, *Axes, Outcomes);
+    writeAutoTextReport(outs(), Binary, Axes, Outcomes);
   outs().flush();
-  if (ImplicitJournal)
-    for (const std::string &J : Journals)
-      sys::fs::remove(J);
+  return Error::success();
+}
+
+/// The notes of every swept axis, then the first failed gate: the exit
+/// status.
+static int reportOutcomes(ArrayRef<AutoOutcome> Outcomes) {
   for (const AutoOutcome &O : Outcomes)
     for (const std::string &N : O.R.Notes)
       WithColor::note(errs(), Tool) << O.A->Axis << ": " << N << "\n";
@@ -830,6 +851,59 @@ static int runAuto(const char *Argv0) {
       return ExitCheckFailed;
     }
   return ExitOK;
+}
+
+static int runAuto(const char *Argv0) {
+  if (Error E = checkAutoOptions())
+    return reportError(Tool, std::move(E));
+  bool ImplicitJournal = false;
+  Expected<EngineOptions> Base = buildOptions(Argv0, ImplicitJournal);
+  if (!Base)
+    return reportError(Tool, Base.takeError());
+  bool GridGiven = GridPreset.getNumOccurrences() || From.getNumOccurrences() ||
+                   To.getNumOccurrences() || Step.getNumOccurrences();
+  if (!GridGiven)
+    Base->G = autoGrid();
+  Expected<GateOptions> GO = gateOptions();
+  if (!GO)
+    return reportError(Tool, GO.takeError());
+  if (Error E = checkOutputsWritable())
+    return reportError(Tool, std::move(E));
+  Expected<std::map<std::string, SweepResult>> Baselines = readBaselines(*GO);
+  if (!Baselines)
+    return reportError(Tool, Baselines.takeError());
+  if (Error E = checkSweepable(*Base))
+    return reportError(Tool, std::move(E));
+  Expected<std::vector<AutoAxis>> Axes = planAxes(*Base);
+  if (!Axes)
+    return reportError(Tool, Axes.takeError());
+
+  std::vector<AutoAxis *> ToSweep;
+  for (AutoAxis &A : *Axes)
+    if (A.Swept)
+      ToSweep.push_back(&A);
+  size_t PerAxis = Base->G.offsets().size() * (Base->CompareBinary ? 2 : 1);
+  AutoProgress Progress;
+  Progress.Total = PerAxis * ToSweep.size();
+  Progress.Parallel = Base->Jobs ? Base->Jobs
+                                 : std::max(1u, std::thread::hardware_concurrency());
+  if (!isSimBackend(Base->Backend))
+    Progress.Parallel = 1;
+  announceSweep(*Base, *Axes, Progress, PerAxis);
+  timeTrialBuild(*Base, ToSweep, PerAxis, Progress);
+  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
+
+  std::vector<std::string> Journals;
+  Expected<std::vector<AutoOutcome>> Outcomes = sweepAxes(
+      *Base, *GO, *Baselines, ToSweep, PerAxis, Progress, Journals);
+  if (!Outcomes)
+    return reportError(Tool, Outcomes.takeError());
+  if (Error E = writeAutoReports(Base->Binary, *Axes, *Outcomes))
+    return reportError(Tool, std::move(E));
+  if (ImplicitJournal)
+    for (const std::string &J : Journals)
+      sys::fs::remove(J);
+  return reportOutcomes(*Outcomes);
 }
 
 int main(int argc, char **argv) {

@@ -181,21 +181,16 @@ struct Slot {
       Sites; ///< (file, (line, col, function)) -> count
 };
 
-} // namespace
-
-Expected<RawReport> hitmReport(const PerfRecording &Rec, const Binary *Exe,
-                               StringRef ExePath, const HitmOptions &Opts,
-                               HitmStats &Stats) {
-  if (Opts.LineSize != 64)
-    return createStringError("only 64-byte lines are supported");
-  RawReport R;
-  R.Exe = ExePath.str();
-  Stats.Samples = Rec.Samples.size();
-
-  // The program's process: the one that maps the binary (first mapping),
-  // else the first that has samples.
+/// The program's process: the one that maps the binary (first mapping),
+/// else the first that has samples.
+struct ProgramProcess {
   std::optional<uint32_t> Pid;
-  const Mapping *Text = nullptr;
+  const Mapping *Text = nullptr; ///< the binary's executable mapping
+};
+
+ProgramProcess findProgramProcess(const PerfRecording &Rec,
+                                  const Binary *Exe) {
+  ProgramProcess P;
   if (Exe) {
     std::string BinReal;
     SmallString<256> Tmp;
@@ -203,59 +198,127 @@ Expected<RawReport> hitmReport(const PerfRecording &Rec, const Binary *Exe,
       BinReal = Tmp.str().str();
     for (const Mapping &M : Rec.Mappings)
       if ((M.Prot & 4) && isBinary(M, *Exe, BinReal)) {
-        Text = &M;
-        Pid = M.Pid;
+        P.Text = &M;
+        P.Pid = M.Pid;
         break;
       }
   }
-  if (!Pid && !Rec.Samples.empty())
-    Pid = Rec.Samples.front().Sample.Pid;
-  if (Text)
-    R.Bias = Exe->loadBias(Text->Start, Text->PgOff);
-  auto InText = [&](uint64_t IP) {
-    return Text ? Text->contains(IP) : Exe != nullptr;
-  };
+  if (!P.Pid && !Rec.Samples.empty())
+    P.Pid = Rec.Samples.front().Sample.Pid;
+  return P;
+}
 
-  const bool AllHitm = Opts.EventIsHitm;
-  Sites SiteInfo(Exe);
-  std::map<uint32_t, unsigned> ThreadNo; // tid -> 1, 2, ... by first sample
-  std::map<uint64_t, std::map<unsigned, Slot>> Lines;
-  std::set<uint64_t> HitmLines;
-  for (const RecordedSample &RS : Rec.Samples) {
+/// The bytes of a \p LineSize line that an access of \p Size bytes at
+/// offset \p Off touches (one that runs past the line: its bytes in this
+/// line).
+uint64_t lineMask(unsigned Off, unsigned Size, unsigned LineSize) {
+  unsigned End = std::min<unsigned>(LineSize, Off + Size);
+  return (End - Off == 64 ? ~uint64_t(0)
+                          : ((uint64_t(1) << (End - Off)) - 1))
+         << Off;
+}
+
+/// One thread's slot of a line as a report record, its sites most frequent
+/// first; sites past the 4 a record holds are added to \p DroppedSites.
+ThreadAccess threadAccess(unsigned T, const Slot &S, uint64_t &DroppedSites) {
+  ThreadAccess TA;
+  TA.Tid = T;
+  TA.RMask = S.RMask;
+  TA.WMask = S.WMask;
+  TA.Reads = S.Reads;
+  TA.Writes = S.Writes;
+  for (auto &[Key, Count] : S.Sites) {
+    SiteCount SC;
+    SC.File = Key.first;
+    SC.Line = std::get<0>(Key.second);
+    SC.Col = std::get<1>(Key.second);
+    SC.Function = std::get<2>(Key.second);
+    SC.Count = Count;
+    TA.Sites.push_back(std::move(SC));
+  }
+  // Most frequent first, as libkeelfs keeps them; the report format
+  // holds 4 sites per record, the rest are counted as dropped.
+  llvm::stable_sort(TA.Sites, [](const SiteCount &A, const SiteCount &B) {
+    return A.Count > B.Count;
+  });
+  if (TA.Sites.size() > 4) {
+    DroppedSites += TA.Sites.size() - 4;
+    TA.Sites.resize(4);
+  }
+  return TA;
+}
+
+/// The program's memory samples, per cache line and thread (threads
+/// numbered 1, 2, ... by their first sample).
+class SampledLines {
+public:
+  SampledLines(const HitmOptions &Opts, HitmStats &Stats, const Binary *Exe,
+               const ProgramProcess &Proc, uint64_t Bias)
+      : Opts(Opts), Stats(Stats), Exe(Exe), Proc(Proc), Bias(Bias),
+        SiteInfo(Exe) {}
+
+  /// Count sample \p RS (when it is the program's and has a data address).
+  void add(const RecordedSample &RS) {
     const RawSample &X = RS.Sample;
-    if (Pid && X.Pid != *Pid) {
+    if (Proc.Pid && X.Pid != *Proc.Pid) {
       ++Stats.OtherProcess;
-      continue;
+      return;
     }
     if (!RS.Addr) {
       ++Stats.NoAddress;
-      continue;
+      return;
     }
     ++Stats.Memory;
     DataSource DS(RS.DataSrc);
     Access A;
     std::optional<SiteCount> Site;
-    if (InText(X.IP)) {
-      A = SiteInfo.access(X.IP - R.Bias);
-      Site = SiteInfo.site(X.IP - R.Bias);
+    if (inText(X.IP)) {
+      A = SiteInfo.access(X.IP - Bias);
+      Site = SiteInfo.site(X.IP - Bias);
     }
     bool Store = DS.isStore() && !DS.isLoad();
     bool Load = !Store;
     bool Write = Store || A.Writes;
     Stats.Loads += Load;
     Stats.Stores += Store;
-    bool Hitm = Load && (AllHitm || DS.hitm() || (Opts.PeerIsHitm && DS.peer()));
+    bool Hitm = Load && (Opts.EventIsHitm || DS.hitm() ||
+                         (Opts.PeerIsHitm && DS.peer()));
     Stats.Hitm += Hitm;
     Stats.RemoteHitm += Hitm && DS.remoteHitm();
+    addToSlot(RS, A, Site, Load, Write, Hitm);
+  }
 
+  /// The report's threads and lines: those with a HITM (with
+  /// HitmOptions::AllLines, also those two or more threads touched).
+  void writeTo(RawReport &R) {
+    R.Threads = ThreadNo.size();
+    Stats.Lines = Lines.size();
+    Stats.HitmLines = HitmLines.size();
+    for (auto &[Addr, Threads] : Lines) {
+      if (!HitmLines.count(Addr) && !(Opts.AllLines && Threads.size() > 1))
+        continue;
+      LineRecord L;
+      L.Addr = Addr;
+      for (auto &[T, S] : Threads)
+        L.Threads.push_back(threadAccess(T, S, R.DroppedSites));
+      R.Lines.push_back(std::move(L));
+    }
+  }
+
+private:
+  bool inText(uint64_t IP) const {
+    return Proc.Text ? Proc.Text->contains(IP) : Exe != nullptr;
+  }
+
+  /// Add the sample to its line's slot of its thread.
+  void addToSlot(const RecordedSample &RS, const Access &A,
+                 const std::optional<SiteCount> &Site, bool Load, bool Write,
+                 bool Hitm) {
+    const RawSample &X = RS.Sample;
     unsigned T = ThreadNo.try_emplace(X.Tid, ThreadNo.size() + 1).first->second;
     uint64_t Line = RS.Addr & ~uint64_t(Opts.LineSize - 1);
     unsigned Off = RS.Addr - Line;
-    // An access that runs past the line: the bytes in this line.
-    unsigned End = std::min<unsigned>(Opts.LineSize, Off + A.Size);
-    uint64_t Mask = (End - Off == 64 ? ~uint64_t(0)
-                                     : ((uint64_t(1) << (End - Off)) - 1))
-                    << Off;
+    uint64_t Mask = lineMask(Off, A.Size, Opts.LineSize);
     uint64_t N = RS.Period ? RS.Period : 1;
     Slot &S = Lines[Line][T];
     if (Load) {
@@ -274,43 +337,34 @@ Expected<RawReport> hitmReport(const PerfRecording &Rec, const Binary *Exe,
       HitmLines.insert(Line);
   }
 
-  R.Threads = ThreadNo.size();
-  Stats.Lines = Lines.size();
-  Stats.HitmLines = HitmLines.size();
-  for (auto &[Addr, Threads] : Lines) {
-    if (!HitmLines.count(Addr) && !(Opts.AllLines && Threads.size() > 1))
-      continue;
-    LineRecord L;
-    L.Addr = Addr;
-    for (auto &[T, S] : Threads) {
-      ThreadAccess TA;
-      TA.Tid = T;
-      TA.RMask = S.RMask;
-      TA.WMask = S.WMask;
-      TA.Reads = S.Reads;
-      TA.Writes = S.Writes;
-      for (auto &[Key, Count] : S.Sites) {
-        SiteCount SC;
-        SC.File = Key.first;
-        SC.Line = std::get<0>(Key.second);
-        SC.Col = std::get<1>(Key.second);
-        SC.Function = std::get<2>(Key.second);
-        SC.Count = Count;
-        TA.Sites.push_back(std::move(SC));
-      }
-      // Most frequent first, as libkeelfs keeps them; the report format
-      // holds 4 sites per record, the rest are counted as dropped.
-      llvm::stable_sort(TA.Sites, [](const SiteCount &A, const SiteCount &B) {
-        return A.Count > B.Count;
-      });
-      if (TA.Sites.size() > 4) {
-        R.DroppedSites += TA.Sites.size() - 4;
-        TA.Sites.resize(4);
-      }
-      L.Threads.push_back(std::move(TA));
-    }
-    R.Lines.push_back(std::move(L));
-  }
+  const HitmOptions &Opts;
+  HitmStats &Stats;
+  const Binary *Exe;
+  ProgramProcess Proc;
+  uint64_t Bias;
+  Sites SiteInfo;
+  std::map<uint32_t, unsigned> ThreadNo; // tid -> 1, 2, ... by first sample
+  std::map<uint64_t, std::map<unsigned, Slot>> Lines;
+  std::set<uint64_t> HitmLines;
+};
+
+} // namespace
+
+Expected<RawReport> hitmReport(const PerfRecording &Rec, const Binary *Exe,
+                               StringRef ExePath, const HitmOptions &Opts,
+                               HitmStats &Stats) {
+  if (Opts.LineSize != 64)
+    return createStringError("only 64-byte lines are supported");
+  RawReport R;
+  R.Exe = ExePath.str();
+  Stats.Samples = Rec.Samples.size();
+  ProgramProcess Proc = findProgramProcess(Rec, Exe);
+  if (Proc.Text)
+    R.Bias = Exe->loadBias(Proc.Text->Start, Proc.Text->PgOff);
+  SampledLines Lines(Opts, Stats, Exe, Proc, R.Bias);
+  for (const RecordedSample &RS : Rec.Samples)
+    Lines.add(RS);
+  Lines.writeTo(R);
   return R;
 }
 

@@ -51,123 +51,183 @@ static bool number(StringRef S, uint64_t &V) {
   return !S.getAsInteger(10, V);
 }
 
-Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
+namespace {
+
+/// A keelfs report read one record (one non-empty line) at a time; errors
+/// name the file and the record's line.
+class RawReportParser {
+public:
+  explicit RawReportParser(StringRef FileName) : FileName(FileName) {}
+  /// Read the record \p Text on line \p Line.
+  Error record(StringRef Text, unsigned Line);
+  /// The report, once every record has been read (\p LastRecord: the line
+  /// of the last one, for a truncated report).
+  Expected<RawReport> finish(unsigned LastRecord);
+
+private:
+  Error bad(const char *What) const {
+    return inputError(FileName, LineNo, "bad '{0}' record: {1}", F[0], What);
+  }
+  Error header();
+  Error setting(); ///< line-size, sample, threads, bias
+  Error exe();
+  Error dropped();
+  Error access();
+  Error site();
+  Error alloc();
+
+  StringRef FileName;
   RawReport R;
   std::map<uint64_t, LineRecord> Lines;
-  ThreadAccess *Cur = nullptr;
-  unsigned LineNo = 0, LastRecord = 1;
+  ThreadAccess *Cur = nullptr; ///< the last 'access' record's thread
+  unsigned LineNo = 0;
   bool SawHeader = false, SawEnd = false;
-  SmallVector<StringRef, 8> F;
-  for (StringRef L : split(Text, '\n')) {
-    ++LineNo;
-    L = L.trim();
-    if (L.empty())
-      continue;
-    LastRecord = LineNo;
-    if (SawEnd)
-      return inputError(FileName, LineNo, "text after 'end'");
-    F.clear();
-    L.split(F, ' ', -1, false);
-    StringRef K = F[0];
-    auto bad = [&](const char *What) {
-      return inputError(FileName, LineNo, "bad '{0}' record: {1}", K, What);
-    };
-    if (!SawHeader) {
-      uint64_t V;
-      if (K != "keel-fs" || F.size() != 2 || !number(F[1], V))
-        return inputError(FileName, LineNo,
-                          "not a keelfs report (want 'keel-fs 1')");
-      if (V != 1)
-        return inputError(FileName, LineNo, "unsupported version {0}", V);
-      SawHeader = true;
-      continue;
-    }
-    uint64_t V[6];
-    if (K == "line-size" || K == "sample" || K == "threads" || K == "bias") {
-      if (F.size() != 2 || !number(F[1], V[0]))
-        return bad("want one number");
-      if (K == "line-size") {
-        if (V[0] != 64)
-          return bad("only 64-byte lines are supported");
-        R.LineSize = V[0];
-      } else if (K == "sample") {
-        if (V[0] < 1 || V[0] > (1u << 30))
-          return bad("sampling period out of range");
-        R.Sample = V[0];
-      } else if (K == "threads") {
-        R.Threads = V[0];
-      } else {
-        R.Bias = V[0];
-      }
-    } else if (K == "exe") {
-      if (F.size() != 2)
-        return bad("want one path");
-      R.Exe = unescape(F[1]);
-    } else if (K == "dropped") {
-      if (F.size() != 4 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
-          !number(F[3], V[2]))
-        return bad("want three counts");
-      R.DroppedLines = V[0];
-      R.DroppedSlots = V[1];
-      R.DroppedSites = V[2];
-    } else if (K == "access") {
-      if (F.size() != 7)
-        return bad("want address, thread, read mask, write mask, reads, "
-                   "writes");
-      for (unsigned I = 0; I < 6; ++I)
-        if (!number(F[I + 1], V[I]))
-          return bad("not a number");
-      if (V[0] % R.LineSize)
-        return bad("address is not at a line start");
-      if (V[1] > UINT32_MAX)
-        return bad("thread id out of range");
-      LineRecord &LR = Lines[V[0]];
-      LR.Addr = V[0];
-      for (const ThreadAccess &T : LR.Threads)
-        if (T.Tid == V[1])
-          return bad("thread appears twice for this line");
-      ThreadAccess T;
-      T.Tid = V[1];
-      T.RMask = V[2];
-      T.WMask = V[3];
-      T.Reads = V[4] * R.Sample;
-      T.Writes = V[5] * R.Sample;
-      LR.Threads.push_back(T);
-      Cur = &LR.Threads.back();
-    } else if (K == "site") {
-      if (!Cur)
-        return bad("before any 'access' record");
-      if (F.size() != 6 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
-          !number(F[3], V[2]) || V[1] > UINT32_MAX || V[2] > UINT32_MAX)
-        return bad("want count, line, column, function, file");
-      SiteCount S;
-      S.Count = V[0] * R.Sample;
-      S.Line = V[1];
-      S.Col = V[2];
-      S.Function = unescape(F[4]);
-      S.File = unescape(F[5]);
-      Cur->Sites.push_back(std::move(S));
-    } else if (K == "alloc") {
-      if (F.size() != 7 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
-          !number(F[3], V[2]) || !number(F[4], V[3]) || V[2] > UINT32_MAX ||
-          V[3] > UINT32_MAX)
-        return bad("want address, size, line, column, function, file");
-      if (V[1] == 0 || V[0] + V[1] < V[0])
-        return bad("empty or wrapping allocation");
-      HeapAlloc A;
-      A.Start = V[0];
-      A.Size = V[1];
-      A.Site.Line = V[2];
-      A.Site.Col = V[3];
-      A.Site.Function = unescape(F[5]);
-      A.Site.File = unescape(F[6]);
-      R.Allocs.push_back(std::move(A));
-    } else if (K == "end") {
-      SawEnd = true;
-    } else {
-      return inputError(FileName, LineNo, "unknown record '{0}'", K);
-    }
+  SmallVector<StringRef, 8> F; ///< the record's words
+};
+
+Error RawReportParser::record(StringRef Text, unsigned Line) {
+  LineNo = Line;
+  if (SawEnd)
+    return inputError(FileName, LineNo, "text after 'end'");
+  F.clear();
+  Text.split(F, ' ', -1, false);
+  if (!SawHeader)
+    return header();
+  StringRef K = F[0];
+  if (K == "line-size" || K == "sample" || K == "threads" || K == "bias")
+    return setting();
+  if (K == "exe")
+    return exe();
+  if (K == "dropped")
+    return dropped();
+  if (K == "access")
+    return access();
+  if (K == "site")
+    return site();
+  if (K == "alloc")
+    return alloc();
+  if (K == "end") {
+    SawEnd = true;
+    return Error::success();
   }
+  return inputError(FileName, LineNo, "unknown record '{0}'", K);
+}
+
+Error RawReportParser::header() {
+  uint64_t V;
+  if (F[0] != "keel-fs" || F.size() != 2 || !number(F[1], V))
+    return inputError(FileName, LineNo,
+                      "not a keelfs report (want 'keel-fs 1')");
+  if (V != 1)
+    return inputError(FileName, LineNo, "unsupported version {0}", V);
+  SawHeader = true;
+  return Error::success();
+}
+
+Error RawReportParser::setting() {
+  uint64_t V;
+  if (F.size() != 2 || !number(F[1], V))
+    return bad("want one number");
+  StringRef K = F[0];
+  if (K == "line-size") {
+    if (V != 64)
+      return bad("only 64-byte lines are supported");
+    R.LineSize = V;
+  } else if (K == "sample") {
+    if (V < 1 || V > (1u << 30))
+      return bad("sampling period out of range");
+    R.Sample = V;
+  } else if (K == "threads") {
+    R.Threads = V;
+  } else {
+    R.Bias = V;
+  }
+  return Error::success();
+}
+
+Error RawReportParser::exe() {
+  if (F.size() != 2)
+    return bad("want one path");
+  R.Exe = unescape(F[1]);
+  return Error::success();
+}
+
+Error RawReportParser::dropped() {
+  uint64_t V[3];
+  if (F.size() != 4 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
+      !number(F[3], V[2]))
+    return bad("want three counts");
+  R.DroppedLines = V[0];
+  R.DroppedSlots = V[1];
+  R.DroppedSites = V[2];
+  return Error::success();
+}
+
+Error RawReportParser::access() {
+  if (F.size() != 7)
+    return bad("want address, thread, read mask, write mask, reads, "
+               "writes");
+  uint64_t V[6];
+  for (unsigned I = 0; I < 6; ++I)
+    if (!number(F[I + 1], V[I]))
+      return bad("not a number");
+  if (V[0] % R.LineSize)
+    return bad("address is not at a line start");
+  if (V[1] > UINT32_MAX)
+    return bad("thread id out of range");
+  LineRecord &LR = Lines[V[0]];
+  LR.Addr = V[0];
+  for (const ThreadAccess &T : LR.Threads)
+    if (T.Tid == V[1])
+      return bad("thread appears twice for this line");
+  ThreadAccess T;
+  T.Tid = V[1];
+  T.RMask = V[2];
+  T.WMask = V[3];
+  T.Reads = V[4] * R.Sample;
+  T.Writes = V[5] * R.Sample;
+  LR.Threads.push_back(T);
+  Cur = &LR.Threads.back();
+  return Error::success();
+}
+
+Error RawReportParser::site() {
+  if (!Cur)
+    return bad("before any 'access' record");
+  uint64_t V[3];
+  if (F.size() != 6 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
+      !number(F[3], V[2]) || V[1] > UINT32_MAX || V[2] > UINT32_MAX)
+    return bad("want count, line, column, function, file");
+  SiteCount S;
+  S.Count = V[0] * R.Sample;
+  S.Line = V[1];
+  S.Col = V[2];
+  S.Function = unescape(F[4]);
+  S.File = unescape(F[5]);
+  Cur->Sites.push_back(std::move(S));
+  return Error::success();
+}
+
+Error RawReportParser::alloc() {
+  uint64_t V[4];
+  if (F.size() != 7 || !number(F[1], V[0]) || !number(F[2], V[1]) ||
+      !number(F[3], V[2]) || !number(F[4], V[3]) || V[2] > UINT32_MAX ||
+      V[3] > UINT32_MAX)
+    return bad("want address, size, line, column, function, file");
+  if (V[1] == 0 || V[0] + V[1] < V[0])
+    return bad("empty or wrapping allocation");
+  HeapAlloc A;
+  A.Start = V[0];
+  A.Size = V[1];
+  A.Site.Line = V[2];
+  A.Site.Col = V[3];
+  A.Site.Function = unescape(F[5]);
+  A.Site.File = unescape(F[6]);
+  R.Allocs.push_back(std::move(A));
+  return Error::success();
+}
+
+Expected<RawReport> RawReportParser::finish(unsigned LastRecord) {
   if (!SawHeader)
     return inputError(FileName, 1, "empty report");
   if (!SawEnd)
@@ -187,7 +247,24 @@ Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
       });
     R.Lines.push_back(std::move(LR));
   }
-  return R;
+  return std::move(R);
+}
+
+} // namespace
+
+Expected<RawReport> parseRawReport(StringRef Text, StringRef FileName) {
+  RawReportParser P(FileName);
+  unsigned LineNo = 0, LastRecord = 1;
+  for (StringRef L : split(Text, '\n')) {
+    ++LineNo;
+    L = L.trim();
+    if (L.empty())
+      continue;
+    LastRecord = LineNo;
+    if (Error E = P.record(L, LineNo))
+      return std::move(E);
+  }
+  return P.finish(LastRecord);
 }
 
 LineVerdict classifyLine(const LineRecord &L, uint64_t MinAccesses) {

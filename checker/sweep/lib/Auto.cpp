@@ -191,23 +191,20 @@ static std::string relinkExample(StringRef Axis) {
       .str();
 }
 
-Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShim,
-                                             StringRef StackShim, bool HaveBolt) {
-  Expected<BinaryFacts> F = inspectBinary(Binary);
-  if (!F)
-    return F.takeError();
-  std::vector<AutoAxis> Axes;
-
+/// The stack axis: swept through the stack shim when the binary starts
+/// through a dynamically linked glibc and the shim is there.
+static AutoAxis stackAxis(const BinaryFacts &F, StringRef Binary,
+                          StringRef StackShim) {
   AutoAxis Stack;
   Stack.Axis = "stack";
-  if (!F->Dynamic) {
+  if (!F.Dynamic) {
     Stack.Why = formatv("{0} is statically linked, so the stack shim "
                         "(LD_PRELOAD) cannot start its main lower",
                         Binary)
                     .str();
     Stack.Enable = "link it dynamically (without -static) to sweep the stack "
                    "alone; the env axis moves it with the environment";
-  } else if (!F->LibcStart) {
+  } else if (!F.LibcStart) {
     Stack.Why = formatv("{0} does not start through glibc's "
                         "__libc_start_main, which the stack shim wraps",
                         Binary)
@@ -222,18 +219,26 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
     Stack.How = "main starts N bytes lower on the stack (LD_PRELOAD "
                 "libkeelstackshift.so); the environment keeps its size";
   }
-  Axes.push_back(Stack);
+  return Stack;
+}
 
+/// The env axis: every executable can be swept along it.
+static AutoAxis envAxis() {
   AutoAxis Env;
   Env.Axis = "env";
   Env.Swept = true;
   Env.How = "environment size: the environment grows by N bytes, which moves "
             "the initial stack and every stack frame by N";
-  Axes.push_back(Env);
+  return Env;
+}
 
+/// The heap axis: swept through the heap shim when the binary is
+/// dynamically linked and the shim is there.
+static AutoAxis heapAxis(const BinaryFacts &F, StringRef Binary,
+                         StringRef HeapShim) {
   AutoAxis Heap;
   Heap.Axis = "heap";
-  if (!F->Dynamic) {
+  if (!F.Dynamic) {
     Heap.Why = formatv("{0} is statically linked, so the heap shim "
                        "(LD_PRELOAD) cannot replace its malloc",
                        Binary)
@@ -247,80 +252,116 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
     Heap.How = "every malloc result moves by N bytes (LD_PRELOAD "
                "libkeelheapshift.so)";
   }
-  Axes.push_back(Heap);
+  return Heap;
+}
 
-  std::string RecPath = linkRecordPath(Binary);
+namespace {
+/// The binary's link record when it can relink the binary; else why not,
+/// and (when there is something to do) how to fix that.
+struct RecordCheck {
+  std::string Path;
   std::optional<LinkRecord> Rec;
-  std::string RecWhy, RecEnable;
-  if (!sys::fs::exists(RecPath)) {
-    RecWhy = formatv("no link record ({0})", RecPath).str();
-  } else if (Expected<LinkRecord> R = readLinkRecord(RecPath); !R) {
-    RecWhy = toString(R.takeError());
-    RecEnable = "relink through `layout-link -- <your link command>` to write "
+  std::string Why, Enable;
+};
+} // namespace
+
+static Expected<RecordCheck> checkLinkRecord(StringRef Binary) {
+  RecordCheck RC;
+  RC.Path = linkRecordPath(Binary);
+  if (!sys::fs::exists(RC.Path)) {
+    RC.Why = formatv("no link record ({0})", RC.Path).str();
+  } else if (Expected<LinkRecord> R = readLinkRecord(RC.Path); !R) {
+    RC.Why = toString(R.takeError());
+    RC.Enable = "relink through `layout-link -- <your link command>` to write "
                 "it again";
   } else {
     Expected<std::string> Sha = fileSHA1(Binary);
     if (!Sha)
       return Sha.takeError();
     if (*Sha != R->SHA1) {
-      RecWhy = formatv("the link record {0} is stale: {1} changed since "
+      RC.Why = formatv("the link record {0} is stale: {1} changed since "
                        "layout-link linked it (rebuilt without layout-link?)",
-                       RecPath, Binary)
+                       RC.Path, Binary)
                    .str();
-      RecEnable = "relink through `layout-link -- <your link command>` (or "
+      RC.Enable = "relink through `layout-link -- <your link command>` (or "
                   "keel_layout()) again";
     } else if (!sys::fs::is_directory(R->Cwd)) {
-      RecWhy = formatv("the link record {0} names a directory that is gone: "
+      RC.Why = formatv("the link record {0} names a directory that is gone: "
                        "{1}",
-                       RecPath, R->Cwd)
+                       RC.Path, R->Cwd)
                    .str();
-      RecEnable = "relink through `layout-link -- <your link command>` again";
+      RC.Enable = "relink through `layout-link -- <your link command>` again";
     } else {
-      Rec = std::move(*R);
+      RC.Rec = std::move(*R);
     }
   }
+  return RC;
+}
 
-  for (StringRef Axis : {"code", "data"}) {
-    AutoAxis A;
-    A.Axis = Axis.str();
-    if (Rec) {
-      Expected<std::vector<std::string>> Argv = relinkFromRecord(*Rec, Axis);
-      if (Argv) {
-        A.Swept = true;
-        A.RelinkArgv = std::move(*Argv);
-        A.RelinkDir = Rec->Cwd;
-        bool Defsym = any_of(A.RelinkArgv, [](const std::string &W) {
-          return StringRef(W).contains("--defsym=__keel_");
-        });
-        A.How = formatv("relinked from {0} with {1}", RecPath,
-                        Defsym ? (Axis == "code" ? "--defsym=__keel_code_pad=N"
-                                                 : "--defsym=__keel_data_pad=N")
-                               : formatv("N bytes of {0} before {1}",
-                                         Axis == "code" ? "nops" : "data",
-                                         padObjectPlace(A.RelinkArgv))
-                                     .str())
-                    .str();
-        Axes.push_back(A);
-        continue;
-      }
-      A.Why = toString(Argv.takeError());
-      A.Enable = formatv("pass --axis={0} --relink='...'", Axis).str();
-    } else {
-      A.Why = RecWhy;
-      A.Enable = RecEnable.empty() ? relinkExample(Axis) : RecEnable;
-    }
-    if (Axis == "code" && F->EmitRelocs && F->HasMain && HaveBolt) {
+/// "relinked from RECORD with ...": how a relink command moves \p Axis.
+static std::string relinkHow(const AutoAxis &A, StringRef Axis,
+                             StringRef RecPath) {
+  bool Defsym = any_of(A.RelinkArgv, [](const std::string &W) {
+    return StringRef(W).contains("--defsym=__keel_");
+  });
+  return formatv("relinked from {0} with {1}", RecPath,
+                 Defsym ? (Axis == "code" ? "--defsym=__keel_code_pad=N"
+                                          : "--defsym=__keel_data_pad=N")
+                        : formatv("N bytes of {0} before {1}",
+                                  Axis == "code" ? "nops" : "data",
+                                  padObjectPlace(A.RelinkArgv))
+                              .str())
+      .str();
+}
+
+/// The code or data axis: relinked from the link record, else (code) moved
+/// by llvm-bolt when the binary keeps its relocations, else why not.
+static AutoAxis relinkAxis(StringRef Axis, const BinaryFacts &F,
+                           const RecordCheck &RC, bool HaveBolt) {
+  AutoAxis A;
+  A.Axis = Axis.str();
+  if (RC.Rec) {
+    Expected<std::vector<std::string>> Argv = relinkFromRecord(*RC.Rec, Axis);
+    if (Argv) {
       A.Swept = true;
-      A.BoltFunction = "main";
-      A.How = "llvm-bolt --pad-funcs-before=main:N (the binary keeps its "
-              "relocations)";
-      A.Why.clear();
-      A.Enable.clear();
-    } else if (Axis == "code" && !Rec && RecEnable.empty()) {
-      A.Enable += ", or link with -Wl,--emit-relocs (llvm-bolt moves it)";
+      A.RelinkArgv = std::move(*Argv);
+      A.RelinkDir = RC.Rec->Cwd;
+      A.How = relinkHow(A, Axis, RC.Path);
+      return A;
     }
-    Axes.push_back(A);
+    A.Why = toString(Argv.takeError());
+    A.Enable = formatv("pass --axis={0} --relink='...'", Axis).str();
+  } else {
+    A.Why = RC.Why;
+    A.Enable = RC.Enable.empty() ? relinkExample(Axis) : RC.Enable;
   }
+  if (Axis == "code" && F.EmitRelocs && F.HasMain && HaveBolt) {
+    A.Swept = true;
+    A.BoltFunction = "main";
+    A.How = "llvm-bolt --pad-funcs-before=main:N (the binary keeps its "
+            "relocations)";
+    A.Why.clear();
+    A.Enable.clear();
+  } else if (Axis == "code" && !RC.Rec && RC.Enable.empty()) {
+    A.Enable += ", or link with -Wl,--emit-relocs (llvm-bolt moves it)";
+  }
+  return A;
+}
+
+Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShim,
+                                             StringRef StackShim, bool HaveBolt) {
+  Expected<BinaryFacts> F = inspectBinary(Binary);
+  if (!F)
+    return F.takeError();
+  std::vector<AutoAxis> Axes;
+  Axes.push_back(stackAxis(*F, Binary, StackShim));
+  Axes.push_back(envAxis());
+  Axes.push_back(heapAxis(*F, Binary, HeapShim));
+  Expected<RecordCheck> RC = checkLinkRecord(Binary);
+  if (!RC)
+    return RC.takeError();
+  for (StringRef Axis : {"code", "data"})
+    Axes.push_back(relinkAxis(Axis, *F, *RC, HaveBolt));
   return Axes;
 }
 

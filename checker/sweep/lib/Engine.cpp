@@ -188,63 +188,76 @@ static std::string processNote(const KeelSimOutput &K) {
       .str();
 }
 
-Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
-                              const Variant &V, StringRef OutFile) {
-  auto Failed = [&](std::string Why) {
-    Measurement M;
-    M.V = V;
-    M.Failed = true;
-    M.FailReason = std::move(Why);
-    return M;
-  };
+/// A measurement of \p V that failed for \p Reason.
+static Measurement failed(const Variant &V, std::string Reason) {
+  Measurement M;
+  M.V = V;
+  M.Failed = true;
+  M.FailReason = std::move(Reason);
+  return M;
+}
+
+/// cachegrind's counters and per-function Ir in \p OutFile as the
+/// measurement of \p V.
+static Measurement cachegrindMeasurement(const EngineOptions &O,
+                                         const Variant &V, StringRef OutFile) {
   Expected<std::string> Text = readWholeFile(OutFile);
   if (!Text)
-    return Failed((T.KeelSim ? "no keel-sim result: " : "no cachegrind result: ") +
-                  toString(Text.takeError()));
-  if (!T.KeelSim) {
-    Expected<std::map<std::string, double>> C =
-        parseCachegrindText(*Text, OutFile);
-    if (!C)
-      return Failed("no cachegrind result: " + toString(C.takeError()));
-    return simCounts(O, V, std::move(*C), cachegrindFunctionIr(*Text));
-  }
-  Expected<KeelSimOutput> K = parseKeelSimText(*Text, OutFile);
-  if (!K)
-    return Failed("no keel-sim result: " + toString(K.takeError()));
-  Measurement M = simCounts(O, V, std::move(K->Variants[0].Counters),
-                            std::move(K->FunctionIr));
-  if (K->Forks || K->Execs)
-    M.Fallback = processNote(*K);
+    return failed(V, "no cachegrind result: " + toString(Text.takeError()));
+  Expected<std::map<std::string, double>> C =
+      parseCachegrindText(*Text, OutFile);
+  if (!C)
+    return failed(V, "no cachegrind result: " + toString(C.takeError()));
+  return simCounts(O, V, std::move(*C), cachegrindFunctionIr(*Text));
+}
+
+/// keel-sim's output in \p OutFile.
+static Expected<KeelSimOutput> readKeelSimOutput(StringRef OutFile) {
+  Expected<std::string> Text = readWholeFile(OutFile);
+  if (!Text)
+    return Text.takeError();
+  return parseKeelSimText(*Text, OutFile);
+}
+
+/// One geometry's \p Counters of keel-sim's output \p K as the measurement
+/// of \p V (with a note when the program forked or exec'd).
+static Measurement keelSimMeasurement(const EngineOptions &O, const Variant &V,
+                                      const KeelSimOutput &K,
+                                      std::map<std::string, double> Counters) {
+  Measurement M = simCounts(O, V, std::move(Counters), K.FunctionIr);
+  if (K.Forks || K.Execs)
+    M.Fallback = processNote(K);
   return M;
+}
+
+Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
+                              const Variant &V, StringRef OutFile) {
+  if (!T.KeelSim)
+    return cachegrindMeasurement(O, V, OutFile);
+  Expected<KeelSimOutput> K = readKeelSimOutput(OutFile);
+  if (!K)
+    return failed(V, "no keel-sim result: " + toString(K.takeError()));
+  return keelSimMeasurement(O, V, *K, std::move(K->Variants[0].Counters));
 }
 
 std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
                                             const SimTools &T, const Variant &V,
                                             StringRef OutFile) {
   size_t NG = 1 + O.MoreGeometries.size();
-  Measurement First = simOwnMeasurement(O, T, V, OutFile);
-  if (First.Failed || NG == 1)
-    return std::vector<Measurement>(NG, First);
+  if (NG == 1)
+    return {simOwnMeasurement(O, T, V, OutFile)};
+  Expected<KeelSimOutput> K = readKeelSimOutput(OutFile);
+  if (!K)
+    return std::vector<Measurement>(
+        NG, failed(V, "no keel-sim result: " + toString(K.takeError())));
+  if (K->Variants[0].ByGeometry.size() != NG)
+    return std::vector<Measurement>(
+        NG, failed(V, formatv("no keel-sim result: {0} geometries, expected {1}",
+                              K->Variants[0].ByGeometry.size(), NG)
+                          .str()));
   std::vector<Measurement> Ms;
-  Expected<std::string> Text = readWholeFile(OutFile);
-  Expected<KeelSimOutput> K = Text ? parseKeelSimText(*Text, OutFile)
-                                   : Expected<KeelSimOutput>(Text.takeError());
-  if (!K || K->Variants[0].ByGeometry.size() != NG) {
-    Measurement M;
-    M.V = V;
-    M.Failed = true;
-    M.FailReason = "no keel-sim result: " +
-                   (K ? formatv("{0} geometries, expected {1}",
-                                K->Variants[0].ByGeometry.size(), NG)
-                            .str()
-                      : toString(K.takeError()));
-    return std::vector<Measurement>(NG, M);
-  }
-  for (size_t G = 0; G < NG; ++G) {
-    Measurement M = simCounts(O, V, K->Variants[0].ByGeometry[G], K->FunctionIr);
-    M.Fallback = First.Fallback;
-    Ms.push_back(std::move(M));
-  }
+  for (size_t G = 0; G < NG; ++G)
+    Ms.push_back(keelSimMeasurement(O, V, *K, K->Variants[0].ByGeometry[G]));
   return Ms;
 }
 
@@ -292,23 +305,22 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
   return Out;
 }
 
-Measurement failed(const Variant &V, std::string Reason) {
-  Measurement M;
-  M.V = V;
-  M.Failed = true;
-  M.FailReason = std::move(Reason);
-  return M;
+/// Run the simulator on \p P's own binary, writing its counts to \p OutFile
+/// (removed first).
+RunOutcome runSimulator(const EngineOptions &O, const SimTools &T,
+                        const PreparedVariant &P, StringRef OutFile) {
+  sys::fs::remove(OutFile);
+  PreparedVariant Run = P;
+  Run.Env = simRunEnv(T, P);
+  return runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
+                           P.Dir + "/stderr");
 }
 
 Measurement measureSim(const EngineOptions &O, const SimTools &T,
                        const PreparedVariant &P) {
   std::string OutFile =
       P.Dir + (T.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
-  sys::fs::remove(OutFile);
-  PreparedVariant Run = P;
-  Run.Env = simRunEnv(T, P);
-  RunOutcome R = runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
-                                   P.Dir + "/stderr");
+  RunOutcome R = runSimulator(O, T, P, OutFile);
   if (R.Failed)
     return failed(P.V, R.Reason);
   return simOwnMeasurement(O, T, P.V, OutFile);
@@ -318,11 +330,7 @@ Measurement measureSim(const EngineOptions &O, const SimTools &T,
 std::vector<Measurement> measureSimAll(const EngineOptions &O, const SimTools &T,
                                        const PreparedVariant &P) {
   std::string OutFile = P.Dir + "/keel-sim.out";
-  sys::fs::remove(OutFile);
-  PreparedVariant Run = P;
-  Run.Env = simRunEnv(T, P);
-  RunOutcome R = runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
-                                   P.Dir + "/stderr");
+  RunOutcome R = runSimulator(O, T, P, OutFile);
   if (R.Failed)
     return std::vector<Measurement>(1 + O.MoreGeometries.size(),
                                     failed(P.V, R.Reason));

@@ -228,14 +228,13 @@ std::string accountedState(StringRef JobId, unsigned Task, StringRef Dir) {
   return First.str();
 }
 
-} // namespace
+/// The programs a submission runs: sbatch, squeue, and layout-sweep itself
+/// (what every array task execs).
+struct SlurmPrograms {
+  std::string Sbatch, Squeue, Self;
+};
 
-Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
-                     StringRef WorkDir,
-                     ArrayRef<std::pair<unsigned, Variant>> Work,
-                     const SlurmSink &Sink) {
-  if (Work.empty())
-    return Error::success();
+Expected<SlurmPrograms> findSlurmPrograms() {
   Expected<std::string> Sbatch = findProgram("sbatch");
   if (!Sbatch)
     return Sbatch.takeError();
@@ -246,35 +245,75 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
       "layout-sweep", reinterpret_cast<void *>(&runSlurmTask));
   if (Self.empty())
     return makeError("--executor=slurm: cannot find layout-sweep's own path");
-  // One directory per submission, so a resumed sweep never reads the status
-  // files of an earlier array.
+  return SlurmPrograms{std::move(*Sbatch), std::move(*Squeue),
+                       std::move(Self)};
+}
+
+/// One directory per submission, so a resumed sweep never reads the status
+/// files of an earlier array.
+Expected<std::string> submissionDir(StringRef WorkDir) {
   SmallString<256> Dir;
   if (std::error_code EC =
           sys::fs::createUniqueDirectory(WorkDir + "/slurm", Dir))
     return makeError("cannot create a directory in {0}: {1}", WorkDir,
                      EC.message());
+  return Dir.str().str();
+}
 
-  // Prepare every variant here (relinks need this machine's tools).
+/// Prepare every variant here, in parallel (relinks need this machine's
+/// tools).
+std::vector<Expected<PreparedVariant>>
+prepareInParallel(Perturber &P, ArrayRef<std::pair<unsigned, Variant>> Work) {
   std::vector<Expected<PreparedVariant>> Prepared;
   for (size_t I = 0; I < Work.size(); ++I)
     Prepared.emplace_back(makeError("not prepared"));
-  {
-    DefaultThreadPool Pool(hardware_concurrency(0));
-    for (size_t I = 0; I < Work.size(); ++I)
-      Pool.async([&, I] {
-        Expected<PreparedVariant> PV = P.prepare(Work[I].second, Work[I].first);
-        consumeError(Prepared[I].takeError());
-        Prepared[I] = std::move(PV);
-      });
-    Pool.wait();
+  DefaultThreadPool Pool(hardware_concurrency(0));
+  for (size_t I = 0; I < Work.size(); ++I)
+    Pool.async([&, I] {
+      Expected<PreparedVariant> PV = P.prepare(Work[I].second, Work[I].first);
+      consumeError(Prepared[I].takeError());
+      Prepared[I] = std::move(PV);
+    });
+  Pool.wait();
+  return Prepared;
+}
+
+/// The command a task runs for prepared variant \p PV, writing its status
+/// to \p Status.
+TaskEntry taskEntry(const EngineOptions &O, const SimTools &Sim,
+                    PreparedVariant &PV, std::string Status) {
+  if (execAsMode(O) == "fd" && !PV.Argv.empty()) {
+    PV.ExecFile = PV.Argv[0];
+    PV.Argv[0] = VariantExecPath;
   }
+  TaskEntry E;
+  E.V = PV.V;
+  // keel-sim runs each variant's own binary here: one task, one variant
+  // (docs/keel-sim.md).
+  E.OutFile = PV.Dir + (Sim.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
+  E.Argv = simRunArgv(O, Sim, PV, E.OutFile);
+  E.Env = simRunEnv(Sim, PV);
+  E.ExecFile = PV.ExecFile;
+  E.Stdout = PV.Dir + "/stdout";
+  E.Stderr = PV.Dir + "/stderr";
+  E.Status = std::move(Status);
+  return E;
+}
+
+/// The task entries of the prepared variants, in order. A variant whose
+/// preparation failed goes to the sink as failed at once; an error
+/// preparing one (in the order of the work) stops the sweep.
+Expected<std::vector<TaskEntry>>
+taskEntries(const EngineOptions &O, const SimTools &Sim, StringRef Dir,
+            std::vector<Expected<PreparedVariant>> &Prepared,
+            const SlurmSink &Sink) {
   std::vector<TaskEntry> Entries;
-  for (size_t I = 0; I < Work.size(); ++I) {
+  for (size_t I = 0; I < Prepared.size(); ++I) {
     if (!Prepared[I]) {
       Error E = Prepared[I].takeError();
-      for (size_t J = I + 1; J < Work.size(); ++J)
+      for (size_t J = I + 1; J < Prepared.size(); ++J)
         consumeError(Prepared[J].takeError());
-      return E;
+      return std::move(E);
     }
     PreparedVariant &PV = *Prepared[I];
     if (!PV.Failure.empty()) {
@@ -283,42 +322,50 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
     }
     if (!PV.Argv.empty())
       Sink.BinarySeen(PV.V.Series, PV.Argv[0]);
-    if (execAsMode(O) == "fd" && !PV.Argv.empty()) {
-      PV.ExecFile = PV.Argv[0];
-      PV.Argv[0] = VariantExecPath;
-    }
-    TaskEntry E;
-    E.V = PV.V;
-    // keel-sim runs each variant's own binary here: one task, one variant
-    // (docs/keel-sim.md).
-    E.OutFile = PV.Dir + (Sim.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
-    E.Argv = simRunArgv(O, Sim, PV, E.OutFile);
-    E.Env = simRunEnv(Sim, PV);
-    E.ExecFile = PV.ExecFile;
-    E.Stdout = PV.Dir + "/stdout";
-    E.Stderr = PV.Dir + "/stderr";
-    E.Status = formatv("{0}/status-{1}.json", Dir, Entries.size()).str();
-    Entries.push_back(std::move(E));
+    Entries.push_back(taskEntry(
+        O, Sim, PV,
+        formatv("{0}/status-{1}.json", Dir, Entries.size()).str()));
   }
-  if (Entries.empty())
-    return Error::success();
+  return Entries;
+}
 
-  // Split into array tasks: contiguous groups of (nearly) equal size.
-  size_t Want = O.SlurmTasks ? O.SlurmTasks : Entries.size();
-  Want = std::min({Want, Entries.size(), MaxTasks});
-  size_t Per = (Entries.size() + Want - 1) / Want;
-  size_t NumTasks = (Entries.size() + Per - 1) / Per;
+/// One submission: its directory, the variants it runs, how they are split
+/// into array tasks and, once sbatch has accepted it, the job id.
+struct ArrayJob {
+  std::string Dir;
+  std::vector<TaskEntry> Entries;
+  std::vector<TaskState> Tasks;
+  std::vector<bool> Collected; ///< per entry: its status file has been read
+  std::string JobId;
+};
+
+/// Split \p NumEntries entries into array tasks: contiguous groups of
+/// (nearly) equal size.
+std::vector<TaskState> splitIntoTasks(const EngineOptions &O,
+                                      size_t NumEntries) {
+  size_t Want = O.SlurmTasks ? O.SlurmTasks : NumEntries;
+  Want = std::min({Want, NumEntries, MaxTasks});
+  size_t Per = (NumEntries + Want - 1) / Want;
+  size_t NumTasks = (NumEntries + Per - 1) / Per;
   std::vector<TaskState> Tasks(NumTasks);
-  json::Array TaskList;
-  for (size_t T = 0; T < NumTasks; ++T) {
-    json::Array One;
-    for (size_t I = T * Per; I < std::min(Entries.size(), (T + 1) * Per); ++I) {
+  for (size_t T = 0; T < NumTasks; ++T)
+    for (size_t I = T * Per; I < std::min(NumEntries, (T + 1) * Per); ++I)
       Tasks[T].Entries.push_back(I);
-      One.push_back(toJSON(Entries[I]));
-    }
+  return Tasks;
+}
+
+/// Write the task list and the script every array task runs; the script's
+/// path.
+Expected<std::string> writeTaskFiles(const EngineOptions &O, StringRef Self,
+                                     const ArrayJob &Job) {
+  json::Array TaskList;
+  for (const TaskState &T : Job.Tasks) {
+    json::Array One;
+    for (size_t I : T.Entries)
+      One.push_back(toJSON(Job.Entries[I]));
     TaskList.push_back(std::move(One));
   }
-  std::string TaskFile = (Dir + "/tasks.json").str();
+  std::string TaskFile = Job.Dir + "/tasks.json";
   if (Error E = writeOutput(TaskFile, [&](raw_ostream &OS) {
         OS << json::Value(json::Object{{"keel_slurm_tasks", TaskFileVersion},
                                        {"timeout", O.TimeoutSeconds},
@@ -326,30 +373,35 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
            << "\n";
         return Error::success();
       }))
-    return E;
-  std::string Script = (Dir + "/task.sh").str();
+    return std::move(E);
+  std::string Script = Job.Dir + "/task.sh";
   if (Error E = writeOutput(Script, [&](raw_ostream &OS) {
         OS << "#!/bin/sh\n# One task of a layout-sweep job array.\nexec "
            << shellQuote(Self) << " --slurm-task " << shellQuote(TaskFile)
            << "\n";
         return Error::success();
       }))
-    return E;
+    return std::move(E);
+  return Script;
+}
 
-  // Submit: the user's words first, so the array, output and name are ours.
+/// Submit the array with sbatch, the user's words first, so the array,
+/// output and name are ours; say so, and return the job id.
+Expected<std::string> submitArray(const EngineOptions &O, StringRef Sbatch,
+                                  const ArrayJob &Job, StringRef Script) {
   Expected<std::vector<std::string>> UserArgs = slurmArgWords(O.SlurmArgs);
   if (!UserArgs)
     return UserArgs.takeError();
+  size_t NumTasks = Job.Tasks.size();
   std::string Array = formatv("--array=0-{0}", NumTasks - 1).str();
   if (O.Jobs)
     Array += formatv("%{0}", O.Jobs).str();
-  std::vector<std::string> Submit = {*Sbatch, "--parsable"};
+  std::vector<std::string> Submit = {Sbatch.str(), "--parsable"};
   Submit.insert(Submit.end(), UserArgs->begin(), UserArgs->end());
-  Submit.insert(Submit.end(),
-                {Array, "--job-name=layout-sweep",
-                 (Dir + "/task-%a.out").str(), Script});
-  Submit[Submit.size() - 2] = "--output=" + Submit[Submit.size() - 2];
-  Expected<CommandOutput> Sub = capture(Submit, Dir);
+  Submit.insert(Submit.end(), {Array, "--job-name=layout-sweep",
+                               "--output=" + Job.Dir + "/task-%a.out",
+                               Script.str()});
+  Expected<CommandOutput> Sub = capture(Submit, Job.Dir);
   if (!Sub)
     return Sub.takeError();
   StringRef JobId = StringRef(Sub->Out).trim().split(';').first;
@@ -358,34 +410,83 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
     return makeError("sbatch refused the job array (exit {0}): {1}",
                      Sub->ExitCode,
                      oneLine(Sub->Err.empty() ? Sub->Out : Sub->Err));
+  size_t NumEntries = Job.Entries.size();
   errs() << formatv("layout-sweep: slurm job {0}: {1} variant{2} in {3} array "
                     "task{4} ({5})\n",
-                    JobId, Entries.size(), Entries.size() == 1 ? "" : "s",
-                    NumTasks, NumTasks == 1 ? "" : "s", Array);
+                    JobId, NumEntries, NumEntries == 1 ? "" : "s", NumTasks,
+                    NumTasks == 1 ? "" : "s", Array);
+  return JobId.str();
+}
 
-  // Poll until every task has ended; collect status files as they appear.
-  std::vector<bool> Collected(Entries.size(), false);
-  auto CollectReady = [&]() {
-    for (size_t I = 0; I < Entries.size(); ++I) {
-      if (Collected[I] || !sys::fs::exists(Entries[I].Status))
-        continue;
-      Expected<std::string> Text = readWholeFile(Entries[I].Status);
-      Expected<json::Value> J = Text ? json::parse(*Text)
-                                     : Expected<json::Value>(Text.takeError());
-      if (!J || !J->getAsObject()) {
-        consumeError(J ? Error::success() : J.takeError());
-        continue; // picked up again, or reported as unmeasured
-      }
-      Collected[I] = true;
-      Sink.Record(collect(O, Sim, Entries[I], *J->getAsObject()));
+/// Turn every status file that has appeared since the last call into a
+/// measurement for the sink.
+void collectReady(const EngineOptions &O, const SimTools &Sim, ArrayJob &Job,
+                  const SlurmSink &Sink) {
+  for (size_t I = 0; I < Job.Entries.size(); ++I) {
+    const TaskEntry &E = Job.Entries[I];
+    if (Job.Collected[I] || !sys::fs::exists(E.Status))
+      continue;
+    Expected<std::string> Text = readWholeFile(E.Status);
+    Expected<json::Value> J = Text ? json::parse(*Text)
+                                   : Expected<json::Value>(Text.takeError());
+    if (!J || !J->getAsObject()) {
+      consumeError(J ? Error::success() : J.takeError());
+      continue; // picked up again, or reported as unmeasured
     }
-  };
+    Job.Collected[I] = true;
+    Sink.Record(collect(O, Sim, E, *J->getAsObject()));
+  }
+}
+
+struct TaskCounts {
+  unsigned Pending = 0, Running = 0, Ended = 0;
+};
+
+/// Bring every task's state up to date with squeue's view \p Q, and count
+/// the tasks by what they are doing.
+TaskCounts
+updateTaskStates(std::vector<TaskState> &Tasks,
+                 const std::map<unsigned, std::pair<std::string, std::string>>
+                     &Q) {
+  TaskCounts C;
+  for (size_t T = 0; T < Tasks.size(); ++T) {
+    TaskState &TS = Tasks[T];
+    auto It = Q.find(T);
+    if (It != Q.end()) {
+      TS.State = It->second.first;
+      TS.Reason = It->second.second;
+      TS.AbsentPolls = 0;
+      // slurmctld requeues a task whose launch failed and holds it: it
+      // will not run unless someone releases it.
+      if (TS.State == "PENDING" && StringRef(TS.Reason).contains("launch failed"))
+        TS.State = "LAUNCH_FAILED";
+    } else if (!isFinalState(TS.State) && ++TS.AbsentPolls >= 3) {
+      // Gone for good (a pending task cancelled, or the job purged):
+      // squeue can also list nothing for a moment while slurmctld
+      // splits a released array, hence three polls.
+      TS.State = "GONE";
+    }
+    StringRef S = TS.State;
+    if (isFinalState(S))
+      ++C.Ended;
+    else if (S == "PENDING" || S == "REQUEUED" || S == "REQUEUE_HOLD")
+      ++C.Pending;
+    else
+      ++C.Running;
+  }
+  return C;
+}
+
+/// Poll squeue once a second until every task has ended, collecting status
+/// files as they appear and printing the task counts when they change.
+Error waitForTasks(const EngineOptions &O, const SimTools &Sim,
+                   StringRef Squeue, ArrayJob &Job, const SlurmSink &Sink) {
   std::string LastLine;
   unsigned SqueueFailures = 0;
   while (true) {
-    CollectReady();
+    collectReady(O, Sim, Job, Sink);
     Expected<std::map<unsigned, std::pair<std::string, std::string>>> Q =
-        queryTasks(*Squeue, JobId, Dir);
+        queryTasks(Squeue, Job.JobId, Job.Dir);
     if (!Q) {
       // A scheduler that is briefly busy answers the next poll.
       if (++SqueueFailures >= 30)
@@ -395,80 +496,64 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
       continue;
     }
     SqueueFailures = 0;
-    unsigned Pending = 0, Running = 0, Ended = 0;
-    for (size_t T = 0; T < NumTasks; ++T) {
-      auto It = Q->find(T);
-      if (It != Q->end()) {
-        Tasks[T].State = It->second.first;
-        Tasks[T].Reason = It->second.second;
-        Tasks[T].AbsentPolls = 0;
-        // slurmctld requeues a task whose launch failed and holds it: it
-        // will not run unless someone releases it.
-        if (Tasks[T].State == "PENDING" &&
-            StringRef(Tasks[T].Reason).contains("launch failed"))
-          Tasks[T].State = "LAUNCH_FAILED";
-      } else if (!isFinalState(Tasks[T].State) &&
-                 ++Tasks[T].AbsentPolls >= 3) {
-        // Gone for good (a pending task cancelled, or the job purged):
-        // squeue can also list nothing for a moment while slurmctld
-        // splits a released array, hence three polls.
-        Tasks[T].State = "GONE";
-      }
-      StringRef S = Tasks[T].State;
-      if (isFinalState(S))
-        ++Ended;
-      else if (S == "PENDING" || S == "REQUEUED" || S == "REQUEUE_HOLD")
-        ++Pending;
-      else
-        ++Running;
-    }
-    size_t Measured = llvm::count(Collected, true);
+    TaskCounts C = updateTaskStates(Job.Tasks, *Q);
+    size_t Measured = llvm::count(Job.Collected, true);
     std::string Line =
         formatv("layout-sweep: slurm job {0}: {1} pending, {2} running, {3} "
                 "done of {4} tasks; {5}/{6} variants measured",
-                JobId, Pending, Running, Ended, NumTasks, Measured,
-                Entries.size())
+                Job.JobId, C.Pending, C.Running, C.Ended, Job.Tasks.size(),
+                Measured, Job.Entries.size())
             .str();
     if (Line != LastLine)
       errs() << Line << "\n";
     LastLine = Line;
-    if (Ended == NumTasks)
-      break;
+    if (C.Ended == Job.Tasks.size())
+      return Error::success();
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  CollectReady();
+}
 
-  // Tasks that ended without measuring all their variants.
+/// Why task \p T ended with variants unmeasured: its state (sacct's, when
+/// squeue no longer knows it) and the first line of its output.
+std::string whyLost(const ArrayJob &Job, size_t T) {
+  const TaskState &TS = Job.Tasks[T];
+  std::string Why = TS.State;
+  if (Why == "GONE") {
+    std::string Acct = accountedState(Job.JobId, T, Job.Dir);
+    Why = Acct.empty() ? "no longer known to the scheduler (cancelled "
+                         "before it started?)"
+                       : Acct;
+  } else if (!TS.Reason.empty() && TS.Reason != "None") {
+    Why += " (" + TS.Reason + ")";
+  }
+  std::string Out = formatv("{0}/task-{1}.out", Job.Dir, T).str();
+  std::string First = firstLineOf(Out);
+  if (!First.empty())
+    Why += "; " + Out + ": " + First;
+  return Why;
+}
+
+/// The error naming the tasks that ended without measuring all their
+/// variants; success when there are none.
+Error lostTasksError(const EngineOptions &O, const ArrayJob &Job) {
   std::vector<std::string> Lost;
   size_t Unmeasured = 0;
-  for (size_t T = 0; T < NumTasks; ++T) {
+  for (size_t T = 0; T < Job.Tasks.size(); ++T) {
     size_t Missing = 0;
-    for (size_t I : Tasks[T].Entries)
-      Missing += !Collected[I];
+    for (size_t I : Job.Tasks[T].Entries)
+      Missing += !Job.Collected[I];
     if (!Missing)
       continue;
     Unmeasured += Missing;
-    std::string Why = Tasks[T].State;
-    if (Why == "GONE") {
-      std::string Acct = accountedState(JobId, T, Dir);
-      Why = Acct.empty() ? "no longer known to the scheduler (cancelled "
-                           "before it started?)"
-                         : Acct;
-    } else if (!Tasks[T].Reason.empty() && Tasks[T].Reason != "None") {
-      Why += " (" + Tasks[T].Reason + ")";
-    }
-    std::string Out = formatv("{0}/task-{1}.out", Dir, T).str();
-    std::string First = firstLineOf(Out);
-    if (!First.empty())
-      Why += "; " + Out + ": " + First;
-    Lost.push_back(formatv("task {0}: {1}", T, Why).str());
+    Lost.push_back(formatv("task {0}: {1}", T, whyLost(Job, T)).str());
   }
   if (Lost.empty())
     return Error::success();
-  if (Lost.size() == NumTasks && !llvm::count(Collected, true))
+  size_t NumTasks = Job.Tasks.size();
+  if (Lost.size() == NumTasks && !llvm::count(Job.Collected, true))
     return makeError("every task of slurm job {0} ended without measuring its "
                      "variants; {1}",
-                     JobId, Lost.front());
+                     Job.JobId, Lost.front());
   std::string Resume =
       O.JournalPath.empty()
           ? "with a --journal (or an output file), --resume measures only them"
@@ -476,8 +561,50 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
                 "; run the same command with --resume to measure only them";
   return makeError("{0} of {1} tasks of slurm job {2} ended without measuring "
                    "{3} variant{4} ({5}); {6}",
-                   Lost.size(), NumTasks, JobId, Unmeasured,
+                   Lost.size(), NumTasks, Job.JobId, Unmeasured,
                    Unmeasured == 1 ? "" : "s", join(Lost, "; "), Resume);
+}
+
+} // namespace
+
+Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
+                     StringRef WorkDir,
+                     ArrayRef<std::pair<unsigned, Variant>> Work,
+                     const SlurmSink &Sink) {
+  if (Work.empty())
+    return Error::success();
+  Expected<SlurmPrograms> Progs = findSlurmPrograms();
+  if (!Progs)
+    return Progs.takeError();
+  ArrayJob Job;
+  Expected<std::string> Dir = submissionDir(WorkDir);
+  if (!Dir)
+    return Dir.takeError();
+  Job.Dir = std::move(*Dir);
+
+  std::vector<Expected<PreparedVariant>> Prepared = prepareInParallel(P, Work);
+  Expected<std::vector<TaskEntry>> Entries =
+      taskEntries(O, Sim, Job.Dir, Prepared, Sink);
+  if (!Entries)
+    return Entries.takeError();
+  if (Entries->empty())
+    return Error::success();
+  Job.Entries = std::move(*Entries);
+  Job.Tasks = splitIntoTasks(O, Job.Entries.size());
+  Job.Collected.assign(Job.Entries.size(), false);
+
+  Expected<std::string> Script = writeTaskFiles(O, Progs->Self, Job);
+  if (!Script)
+    return Script.takeError();
+  Expected<std::string> JobId = submitArray(O, Progs->Sbatch, Job, *Script);
+  if (!JobId)
+    return JobId.takeError();
+  Job.JobId = std::move(*JobId);
+
+  if (Error E = waitForTasks(O, Sim, Progs->Squeue, Job, Sink))
+    return E;
+  collectReady(O, Sim, Job, Sink);
+  return lostTasksError(O, Job);
 }
 
 Error runSlurmTask(StringRef TaskFile) {

@@ -414,50 +414,42 @@ static void put_escaped(FILE *f, const char *s) {
   }
 }
 
-static void write_report(void) {
-  int expect = 2;
-  if (!atomic_compare_exchange_strong(&state, &expect, 3))
-    return;
+/* The report's name: KEEL_FS_OUT (default keelfs.out) with "%p" replaced by
+ * the process id (a forked child would otherwise overwrite its parent's
+ * report). 0, or -1 after saying why there is none. */
+static int report_path(char out[PATH_MAX]) {
   const char *env = getenv("KEEL_FS_OUT");
   if (!env || !*env)
     env = "keelfs.out";
   if (strlen(env) >= PATH_MAX) {
     fprintf(stderr, "keelfs: KEEL_FS_OUT is longer than PATH_MAX\n");
-    return;
+    return -1;
   }
-  /* "%p" in the name becomes the process id (a forked child would
-   * otherwise overwrite its parent's report). */
-  char out[PATH_MAX];
   size_t o = 0;
   for (const char *c = env; *c; ++c) {
     if (c[0] == '%' && c[1] == 'p') {
-      int n = snprintf(out + o, sizeof out - o, "%ld", (long)getpid());
-      if (n < 0 || (size_t)n >= sizeof out - o) {
+      int n = snprintf(out + o, PATH_MAX - o, "%ld", (long)getpid());
+      if (n < 0 || (size_t)n >= PATH_MAX - o) {
         fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
-        return;
+        return -1;
       }
       o += (size_t)n;
       ++c;
     } else {
-      if (o + 1 >= sizeof out) {
+      if (o + 1 >= PATH_MAX) {
         fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
-        return;
+        return -1;
       }
       out[o++] = *c;
     }
   }
   out[o] = 0;
-  char tmp[PATH_MAX + 32];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid()) >=
-      (int)sizeof tmp) {
-    fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
-    return;
-  }
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    fprintf(stderr, "keelfs: cannot write %s: %s\n", tmp, strerror(errno));
-    return;
-  }
+  return 0;
+}
+
+/* The header records: version, line size, sampling, executable, load bias,
+ * threads and what the tables dropped. */
+static void write_header(FILE *f) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = 0;
@@ -472,6 +464,19 @@ static void write_report(void) {
           (unsigned long long)atomic_load(&dropped_table),
           (unsigned long long)atomic_load(&dropped_slots),
           (unsigned long long)atomic_load(&dropped_sites));
+}
+
+/* " FUNCTION FILE\n": the end of a site or alloc record. */
+static void put_site_names(FILE *f, const struct keel_fs_site *site) {
+  put_escaped(f, site->func);
+  fputc(' ', f);
+  put_escaped(f, site->file);
+  fputc('\n', f);
+}
+
+/* One 'access' record per thread slot of every line, each followed by its
+ * 'site' records. */
+static void write_accesses(FILE *f) {
   for (uint64_t i = 0; i < table_lines; ++i) {
     struct entry *e = &table[i];
     uint64_t key = atomic_load(&e->key);
@@ -495,68 +500,107 @@ static void write_report(void) {
         fprintf(f, "site %llu %u %u ",
                 (unsigned long long)atomic_load(&s->sitecount[k]), site->line,
                 site->col);
-        put_escaped(f, site->func);
-        fputc(' ', f);
-        put_escaped(f, site->file);
-        fputc('\n', f);
+        put_site_names(f, site);
       }
     }
   }
-  /* KEEL_FS_STATS=1: how many recorded accesses called the runtime (the
-   * rest were counted by the pass's inline fast path). */
-  if (stats_on) {
-    uint64_t calls = 0, total = atomic_load(&dropped_sites);
-    for (uint64_t i = 0; i < table_lines; ++i) {
-      if (!atomic_load(&table[i].key))
-        continue;
-      for (int j = 0; j < KEEL_FS_SLOTS; ++j) {
-        struct slot *s = &table[i].slots[j];
-        calls += atomic_load(&s->calls);
-        for (int k = 0; k < KEEL_FS_SITES; ++k)
-          total += atomic_load(&s->sitecount[k]);
-      }
+}
+
+/* KEEL_FS_STATS=1: how many recorded accesses called the runtime (the
+ * rest were counted by the pass's inline fast path). */
+static void print_call_stats(void) {
+  uint64_t calls = 0, total = atomic_load(&dropped_sites);
+  for (uint64_t i = 0; i < table_lines; ++i) {
+    if (!atomic_load(&table[i].key))
+      continue;
+    for (int j = 0; j < KEEL_FS_SLOTS; ++j) {
+      struct slot *s = &table[i].slots[j];
+      calls += atomic_load(&s->calls);
+      for (int k = 0; k < KEEL_FS_SITES; ++k)
+        total += atomic_load(&s->sitecount[k]);
     }
-    fprintf(stderr,
-            "keelfs: %llu of %llu recorded accesses called the runtime, "
-            "%llu were counted inline\n",
-            (unsigned long long)calls, (unsigned long long)total,
-            (unsigned long long)(total - calls));
   }
-  /* Allocations overlapping a line that two or more threads touched. */
-  enum { MAX_SHARED = 4096 };
-  static uint64_t shared[MAX_SHARED];
+  fprintf(stderr,
+          "keelfs: %llu of %llu recorded accesses called the runtime, "
+          "%llu were counted inline\n",
+          (unsigned long long)calls, (unsigned long long)total,
+          (unsigned long long)(total - calls));
+}
+
+/* The start addresses of (at most max) lines that two or more threads
+ * touched, sorted. */
+static size_t shared_lines(uint64_t *shared, size_t max) {
   size_t nshared = 0;
-  for (uint64_t i = 0; i < table_lines && nshared < MAX_SHARED; ++i) {
+  for (uint64_t i = 0; i < table_lines && nshared < max; ++i) {
     struct entry *e = &table[i];
     uint64_t key = atomic_load(&e->key);
     if (key && atomic_load(&e->slots[1].tid))
       shared[nshared++] = (key - 1) * KEEL_FS_LINE;
   }
   qsort(shared, nshared, sizeof shared[0], cmp_u64);
+  return nshared;
+}
+
+/* Whether [start, start + size) overlaps one of the sorted lines. */
+static int overlaps_line(const uint64_t *shared, size_t nshared,
+                         uint64_t start, uint64_t size) {
+  /* first shared line ending after start */
+  size_t lo = 0, hi = nshared;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (shared[mid] + KEEL_FS_LINE <= start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < nshared && shared[lo] < start + size;
+}
+
+/* An 'alloc' record for every allocation overlapping a line that two or
+ * more threads touched. */
+static void write_shared_allocs(FILE *f) {
+  enum { MAX_SHARED = 4096 };
+  static uint64_t shared[MAX_SHARED];
+  size_t nshared = shared_lines(shared, MAX_SHARED);
   for (uint64_t i = 0; allocs && nshared && i < KEEL_FS_ALLOCS; ++i) {
     struct alloc *a = &allocs[i];
     uint64_t start = atomic_load(&a->start), size = atomic_load(&a->size);
     const struct keel_fs_site *site = atomic_load(&a->site);
     if (!start || !size || !site)
       continue;
-    /* first shared line ending after start */
-    size_t lo = 0, hi = nshared;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (shared[mid] + KEEL_FS_LINE <= start)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo == nshared || shared[lo] >= start + size)
+    if (!overlaps_line(shared, nshared, start, size))
       continue;
     fprintf(f, "alloc 0x%llx %llu %u %u ", (unsigned long long)start,
             (unsigned long long)size, site->line, site->col);
-    put_escaped(f, site->func);
-    fputc(' ', f);
-    put_escaped(f, site->file);
-    fputc('\n', f);
+    put_site_names(f, site);
   }
+}
+
+/* At exit: the report, written to a temporary file and renamed into place
+ * (a reader never sees half of one). */
+static void write_report(void) {
+  int expect = 2;
+  if (!atomic_compare_exchange_strong(&state, &expect, 3))
+    return;
+  char out[PATH_MAX];
+  if (report_path(out) != 0)
+    return;
+  char tmp[PATH_MAX + 32];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", out, (long)getpid()) >=
+      (int)sizeof tmp) {
+    fprintf(stderr, "keelfs: KEEL_FS_OUT is too long\n");
+    return;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    fprintf(stderr, "keelfs: cannot write %s: %s\n", tmp, strerror(errno));
+    return;
+  }
+  write_header(f);
+  write_accesses(f);
+  if (stats_on)
+    print_call_stats();
+  write_shared_allocs(f);
   fputs("end\n", f);
   if (fclose(f) != 0 || rename(tmp, out) != 0) {
     fprintf(stderr, "keelfs: cannot write %s: %s\n", out, strerror(errno));
