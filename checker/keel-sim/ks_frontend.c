@@ -459,7 +459,7 @@ fetch_one(FeVar *s, Addr a, UWord run, Bool transfer, Addr bpc)
       if (bpc != s->last_bpc && tab_miss(&s->btb, bpc >> fe_btb_lo, bpc))
          s->BtbMiss++;
       s->last_bpc = bpc;
-      /* Yu et al. (Half&Half): shift by 2, fold in a footprint of the
+      /* Yavarzadeh et al. (Half&Half): shift by 2, fold in a footprint of the
          branch's address bits 3..18 and the target's bits 0..5. */
       s->phr = (s->phr << 2) ^ (((bpc >> 3) & 0xffff) ^ (a & 0x3f));
 #ifdef KS_TAGE_LONG
