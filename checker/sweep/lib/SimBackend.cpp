@@ -2,6 +2,7 @@
 #include "keel/Sweep/SimBackend.h"
 #include "keel/Support/Tool.h"
 
+#include "keel/Support/CallgrindReader.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 
@@ -152,15 +153,12 @@ Expected<CacheGeometry> geometryPreset(StringRef Name) {
 }
 
 Expected<CacheLevel> parseCacheLevel(StringRef Option, StringRef Spec) {
-  SmallVector<StringRef, 3> F;
-  Spec.split(F, ',');
-  CacheLevel L;
-  if (F.size() != 3 || F[0].trim().getAsInteger(10, L.Size) ||
-      F[1].trim().getAsInteger(10, L.Assoc) ||
-      F[2].trim().getAsInteger(10, L.Line) || !L.Size || !L.Assoc || !L.Line)
+  std::optional<CacheLevel> P = parseCacheLevelSpec(Spec);
+  if (!P || !P->Size || !P->Assoc || !P->Line)
     return makeError("--{0}={1}: expected size,associativity,line-size in "
                      "bytes, e.g. 4096,2,64",
                      Option, Spec);
+  const CacheLevel &L = *P;
   if (!isPowerOf2_64(L.Line) || L.Line < 16)
     return makeError("--{0}={1}: the line size must be a power of two >= 16",
                      Option, Spec);
@@ -171,24 +169,14 @@ Expected<CacheLevel> parseCacheLevel(StringRef Option, StringRef Spec) {
   return L;
 }
 
-static std::string levelSpec(const CacheLevel &L) {
-  return formatv("{0},{1},{2}", L.Size, L.Assoc, L.Line).str();
-}
-
-std::string geometryText(const CacheGeometry &G) {
-  return formatv("I1={0} D1={1} LL={2}", levelSpec(G.I1), levelSpec(G.D1),
-                 levelSpec(G.LL))
-      .str();
-}
-
 std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
                                         StringRef OutFile, StringRef LogFile) {
   return {"--tool=cachegrind",
           "--cache-sim=yes",
           "--branch-sim=yes",
-          "--I1=" + levelSpec(G.I1),
-          "--D1=" + levelSpec(G.D1),
-          "--LL=" + levelSpec(G.LL),
+          "--I1=" + cacheLevelSpec(G.I1),
+          "--D1=" + cacheLevelSpec(G.D1),
+          "--LL=" + cacheLevelSpec(G.LL),
           // Symbol-table names, so the instruction check can tell the
           // program's own functions from libc's (reports demangle them).
           "--demangle=no",
@@ -199,71 +187,67 @@ std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
 Expected<std::map<std::string, double>> parseCachegrindText(StringRef Text,
                                                             StringRef Name) {
   SmallVector<StringRef, 16> Events;
-  unsigned EventsLine = 0, LineNo = 0;
-  for (StringRef Line : split(Text, '\n')) {
-    ++LineNo;
-    if (Line.consume_front("events:")) {
-      Events.clear();
-      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
-      EventsLine = LineNo;
+  unsigned EventsLine = 0;
+  CallgrindReader R(Text, Name);
+  while (R.next()) {
+    CallgrindLine L = classifyCallgrindLine(R.line());
+    if (L.Kind != CallgrindLine::Header)
+      continue;
+    if (L.Key == "events") {
+      Events = splitCallgrindFields(L.Value);
+      EventsLine = R.lineNo();
       continue;
     }
-    if (!Line.consume_front("summary:"))
+    if (L.Key != "summary")
       continue;
     if (!EventsLine)
-      return inputError(Name, LineNo, "'summary:' before any 'events:' line");
-    SmallVector<StringRef, 16> Values;
-    Line.split(Values, ' ', -1, /*KeepEmpty=*/false);
+      return R.error("'summary:' before any 'events:' line");
+    SmallVector<StringRef, 16> Values = splitCallgrindFields(L.Value);
     if (Values.size() != Events.size())
-      return inputError(Name, LineNo,
-                        "'summary:' has {0} values for {1} events (line {2})",
-                        Values.size(), Events.size(), EventsLine);
+      return R.error("'summary:' has {0} values for {1} events (line {2})",
+                     Values.size(), Events.size(), EventsLine);
     std::map<std::string, double> Totals;
     for (size_t I = 0; I < Values.size(); ++I) {
       uint64_t V;
       if (Values[I].getAsInteger(10, V))
-        return inputError(Name, LineNo, "'{0}' is not a count", Values[I]);
+        return R.error("'{0}' is not a count", Values[I]);
       Totals[Events[I].str()] = static_cast<double>(V);
     }
     return Totals;
   }
-  return inputError(Name, 0, "no 'summary:' line (truncated cachegrind output?)");
+  return R.errorAt(0, "no 'summary:' line (truncated cachegrind output?)");
 }
 
 std::map<std::string, uint64_t> cachegrindFunctionIr(StringRef Text) {
   std::map<std::string, uint64_t> Out;
   size_t IrColumn = 0; // in the counts after the line number
   uint64_t *Current = nullptr;
-  for (StringRef Line : split(Text, '\n')) {
-    if (Line.empty())
-      continue;
-    char C = Line.front();
-    if (C >= '0' && C <= '9') {
-      if (!Current)
+  CallgrindReader R(Text, "");
+  while (R.next()) {
+    StringRef Line = R.line();
+    CallgrindLine L = classifyCallgrindLine(Line);
+    if (L.Kind == CallgrindLine::Cost) {
+      if (!Current || !isDigit(Line.front()))
         continue;
-      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts.
-      StringRef Rest = Line.ltrim("0123456789");
-      for (size_t I = 0; I < IrColumn; ++I)
-        Rest = Rest.ltrim(' ').ltrim("0123456789");
-      Rest = Rest.ltrim(' ');
+      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts;
+      // trailing zero counts are left out.
+      SmallVector<StringRef, 16> Fields = splitCallgrindFields(Line);
       uint64_t N = 0;
-      if (!Rest.consumeInteger(10, N))
+      if (1 + IrColumn < Fields.size() &&
+          !Fields[1 + IrColumn].consumeInteger(10, N))
         *Current += N;
-      continue;
-    }
-    if (Line.consume_front("fn=")) {
+    } else if (L.Kind == CallgrindLine::Spec && L.Key == "fn") {
       // glibc's versioned names ("memcpy@@GLIBC_2.14") count as the plain
       // symbol.
-      StringRef Name = Line.split('@').first;
+      StringRef Name = L.Value.split('@').first;
       Current = &Out[Name.str()];
-    } else if (Line.consume_front("events:")) {
-      SmallVector<StringRef, 16> Events;
-      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
+    } else if (L.Kind == CallgrindLine::Header && L.Key == "events") {
+      SmallVector<StringRef, 16> Events = splitCallgrindFields(L.Value);
       auto It = llvm::find(Events, "Ir");
       if (It == Events.end())
         return {};
       IrColumn = size_t(It - Events.begin());
-    } else if (Line.starts_with("summary:")) {
+    } else if (L.Kind == CallgrindLine::Header && L.Key == "summary") {
       break;
     }
   }
@@ -300,9 +284,9 @@ std::vector<std::string> keelSimArgs(ArrayRef<CacheGeometry> Gs,
                                      StringRef LogFile, StringRef MapFile) {
   std::vector<std::string> A = {"--tool=keel-sim"};
   for (const CacheGeometry &G : Gs) {
-    A.push_back("--I1=" + levelSpec(G.I1));
-    A.push_back("--D1=" + levelSpec(G.D1));
-    A.push_back("--LL=" + levelSpec(G.LL));
+    A.push_back("--I1=" + cacheLevelSpec(G.I1));
+    A.push_back("--D1=" + cacheLevelSpec(G.D1));
+    A.push_back("--LL=" + cacheLevelSpec(G.LL));
   }
   A.insert(A.end(), {"--keel-sim-fn-ir=yes",
                                 "--demangle=no",
