@@ -229,12 +229,14 @@ std::map<std::string, uint64_t> cachegrindFunctionIr(StringRef Text) {
     if (L.Kind == CallgrindLine::Cost) {
       if (!Current || !isDigit(Line.front()))
         continue;
-      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts;
-      // trailing zero counts are left out.
-      SmallVector<StringRef, 16> Fields = splitCallgrindFields(Line);
+      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts
+      // (trailing zero counts are left out).
+      StringRef Rest = Line.ltrim("0123456789");
+      for (size_t I = 0; I < IrColumn; ++I)
+        Rest = Rest.ltrim(' ').ltrim("0123456789");
+      Rest = Rest.ltrim(' ');
       uint64_t N = 0;
-      if (1 + IrColumn < Fields.size() &&
-          !Fields[1 + IrColumn].consumeInteger(10, N))
+      if (!Rest.consumeInteger(10, N))
         *Current += N;
     } else if (L.Kind == CallgrindLine::Spec && L.Key == "fn") {
       // glibc's versioned names ("memcpy@@GLIBC_2.14") count as the plain
