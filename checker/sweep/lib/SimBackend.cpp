@@ -305,14 +305,15 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
   KeelSimOutput Out;
   SmallVector<StringRef, 16> Events;
   std::vector<bool> HasResult;
-  unsigned LineNo = 0;
   bool Header = false;
-  for (StringRef Line : split(Text, '\n')) {
-    ++LineNo;
+  // keel-sim's own line format, read with the callgrind reader's line
+  // numbers and errors; its "events:" line is cachegrind's.
+  CallgrindReader R(Text, Name);
+  while (R.next()) {
+    StringRef Line = R.line();
     if (Line.empty())
       continue;
-    SmallVector<StringRef, 20> F;
-    Line.split(F, ' ', -1, /*KeepEmpty=*/false);
+    SmallVector<StringRef, 16> F = splitCallgrindFields(Line);
     if (F.empty()) // blanks only
       continue;
     StringRef Kind = F[0];
@@ -323,29 +324,29 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       uint64_t K;
       if (F.size() != 5 || F[1].getAsInteger(10, N) || F[4].getAsInteger(10, K) ||
           N != Out.Variants.size())
-        return inputError(Name, LineNo, "bad 'variant' line");
+        return R.error("bad 'variant' line");
       Out.Variants.push_back({F[2].str(), K, {}, {}});
       HasResult.push_back(false);
     } else if (Kind == "process") {
       if (F.size() != 5 || F[2].getAsInteger(10, Out.Forks) ||
           F[4].getAsInteger(10, Out.Execs))
-        return inputError(Name, LineNo, "bad 'process' line");
+        return R.error("bad 'process' line");
     } else if (Kind == "events:") {
       Events.assign(F.begin() + 1, F.end());
     } else if (Kind == "result") {
       unsigned V, G;
       if (F.size() < 3 || F[1].getAsInteger(10, V) || F[2].getAsInteger(10, G) ||
           V >= Out.Variants.size() || F.size() != 3 + Events.size())
-        return inputError(Name, LineNo, "bad 'result' line");
+        return R.error("bad 'result' line");
       std::vector<std::map<std::string, double>> &BG = Out.Variants[V].ByGeometry;
       if (G >= MaxSweepGeometries)
-        return inputError(Name, LineNo, "bad 'result' line");
+        return R.error("bad 'result' line");
       if (BG.size() <= G)
         BG.resize(G + 1);
       for (size_t I = 0; I < Events.size(); ++I) {
         uint64_t C;
         if (F[3 + I].getAsInteger(10, C))
-          return inputError(Name, LineNo, "'{0}' is not a count", F[3 + I]);
+          return R.error("'{0}' is not a count", F[3 + I]);
         BG[G][Events[I].str()] = double(C);
       }
       if (G == 0) {
@@ -355,18 +356,18 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
     } else if (Kind == "fn") {
       // "fn COUNT NAME" (the name may hold spaces: "(below main)").
       if (F.size() < 3)
-        return inputError(Name, LineNo, "bad 'fn' line");
+        return R.error("bad 'fn' line");
       auto [Count, FnName] = Line.ltrim(' ').drop_front(3).split(' ');
       uint64_t C;
       if (Count.getAsInteger(10, C) || FnName.empty())
-        return inputError(Name, LineNo, "bad 'fn' line");
+        return R.error("bad 'fn' line");
       Out.FunctionIr[FnName.split('@').first.str()] += C;
     }
   }
   if (!Header)
-    return inputError(Name, 0, "not a keel-sim output file");
+    return R.errorAt(0, "not a keel-sim output file");
   if (Out.Variants.empty() || !llvm::all_of(HasResult, [](bool B) { return B; }))
-    return inputError(Name, 0, "a variant without a result (truncated output?)");
+    return R.errorAt(0, "a variant without a result (truncated output?)");
   return Out;
 }
 
