@@ -7,8 +7,9 @@
 // ranges rebuilt from the per-instruction execution counts and LLVM MC
 // disassembly of that binary.
 //
-// The format (valgrind 3.19, callgrind/dump.c and docs/cl-format.xml) is a
-// sequence of lines:
+// The format (valgrind 3.19, callgrind/dump.c and docs/cl-format.xml; its
+// line grammar is read by keel/Support/CallgrindReader.h) is a sequence of
+// lines:
 //
 //   # comment                       ignored, as are blank lines
 //   version: 1                      header lines "key: value": version,
