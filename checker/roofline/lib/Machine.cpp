@@ -268,7 +268,7 @@ struct Measurer {
 /// (MixKernel.h). Each figure is the best chunk (about 1 MiB of the memory
 /// stream) over passes, like the sweep. The three variants take turns pass
 /// by pass, so a noisy stretch of the run hits all of them alike.
-LevelOverlap measureLevelOverlap(const Measurer &M, const CacheGeometry &C,
+LevelOverlap measureLevelOverlap(const Measurer &M, const MachineCaches &C,
                                  uint64_t MemBytes, double Mband,
                                  double L2band) {
   unsigned N = 8;
@@ -281,7 +281,7 @@ LevelOverlap measureLevelOverlap(const Measurer &M, const CacheGeometry &C,
     }
   }
   // L2 arrays: 64 KiB each if they fit in half of L2 together.
-  size_t Len = std::min<uint64_t>(8192, C.L2 / 2 / (N * 8)) / 16 * 16;
+  size_t Len = std::min<uint64_t>(8192, C.L2.Size / 2 / (N * 8)) / 16 * 16;
   Len = std::max<size_t>(Len, 16);
   size_t Rows = std::max<uint64_t>(2, MemBytes / (Len * 8));
   size_t ChunkRows = std::max<uint64_t>(1, M.ChunkBytes / (Len * 8));
@@ -334,32 +334,32 @@ LevelOverlap measureLevelOverlap(const Measurer &M, const CacheGeometry &C,
   return L;
 }
 
-std::string levelOf(uint64_t WS, const CacheGeometry &C, uint64_t DramBytes) {
+std::string levelOf(uint64_t WS, const MachineCaches &C, uint64_t DramBytes) {
   // The DRAM point first: with --quick it is smaller than a big L3.
   if (WS >= DramBytes)
     return "DRAM";
-  if (C.L1d && WS <= C.L1d / 2)
+  if (C.L1d.Size && WS <= C.L1d.Size / 2)
     return "L1";
-  if (C.L2 && WS >= 2 * C.L1d && WS <= C.L2 / 2)
+  if (C.L2.Size && WS >= 2 * C.L1d.Size && WS <= C.L2.Size / 2)
     return "L2";
-  if (C.L3 && WS >= 2 * C.L2 && WS <= C.L3 / 2)
+  if (C.L3.Size && WS >= 2 * C.L2.Size && WS <= C.L3.Size / 2)
     return "L3";
   return "";
 }
 
-std::vector<uint64_t> sweepSizes(const CacheGeometry &C, uint64_t DramBytes,
+std::vector<uint64_t> sweepSizes(const MachineCaches &C, uint64_t DramBytes,
                                  bool Quick) {
   std::vector<uint64_t> Sizes;
   if (Quick) {
     // One point inside each level.
-    for (uint64_t S : {C.L1d / 4, C.L2 / 4, std::min<uint64_t>(C.L3 / 4, 8 << 20),
-                       DramBytes})
+    for (uint64_t S : {C.L1d.Size / 4, C.L2.Size / 4,
+                       std::min<uint64_t>(C.L3.Size / 4, 8 << 20), DramBytes})
       if (S)
         Sizes.push_back(S);
   } else {
     // Doubling through L1 and L2 (where the levels' edges are), then x4.
     for (uint64_t S = 8 << 10; S < DramBytes && S <= 128ull << 20;
-         S *= (S < 2 * C.L2 ? 2 : 4))
+         S *= (S < 2 * C.L2.Size ? 2 : 4))
       Sizes.push_back(S);
     Sizes.push_back(DramBytes);
   }
@@ -370,8 +370,9 @@ std::vector<uint64_t> sweepSizes(const CacheGeometry &C, uint64_t DramBytes,
 
 } // namespace
 
-CacheGeometry readCacheGeometry() {
-  CacheGeometry G;
+MachineCaches readMachineCaches() {
+  MachineCaches G;
+  unsigned LineSize = 64;
   for (unsigned I = 0; I < 8; ++I) {
     std::string Dir = formatv("/sys/devices/system/cpu/cpu0/cache/index{0}/", I);
     std::string Level = readSysfs(Dir + "level");
@@ -381,25 +382,25 @@ CacheGeometry readCacheGeometry() {
     uint64_t Size = parseSize(readSysfs(Dir + "size"));
     uint64_t Line = parseSize(readSysfs(Dir + "coherency_line_size"));
     if (Line)
-      G.LineSize = unsigned(Line);
+      LineSize = unsigned(Line);
     unsigned Ways = 0;
     StringRef(readSysfs(Dir + "ways_of_associativity")).getAsInteger(10, Ways);
-    if (Level == "1" && Type == "Data") {
-      G.L1d = Size;
-      G.L1dWays = Ways ? Ways : G.L1dWays;
-    } else if (Level == "2") {
-      G.L2 = Size;
-      G.L2Ways = Ways ? Ways : G.L2Ways;
-    } else if (Level == "3") {
-      G.L3 = Size;
-      G.L3Ways = Ways ? Ways : G.L3Ways;
+    CacheLevel *L = Level == "1" && Type == "Data" ? &G.L1d
+                    : Level == "2"                 ? &G.L2
+                    : Level == "3"                 ? &G.L3
+                                                   : nullptr;
+    if (L) {
+      L->Size = Size;
+      L->Assoc = Ways ? Ways : L->Assoc;
     }
   }
+  for (CacheLevel *L : {&G.L1d, &G.L2, &G.L3})
+    L->Line = LineSize;
   // Sensible defaults when sysfs says nothing (containers, odd VMs).
-  if (!G.L1d)
-    G.L1d = 32 << 10;
-  if (!G.L2)
-    G.L2 = 1 << 20;
+  if (!G.L1d.Size)
+    G.L1d.Size = 32 << 10;
+  if (!G.L2.Size)
+    G.L2.Size = 1 << 20;
   return G;
 }
 
@@ -409,13 +410,14 @@ Expected<MachineReport> measureMachine(const MachineOptions &Opts) {
   R.Cores = Opts.Threads ? Opts.Threads
                          : std::max(1u, std::thread::hardware_concurrency());
   R.HasAVX2FMA = kernels::hasAVX2FMA();
-  R.Caches = readCacheGeometry();
-  const CacheGeometry &C = R.Caches;
+  R.Caches = readMachineCaches();
+  const MachineCaches &C = R.Caches;
 
   uint64_t Dram = Opts.DramBytes;
   if (!Dram)
     Dram = Opts.Quick ? (32 << 20)
-                      : std::clamp<uint64_t>(2 * C.L3, 256 << 20, 512 << 20);
+                      : std::clamp<uint64_t>(2 * C.L3.Size, 256 << 20,
+                                             512 << 20);
   Measurer M{Opts, R.HasAVX2FMA, Opts.Quick ? (8ull << 20) : (32ull << 20),
              1ull << 20, Opts.Quick ? 64u : 1000u};
 
@@ -523,10 +525,10 @@ json::Object toJSON(const MachineReport &R) {
       {"cpu", R.CPUName},
       {"cores", int64_t(R.Cores)},
       {"avx2_fma", R.HasAVX2FMA},
-      {"caches", json::Object{{"L1d", int64_t(R.Caches.L1d)},
-                              {"L2", int64_t(R.Caches.L2)},
-                              {"L3", int64_t(R.Caches.L3)},
-                              {"line", int64_t(R.Caches.LineSize)}}},
+      {"caches", json::Object{{"L1d", int64_t(R.Caches.L1d.Size)},
+                              {"L2", int64_t(R.Caches.L2.Size)},
+                              {"L3", int64_t(R.Caches.L3.Size)},
+                              {"line", int64_t(R.Caches.L1d.Line)}}},
       {"peaks", std::move(Peaks)},
       {"sweep", std::move(Sweep)},
       {"levels", std::move(Levels)},
@@ -553,8 +555,9 @@ static std::string human(uint64_t B) {
 void printText(raw_ostream &OS, const MachineReport &R) {
   OS << "cpu: " << R.CPUName << ", " << R.Cores << " cores, AVX2+FMA "
      << (R.HasAVX2FMA ? "yes" : "no") << '\n';
-  OS << "caches: L1d " << human(R.Caches.L1d) << ", L2 " << human(R.Caches.L2)
-     << ", L3 " << (R.Caches.L3 ? human(R.Caches.L3) : "none") << '\n';
+  OS << "caches: L1d " << human(R.Caches.L1d.Size) << ", L2 "
+     << human(R.Caches.L2.Size) << ", L3 "
+     << (R.Caches.L3.Size ? human(R.Caches.L3.Size) : "none") << '\n';
   for (const PeakResult &P : R.Peaks)
     OS << formatv("peak {0,-10} {1} thread(s): {2,8:f2} GFLOP/s\n", P.Kind,
                   P.Threads, P.GFlops);

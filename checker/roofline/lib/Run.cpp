@@ -61,11 +61,11 @@ std::string counterStatus(bool &Available) {
 }
 
 /// valgrind wants sets = size / (ways x line) to be a power of two.
-std::string geometry(uint64_t Size, unsigned Ways, unsigned Line) {
-  uint64_t Sets = Size / (uint64_t(Ways) * Line);
+std::string geometry(const CacheLevel &L) {
+  uint64_t Sets = L.Size / (L.Assoc * L.Line);
   while (Sets & (Sets - 1))
     Sets &= Sets - 1; // round down to a power of two
-  return formatv("{0},{1},{2}", Sets * Ways * Line, Ways, Line).str();
+  return cacheLevelSpec({Sets * L.Assoc * L.Line, L.Assoc, L.Line});
 }
 
 std::optional<std::string> opcodeAt(const Binary &B, uint64_t Addr) {
@@ -227,19 +227,12 @@ Expected<RunReport> runRoofline(const RunConfig &CfgIn) {
   RunConfig Cfg = CfgIn;
   if (Cfg.Argv.empty() && !Cfg.CallgrindOut)
     return makeError("no program to run");
-  CacheGeometry G = readCacheGeometry();
-  std::string D1 = Cfg.D1.empty() ? geometry(G.L1d, G.L1dWays, G.LineSize)
-                                  : Cfg.D1;
-  std::string LL =
-      Cfg.LL.empty() ? geometry(G.L2, G.L2Ways, G.LineSize) : Cfg.LL;
-  unsigned Line = G.LineSize;
-  {
-    SmallVector<StringRef, 3> F;
-    StringRef(D1).split(F, ',');
-    unsigned L = 0;
-    if (F.size() == 3 && !F[2].getAsInteger(10, L) && L)
-      Line = L;
-  }
+  MachineCaches G = readMachineCaches();
+  std::string D1 = Cfg.D1.empty() ? geometry(G.L1d) : Cfg.D1;
+  std::string LL = Cfg.LL.empty() ? geometry(G.L2) : Cfg.LL;
+  unsigned Line = G.L1d.Line;
+  if (std::optional<CacheLevel> L = parseCacheLevelSpec(D1); L && L->Line)
+    Line = L->Line;
 
   bool HaveCounters = false;
   std::string Note = counterStatus(HaveCounters);

@@ -2,6 +2,7 @@
 #include "keel/Sweep/SimBackend.h"
 #include "keel/Support/Tool.h"
 
+#include "keel/Support/CallgrindReader.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 
@@ -152,15 +153,12 @@ Expected<CacheGeometry> geometryPreset(StringRef Name) {
 }
 
 Expected<CacheLevel> parseCacheLevel(StringRef Option, StringRef Spec) {
-  SmallVector<StringRef, 3> F;
-  Spec.split(F, ',');
-  CacheLevel L;
-  if (F.size() != 3 || F[0].trim().getAsInteger(10, L.Size) ||
-      F[1].trim().getAsInteger(10, L.Assoc) ||
-      F[2].trim().getAsInteger(10, L.Line) || !L.Size || !L.Assoc || !L.Line)
+  std::optional<CacheLevel> P = parseCacheLevelSpec(Spec);
+  if (!P || !P->Size || !P->Assoc || !P->Line)
     return makeError("--{0}={1}: expected size,associativity,line-size in "
                      "bytes, e.g. 4096,2,64",
                      Option, Spec);
+  const CacheLevel &L = *P;
   if (!isPowerOf2_64(L.Line) || L.Line < 16)
     return makeError("--{0}={1}: the line size must be a power of two >= 16",
                      Option, Spec);
@@ -171,24 +169,14 @@ Expected<CacheLevel> parseCacheLevel(StringRef Option, StringRef Spec) {
   return L;
 }
 
-static std::string levelSpec(const CacheLevel &L) {
-  return formatv("{0},{1},{2}", L.Size, L.Assoc, L.Line).str();
-}
-
-std::string geometryText(const CacheGeometry &G) {
-  return formatv("I1={0} D1={1} LL={2}", levelSpec(G.I1), levelSpec(G.D1),
-                 levelSpec(G.LL))
-      .str();
-}
-
 std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
                                         StringRef OutFile, StringRef LogFile) {
   return {"--tool=cachegrind",
           "--cache-sim=yes",
           "--branch-sim=yes",
-          "--I1=" + levelSpec(G.I1),
-          "--D1=" + levelSpec(G.D1),
-          "--LL=" + levelSpec(G.LL),
+          "--I1=" + cacheLevelSpec(G.I1),
+          "--D1=" + cacheLevelSpec(G.D1),
+          "--LL=" + cacheLevelSpec(G.LL),
           // Symbol-table names, so the instruction check can tell the
           // program's own functions from libc's (reports demangle them).
           "--demangle=no",
@@ -199,49 +187,50 @@ std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
 Expected<std::map<std::string, double>> parseCachegrindText(StringRef Text,
                                                             StringRef Name) {
   SmallVector<StringRef, 16> Events;
-  unsigned EventsLine = 0, LineNo = 0;
-  for (StringRef Line : split(Text, '\n')) {
-    ++LineNo;
-    if (Line.consume_front("events:")) {
-      Events.clear();
-      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
-      EventsLine = LineNo;
+  unsigned EventsLine = 0;
+  CallgrindReader R(Text, Name);
+  while (R.next()) {
+    CallgrindLine L = classifyCallgrindLine(R.line());
+    if (L.Kind != CallgrindLine::Header)
+      continue;
+    if (L.Key == "events") {
+      Events = splitCallgrindFields(L.Value);
+      EventsLine = R.lineNo();
       continue;
     }
-    if (!Line.consume_front("summary:"))
+    if (L.Key != "summary")
       continue;
     if (!EventsLine)
-      return inputError(Name, LineNo, "'summary:' before any 'events:' line");
-    SmallVector<StringRef, 16> Values;
-    Line.split(Values, ' ', -1, /*KeepEmpty=*/false);
+      return R.error("'summary:' before any 'events:' line");
+    SmallVector<StringRef, 16> Values = splitCallgrindFields(L.Value);
     if (Values.size() != Events.size())
-      return inputError(Name, LineNo,
-                        "'summary:' has {0} values for {1} events (line {2})",
-                        Values.size(), Events.size(), EventsLine);
+      return R.error("'summary:' has {0} values for {1} events (line {2})",
+                     Values.size(), Events.size(), EventsLine);
     std::map<std::string, double> Totals;
     for (size_t I = 0; I < Values.size(); ++I) {
       uint64_t V;
       if (Values[I].getAsInteger(10, V))
-        return inputError(Name, LineNo, "'{0}' is not a count", Values[I]);
+        return R.error("'{0}' is not a count", Values[I]);
       Totals[Events[I].str()] = static_cast<double>(V);
     }
     return Totals;
   }
-  return inputError(Name, 0, "no 'summary:' line (truncated cachegrind output?)");
+  return R.errorAt(0, "no 'summary:' line (truncated cachegrind output?)");
 }
 
 std::map<std::string, uint64_t> cachegrindFunctionIr(StringRef Text) {
   std::map<std::string, uint64_t> Out;
   size_t IrColumn = 0; // in the counts after the line number
   uint64_t *Current = nullptr;
-  for (StringRef Line : split(Text, '\n')) {
-    if (Line.empty())
-      continue;
-    char C = Line.front();
-    if (C >= '0' && C <= '9') {
-      if (!Current)
+  CallgrindReader R(Text, "");
+  while (R.next()) {
+    StringRef Line = R.line();
+    CallgrindLine L = classifyCallgrindLine(Line);
+    if (L.Kind == CallgrindLine::Cost) {
+      if (!Current || !isDigit(Line.front()))
         continue;
-      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts.
+      // "<line> <Ir> <I1mr> ...": skip the line number and IrColumn counts
+      // (trailing zero counts are left out).
       StringRef Rest = Line.ltrim("0123456789");
       for (size_t I = 0; I < IrColumn; ++I)
         Rest = Rest.ltrim(' ').ltrim("0123456789");
@@ -249,21 +238,18 @@ std::map<std::string, uint64_t> cachegrindFunctionIr(StringRef Text) {
       uint64_t N = 0;
       if (!Rest.consumeInteger(10, N))
         *Current += N;
-      continue;
-    }
-    if (Line.consume_front("fn=")) {
+    } else if (L.Kind == CallgrindLine::Spec && L.Key == "fn") {
       // glibc's versioned names ("memcpy@@GLIBC_2.14") count as the plain
       // symbol.
-      StringRef Name = Line.split('@').first;
+      StringRef Name = L.Value.split('@').first;
       Current = &Out[Name.str()];
-    } else if (Line.consume_front("events:")) {
-      SmallVector<StringRef, 16> Events;
-      Line.split(Events, ' ', -1, /*KeepEmpty=*/false);
+    } else if (L.Kind == CallgrindLine::Header && L.Key == "events") {
+      SmallVector<StringRef, 16> Events = splitCallgrindFields(L.Value);
       auto It = llvm::find(Events, "Ir");
       if (It == Events.end())
         return {};
       IrColumn = size_t(It - Events.begin());
-    } else if (Line.starts_with("summary:")) {
+    } else if (L.Kind == CallgrindLine::Header && L.Key == "summary") {
       break;
     }
   }
@@ -300,9 +286,9 @@ std::vector<std::string> keelSimArgs(ArrayRef<CacheGeometry> Gs,
                                      StringRef LogFile, StringRef MapFile) {
   std::vector<std::string> A = {"--tool=keel-sim"};
   for (const CacheGeometry &G : Gs) {
-    A.push_back("--I1=" + levelSpec(G.I1));
-    A.push_back("--D1=" + levelSpec(G.D1));
-    A.push_back("--LL=" + levelSpec(G.LL));
+    A.push_back("--I1=" + cacheLevelSpec(G.I1));
+    A.push_back("--D1=" + cacheLevelSpec(G.D1));
+    A.push_back("--LL=" + cacheLevelSpec(G.LL));
   }
   A.insert(A.end(), {"--keel-sim-fn-ir=yes",
                                 "--demangle=no",
@@ -319,14 +305,15 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
   KeelSimOutput Out;
   SmallVector<StringRef, 16> Events;
   std::vector<bool> HasResult;
-  unsigned LineNo = 0;
   bool Header = false;
-  for (StringRef Line : split(Text, '\n')) {
-    ++LineNo;
+  // keel-sim's own line format, read with the callgrind reader's line
+  // numbers and errors; its "events:" line is cachegrind's.
+  CallgrindReader R(Text, Name);
+  while (R.next()) {
+    StringRef Line = R.line();
     if (Line.empty())
       continue;
-    SmallVector<StringRef, 20> F;
-    Line.split(F, ' ', -1, /*KeepEmpty=*/false);
+    SmallVector<StringRef, 16> F = splitCallgrindFields(Line);
     if (F.empty()) // blanks only
       continue;
     StringRef Kind = F[0];
@@ -337,29 +324,29 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
       uint64_t K;
       if (F.size() != 5 || F[1].getAsInteger(10, N) || F[4].getAsInteger(10, K) ||
           N != Out.Variants.size())
-        return inputError(Name, LineNo, "bad 'variant' line");
+        return R.error("bad 'variant' line");
       Out.Variants.push_back({F[2].str(), K, {}, {}});
       HasResult.push_back(false);
     } else if (Kind == "process") {
       if (F.size() != 5 || F[2].getAsInteger(10, Out.Forks) ||
           F[4].getAsInteger(10, Out.Execs))
-        return inputError(Name, LineNo, "bad 'process' line");
+        return R.error("bad 'process' line");
     } else if (Kind == "events:") {
       Events.assign(F.begin() + 1, F.end());
     } else if (Kind == "result") {
       unsigned V, G;
       if (F.size() < 3 || F[1].getAsInteger(10, V) || F[2].getAsInteger(10, G) ||
           V >= Out.Variants.size() || F.size() != 3 + Events.size())
-        return inputError(Name, LineNo, "bad 'result' line");
+        return R.error("bad 'result' line");
       std::vector<std::map<std::string, double>> &BG = Out.Variants[V].ByGeometry;
       if (G >= MaxSweepGeometries)
-        return inputError(Name, LineNo, "bad 'result' line");
+        return R.error("bad 'result' line");
       if (BG.size() <= G)
         BG.resize(G + 1);
       for (size_t I = 0; I < Events.size(); ++I) {
         uint64_t C;
         if (F[3 + I].getAsInteger(10, C))
-          return inputError(Name, LineNo, "'{0}' is not a count", F[3 + I]);
+          return R.error("'{0}' is not a count", F[3 + I]);
         BG[G][Events[I].str()] = double(C);
       }
       if (G == 0) {
@@ -369,18 +356,18 @@ Expected<KeelSimOutput> parseKeelSimText(StringRef Text, StringRef Name) {
     } else if (Kind == "fn") {
       // "fn COUNT NAME" (the name may hold spaces: "(below main)").
       if (F.size() < 3)
-        return inputError(Name, LineNo, "bad 'fn' line");
+        return R.error("bad 'fn' line");
       auto [Count, FnName] = Line.ltrim(' ').drop_front(3).split(' ');
       uint64_t C;
       if (Count.getAsInteger(10, C) || FnName.empty())
-        return inputError(Name, LineNo, "bad 'fn' line");
+        return R.error("bad 'fn' line");
       Out.FunctionIr[FnName.split('@').first.str()] += C;
     }
   }
   if (!Header)
-    return inputError(Name, 0, "not a keel-sim output file");
+    return R.errorAt(0, "not a keel-sim output file");
   if (Out.Variants.empty() || !llvm::all_of(HasResult, [](bool B) { return B; }))
-    return inputError(Name, 0, "a variant without a result (truncated output?)");
+    return R.errorAt(0, "a variant without a result (truncated output?)");
   return Out;
 }
 

@@ -319,28 +319,6 @@ std::optional<PeriodEstimate> dominantPeriod(ArrayRef<int64_t> Offsets,
                         Explained};
 }
 
-CacheGeometry parseCacheGeometry(StringRef S) {
-  CacheGeometry G;
-  SmallVector<StringRef, 4> Parts;
-  S.split(Parts, ' ', -1, /*KeepEmpty=*/false);
-  for (StringRef P : Parts) {
-    auto [Name, Spec] = P.split('=');
-    SmallVector<StringRef, 3> F;
-    Spec.split(F, ',');
-    CacheLevel L;
-    if (F.size() != 3 || F[0].getAsInteger(10, L.Size) ||
-        F[1].getAsInteger(10, L.Assoc) || F[2].getAsInteger(10, L.Line))
-      continue;
-    if (Name == "I1")
-      G.I1 = L;
-    else if (Name == "D1")
-      G.D1 = L;
-    else if (Name == "LL")
-      G.LL = L;
-  }
-  return G;
-}
-
 static std::string bytesText(uint64_t B) {
   if (B >= 1024 && B % 1024 == 0)
     return formatv("{0} KB", B / 1024).str();

@@ -7,8 +7,9 @@
 // ranges rebuilt from the per-instruction execution counts and LLVM MC
 // disassembly of that binary.
 //
-// The format (valgrind 3.19, callgrind/dump.c and docs/cl-format.xml) is a
-// sequence of lines:
+// The format (valgrind 3.19, callgrind/dump.c and docs/cl-format.xml; its
+// line grammar is read by keel/Support/CallgrindReader.h) is a sequence of
+// lines:
 //
 //   # comment                       ignored, as are blank lines
 //   version: 1                      header lines "key: value": version,
@@ -54,6 +55,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
+#include "keel/Support/CallgrindReader.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -88,26 +90,23 @@ struct ObjectData {
   uint64_t SkippedIr = 0; ///< cost of skipped code charged to call sites
 };
 
-/// The line-level parser: fills one ObjectData per object name.
+/// The line-level parser, on the shared callgrind reader: fills one
+/// ObjectData per object name.
 class Parser {
 public:
-  Parser(StringRef FileName) : FileName(FileName) {}
-  Error parse(StringRef Text);
+  Parser(StringRef Text, StringRef FileName) : R(Text, FileName) {}
+  Error parse();
   std::map<std::string, ObjectData> Objects;
 
 private:
-  Error line(StringRef L, StringRef NextLine);
+  Error line(StringRef T);
   Error header(StringRef Key, StringRef Value);
   Error spec(StringRef Key, StringRef Value);
-  Error costLine(StringRef L, StringRef NextLine);
-  Error name(StringRef Value, std::map<uint64_t, std::string> &Ids,
-             std::string &Out);
-  Error positions(SmallVectorImpl<StringRef> &Toks, size_t &I,
-                  uint64_t &Instr, std::vector<uint64_t> *Pos = nullptr);
-  Error number(StringRef Tok, uint64_t &N);
+  Error jumpOrCall(StringRef Key, StringRef Value);
+  Error costLine(StringRef L);
   Error needPositions();
   template <typename... Ts> Error bad(const char *Fmt, Ts &&...Vals) {
-    return inputError(FileName, LineNo, Fmt, std::forward<Ts>(Vals)...);
+    return R.error(Fmt, std::forward<Ts>(Vals)...);
   }
   ObjectData &cur() {
     if (!CurData) // std::map nodes stay put: cache the current object's
@@ -115,20 +114,20 @@ private:
     return *CurData;
   }
 
-  StringRef FileName;
-  unsigned LineNo = 0;
+  CallgrindReader R;
   // Header state.
-  unsigned NumPos = 1;   ///< fields in a position ("positions: line" default)
-  int InstrPos = -1;     ///< index of "instr" among them
+  int InstrPos = -1;     ///< index of "instr" among the positions
   int IrEvent = -1;      ///< index of "Ir" among the events
   bool HaveEvents = false;
   // Name compression tables.
-  std::map<uint64_t, std::string> ObjIds, FileIds, FnIds;
+  CallgrindNames ObjNames, FileNames, FnNames;
   // Current context.
   std::string CurObj = "???", CurFn, CallObj;
   ObjectData *CurData = nullptr;
   bool HaveCallObj = false;
-  std::vector<uint64_t> Last = {0}; ///< previous cost line's position
+  /// The previous cost line's position, one field per "positions:" entry
+  /// ("positions: line" by default).
+  SmallVector<uint64_t, 2> Last = {0};
   // What the previous line announced for this one.
   enum { Cost, CallCost, JumpSource } Expect = Cost;
   RawJump PendingJump;
@@ -138,48 +137,32 @@ private:
   std::optional<uint64_t> LastCallSite;
 };
 
-Error Parser::parse(StringRef Text) {
-  SmallVector<StringRef, 0> Lines;
-  Text.split(Lines, '\n');
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    LineNo = I + 1;
-    StringRef L = Lines[I].rtrim("\r");
-    StringRef Next;
-    for (size_t J = I + 1; J < Lines.size(); ++J)
-      if (!Lines[J].trim().empty()) {
-        Next = Lines[J].trim();
-        break;
-      }
-    if (Error E = line(L, Next))
+Error Parser::parse() {
+  while (R.next())
+    if (Error E = line(R.line().trim()))
       return E;
-  }
-  if (Expect != Cost) {
-    LineNo = PendingLineNo;
-    return bad("file ends after a calls=/jump= line without its source line");
-  }
+  if (Expect != Cost)
+    return R.errorAt(PendingLineNo, "file ends after a calls=/jump= line "
+                                    "without its source line");
   return Error::success();
 }
 
-Error Parser::line(StringRef L, StringRef NextLine) {
-  StringRef T = L.trim();
-  if (T.empty() || T.starts_with("#"))
+Error Parser::line(StringRef T) {
+  CallgrindLine L = classifyCallgrindLine(T);
+  if (L.Kind == CallgrindLine::Blank || L.Kind == CallgrindLine::Comment)
     return Error::success();
-  if (Expect != Cost || isDigit(T[0]) || T[0] == '+' || T[0] == '-' ||
-      T[0] == '*')
-    return costLine(T, NextLine);
-  size_t Eq = T.find('='), Colon = T.find(':');
-  if (Eq != StringRef::npos && (Colon == StringRef::npos || Eq < Colon))
-    return spec(T.take_front(Eq), T.drop_front(Eq + 1).trim());
-  if (Colon != StringRef::npos)
-    return header(T.take_front(Colon).trim(), T.drop_front(Colon + 1).trim());
+  if (Expect != Cost || L.Kind == CallgrindLine::Cost)
+    return costLine(T);
+  if (L.Kind == CallgrindLine::Spec)
+    return spec(L.Key, L.Value.trim());
+  if (L.Kind == CallgrindLine::Header)
+    return header(L.Key.trim(), L.Value.trim());
   return bad("unrecognised line '{0}'", T);
 }
 
 Error Parser::header(StringRef Key, StringRef Value) {
   if (Key == "positions") {
-    SmallVector<StringRef, 4> Names;
-    Value.split(Names, ' ', -1, false);
-    NumPos = Names.size();
+    SmallVector<StringRef, 16> Names = splitCallgrindFields(Value);
     InstrPos = -1;
     for (size_t I = 0; I < Names.size(); ++I) {
       if (Names[I] == "instr")
@@ -187,12 +170,11 @@ Error Parser::header(StringRef Key, StringRef Value) {
       else if (Names[I] != "line")
         return bad("unsupported position kind '{0}'", Names[I]);
     }
-    Last.assign(NumPos, 0);
+    Last.assign(Names.size(), 0);
     return Error::success();
   }
   if (Key == "events") {
-    SmallVector<StringRef, 8> Names;
-    Value.split(Names, ' ', -1, false);
+    SmallVector<StringRef, 16> Names = splitCallgrindFields(Value);
     IrEvent = -1;
     for (size_t I = 0; I < Names.size(); ++I)
       if (Names[I] == "Ir")
@@ -204,7 +186,7 @@ Error Parser::header(StringRef Key, StringRef Value) {
   }
   if (Key == "part" || Key == "thread") {
     // A new dump: positions start afresh; names and objects carry over.
-    Last.assign(NumPos, 0);
+    Last.assign(Last.size(), 0);
     return Error::success();
   }
   if (is_contained({"version", "creator", "pid", "cmd", "desc", "event",
@@ -212,32 +194,6 @@ Error Parser::header(StringRef Key, StringRef Value) {
                    Key))
     return Error::success();
   return bad("unknown header line '{0}:'", Key);
-}
-
-Error Parser::name(StringRef Value, std::map<uint64_t, std::string> &Ids,
-                   std::string &Out) {
-  // "(id) name" or "(id)"; anything else, "(below main)" included, is a
-  // plain name.
-  size_t Close = Value.find(')');
-  uint64_t Id;
-  if (!Value.starts_with("(") || Close == StringRef::npos ||
-      Value.slice(1, Close).getAsInteger(10, Id)) {
-    Out = Value.str();
-    return Error::success();
-  }
-  StringRef Rest = Value.drop_front(Close + 1).trim();
-  if (!Rest.empty() && Value[Close + 1] != ' ')
-    return bad("bad compressed name '{0}'", Value);
-  if (!Rest.empty()) {
-    Ids[Id] = Rest.str();
-    Out = Rest.str();
-    return Error::success();
-  }
-  auto It = Ids.find(Id);
-  if (It == Ids.end())
-    return bad("name id ({0}) is used before it is defined", Id);
-  Out = It->second;
-  return Error::success();
 }
 
 Error Parser::needPositions() {
@@ -254,119 +210,84 @@ Error Parser::spec(StringRef Key, StringRef Value) {
   if (Key == "ob") {
     HaveCallObj = false;
     CurData = nullptr;
-    return name(Value, ObjIds, CurObj);
+    return ObjNames.resolve(R, Value, CurObj);
   }
   if (Key == "fn") {
-    if (Error E = name(Value, FnIds, CurFn))
+    if (Error E = FnNames.resolve(R, Value, CurFn))
       return E;
     LastCallSite.reset();
     return Error::success();
   }
   if (Key == "fl" || Key == "fi" || Key == "fe" || Key == "cfi" ||
       Key == "cfl" || Key == "jfi")
-    return name(Value, FileIds, Ignored);
+    return FileNames.resolve(R, Value, Ignored);
   if (Key == "jfn" || Key == "cfn")
-    return name(Value, FnIds, Ignored);
+    return FnNames.resolve(R, Value, Ignored);
   if (Key == "cob") {
     HaveCallObj = true;
-    return name(Value, ObjIds, CallObj);
+    return ObjNames.resolve(R, Value, CallObj);
   }
-  if (Key == "calls" || Key == "jump" || Key == "jcnd") {
-    if (Error E = needPositions())
-      return E;
-    SmallVector<StringRef, 8> Toks;
-    Value.split(Toks, ' ', -1, false);
-    if (Toks.empty())
-      return bad("{0}= without a count", Key);
-    uint64_t Count = 0, Exec = 0;
-    if (Key == "jcnd") {
-      auto [Taken, Execs] = Toks[0].split('/');
-      if (Execs.empty() || Taken.getAsInteger(10, Count) ||
-          Execs.getAsInteger(10, Exec))
-        return bad("bad jcnd count '{0}' (expected TAKEN/EXECUTED)", Toks[0]);
-      if (Count > Exec)
-        return bad("jcnd taken count {0} exceeds executions {1}", Count, Exec);
-    } else if (Toks[0].getAsInteger(10, Count)) {
-      return bad("bad {0} count '{1}'", Key, Toks[0]);
-    }
-    size_t I = 1;
-    uint64_t Target;
-    if (Error E = positions(Toks, I, Target))
-      return E;
-    if (I != Toks.size())
-      return bad("trailing fields after the {0}= target", Key);
-    PendingLineNo = LineNo;
-    if (Key == "calls") {
-      PendingCall = RawCall{0, Target, Count, HaveCallObj ? CallObj : CurObj};
-      HaveCallObj = false;
-      Expect = CallCost;
-    } else {
-      PendingJump = RawJump{0, Target, Count};
-      Expect = JumpSource;
-    }
-    return Error::success();
-  }
+  if (Key == "calls" || Key == "jump" || Key == "jcnd")
+    return jumpOrCall(Key, Value);
   return bad("unknown specification '{0}='", Key);
 }
 
-Error Parser::number(StringRef Tok, uint64_t &N) {
-  bool Bad = Tok.starts_with_insensitive("0x")
-                 ? Tok.drop_front(2).getAsInteger(16, N)
-                 : Tok.getAsInteger(10, N);
-  if (Bad)
-    return bad("bad number '{0}'", Tok);
-  return Error::success();
-}
-
-/// Read NumPos position fields from Toks[I...], relative to Last (which is
-/// not updated), into \p Pos; return the instruction address in \p Instr.
-Error Parser::positions(SmallVectorImpl<StringRef> &Toks, size_t &I,
-                        uint64_t &Instr, std::vector<uint64_t> *Pos) {
-  if (Toks.size() < I + NumPos)
-    return bad("expected {0} position field(s)", NumPos);
-  for (unsigned P = 0; P < NumPos; ++P, ++I) {
-    StringRef Tok = Toks[I];
-    uint64_t V = 0;
-    if (Tok == "*") {
-      V = Last[P];
-    } else if (Tok[0] == '+' || Tok[0] == '-') {
-      uint64_t D;
-      if (Tok.drop_front().getAsInteger(10, D))
-        return bad("bad relative position '{0}'", Tok);
-      V = Tok[0] == '+' ? Last[P] + D : Last[P] - D;
-    } else if (Error E = number(Tok, V)) {
-      return E;
-    }
-    if ((int)P == InstrPos)
-      Instr = V;
-    if (Pos)
-      Pos->push_back(V);
-  }
-  return Error::success();
-}
-
-Error Parser::costLine(StringRef L, StringRef NextLine) {
+/// calls=, jump= or jcnd=: the count and target; the next line is the source.
+Error Parser::jumpOrCall(StringRef Key, StringRef Value) {
   if (Error E = needPositions())
     return E;
-  SmallVector<StringRef, 8> Toks;
-  L.split(Toks, ' ', -1, false);
-  size_t I = 0;
-  uint64_t Addr = 0;
-  std::vector<uint64_t> Pos;
-  if (Error E = positions(Toks, I, Addr, &Pos))
-    return E;
-  uint64_t Ir = 0;
-  for (size_t E = 0; I < Toks.size(); ++I, ++E) {
-    uint64_t V;
-    if (Toks[I].getAsInteger(10, V))
-      return bad("bad cost '{0}'", Toks[I]);
-    if ((int)E == IrEvent)
-      Ir = V;
+  SmallVector<StringRef, 16> Toks = splitCallgrindFields(Value);
+  if (Toks.empty())
+    return bad("{0}= without a count", Key);
+  uint64_t Count = 0, Exec = 0;
+  if (Key == "jcnd") {
+    auto [Taken, Execs] = Toks[0].split('/');
+    if (Execs.empty() || Taken.getAsInteger(10, Count) ||
+        Execs.getAsInteger(10, Exec))
+      return bad("bad jcnd count '{0}' (expected TAKEN/EXECUTED)", Toks[0]);
+    if (Count > Exec)
+      return bad("jcnd taken count {0} exceeds executions {1}", Count, Exec);
+  } else if (Toks[0].getAsInteger(10, Count)) {
+    return bad("bad {0} count '{1}'", Key, Toks[0]);
   }
+  // Jump and call targets do not move the reference position (dump.c
+  // updates it only in fprint_fcost).
+  size_t I = 1;
+  SmallVector<uint64_t, 2> Target;
+  if (Error E = readCallgrindPositions(R, Toks, I, Last, Target))
+    return E;
+  if (I != Toks.size())
+    return bad("trailing fields after the {0}= target", Key);
+  PendingLineNo = R.lineNo();
+  if (Key == "calls") {
+    PendingCall =
+        RawCall{0, Target[InstrPos], Count, HaveCallObj ? CallObj : CurObj};
+    HaveCallObj = false;
+    Expect = CallCost;
+  } else {
+    PendingJump = RawJump{0, Target[InstrPos], Count};
+    Expect = JumpSource;
+  }
+  return Error::success();
+}
+
+Error Parser::costLine(StringRef L) {
+  if (Error E = needPositions())
+    return E;
+  SmallVector<StringRef, 16> Toks = splitCallgrindFields(L);
+  size_t I = 0;
+  SmallVector<uint64_t, 2> Pos;
+  if (Error E = readCallgrindPositions(R, Toks, I, Last, Pos))
+    return E;
+  uint64_t Addr = Pos[InstrPos];
+  SmallVector<uint64_t, 16> Costs;
+  if (Error E = readCallgrindCosts(R, Toks, I, Costs))
+    return E;
+  uint64_t Ir = IrEvent < (int)Costs.size() ? Costs[IrEvent] : 0;
 
   switch (Expect) {
   case JumpSource:
-    if (I != NumPos)
+    if (Toks.size() != Last.size())
       return bad("a jump source line carries costs");
     PendingJump.Src = Addr;
     cur().Jumps.push_back(PendingJump);
@@ -382,8 +303,11 @@ Error Parser::costLine(StringRef L, StringRef NextLine) {
     break;
   }
   ObjectData &O = cur();
-  bool NextIsCallOrJump = NextLine.starts_with("c") || NextLine.starts_with("j");
-  if (LastCallSite && *LastCallSite == Addr && !NextIsCallOrJump) {
+  auto NextIsCallOrJump = [&] {
+    StringRef Next = R.peekNonBlank();
+    return Next.starts_with("c") || Next.starts_with("j");
+  };
+  if (LastCallSite && *LastCallSite == Addr && !NextIsCallOrJump()) {
     // --skip-plt=yes: instructions of the skipped stub, charged here.
     O.SkippedIr += Ir;
   } else if (Ir) {
@@ -705,8 +629,8 @@ AddressProfile ProfileBuilder::build() {
 Expected<AddressProfile> readCallgrind(StringRef Text, StringRef FileName,
                                        const Binary &Bin,
                                        QualityReport &Quality) {
-  Parser P(FileName);
-  if (Error E = P.parse(Text))
+  Parser P(Text, FileName);
+  if (Error E = P.parse())
     return std::move(E);
   auto Obj = selectObject(P, Bin, FileName);
   if (!Obj)

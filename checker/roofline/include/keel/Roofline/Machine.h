@@ -10,6 +10,7 @@
 #define KEEL_ROOFLINE_MACHINE_H
 
 #include "keel/Roofline/Model.h"
+#include "keel/Support/CacheGeometry.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -23,14 +24,15 @@
 namespace keel {
 namespace roofline {
 
-struct CacheGeometry {
-  uint64_t L1d = 0, L2 = 0, L3 = 0; ///< bytes, from sysfs (0: unknown)
-  unsigned L1dWays = 8, L2Ways = 16, L3Ways = 16;
-  unsigned LineSize = 64;
+/// This machine's data caches, from sysfs (size 0: unknown). The ways
+/// default to 8, 16, 16 where sysfs does not say; every level has the one
+/// line size Linux reports last (64 if none).
+struct MachineCaches {
+  CacheLevel L1d{0, 8, 64}, L2{0, 16, 64}, L3{0, 16, 64};
 };
 
 /// Caches of CPU 0 as Linux reports them (/sys/devices/system/cpu/cpu0/cache).
-CacheGeometry readCacheGeometry();
+MachineCaches readMachineCaches();
 
 struct MachineOptions {
   bool Quick = false;      ///< a short run for tests: few sizes, small DRAM set
@@ -64,7 +66,7 @@ struct MachineReport {
   std::string CPUName;
   unsigned Cores = 1;
   bool HasAVX2FMA = false;
-  CacheGeometry Caches;
+  MachineCaches Caches;
   std::vector<PeakResult> Peaks;
   std::vector<SweepPoint> Sweep;
   std::vector<LevelCeiling> Levels;

@@ -90,9 +90,6 @@ llvm::ArrayRef<llvm::StringRef> geometryPresetNames();
 llvm::Expected<CacheLevel> parseCacheLevel(llvm::StringRef Option,
                                            llvm::StringRef Spec);
 
-/// "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64" (parseCacheGeometry's form).
-std::string geometryText(const CacheGeometry &G);
-
 /// valgrind's arguments (after the valgrind path) for one variant.
 std::vector<std::string> cachegrindArgs(const CacheGeometry &G,
                                         llvm::StringRef OutFile,

@@ -13,6 +13,8 @@
 #ifndef KEEL_SWEEP_STATS_H
 #define KEEL_SWEEP_STATS_H
 
+#include "keel/Support/CacheGeometry.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -128,19 +130,11 @@ inline constexpr double MinExplainedVariance = 0.5;
 std::optional<PeriodEstimate> dominantPeriod(llvm::ArrayRef<int64_t> Offsets,
                                              llvm::ArrayRef<double> Values);
 
-/// One simulated cache level: size, associativity, line size (bytes).
-struct CacheLevel {
-  uint64_t Size = 0, Assoc = 0, Line = 0;
-  uint64_t waySize() const { return Assoc ? Size / Assoc : 0; }
-};
-/// The cache geometry a sweep ran with (zero levels when unknown, e.g. the
-/// time backend on an unknown CPU).
-struct CacheGeometry {
-  CacheLevel I1, D1, LL;
-};
-/// Parse "I1=4096,2,64 D1=32768,8,64 LL=262144,8,64" (SweepResult's
-/// CacheGeometry); unknown or malformed parts are left zero.
-CacheGeometry parseCacheGeometry(llvm::StringRef S);
+/// The cache geometry a sweep ran with, and its text form in SweepResult's
+/// CacheGeometry (keel/Support/CacheGeometry.h).
+using keel::CacheGeometry;
+using keel::CacheLevel;
+using keel::parseCacheGeometry;
 
 /// Name the likely mechanism behind swings of period \p Bytes, as one line.
 /// Heuristic (docs/sweep-statistics.md): a period equal to a simulated
