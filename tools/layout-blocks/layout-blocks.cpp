@@ -197,17 +197,14 @@ static Error run() {
 }
 
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-blocks");
-  cl::ParseCommandLineOptions(
+  return runTool(
       argc, argv,
-      "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "
-      "profiles\n\n"
-      "  layout-blocks --binary BIN --profile P -o DIR\n"
-      "  clang -O2 -ffunction-sections -fbasic-block-sections=list=DIR/bbsections.txt ...\n"
-      "  clang -fuse-ld=lld -Wl,--symbol-ordering-file=DIR/order.txt ...\n");
-  if (Error E = run())
-    return reportError(Tool, std::move(E));
-  return 0;
+      {Tool,
+       "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "
+       "profiles\n\n"
+       "  layout-blocks --binary BIN --profile P -o DIR\n"
+       "  clang -O2 -ffunction-sections -fbasic-block-sections=list=DIR/bbsections.txt ...\n"
+       "  clang -fuse-ld=lld -Wl,--symbol-ordering-file=DIR/order.txt ...\n",
+       {&Cat}},
+      [] { return exitStatus(run()); });
 }

@@ -504,24 +504,23 @@ static Error run() {
 }
 
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-order");
-  cl::ParseCommandLineOptions(
+  return runTool(
       argc, argv,
-      "layout-order: plan a code and data layout from profiles\n\n"
-      "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
-      "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
-      "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
-      "-Wl,-z,separate-code\n"
-      "  (-z separate-code keeps the writable data's page offset when code "
-      "grows; GNU ld's default on x86-64.)\n");
-  if (OutDir.empty() && !PrintPlan && !JSON) {
-    WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
-                                      "--print-plan or --json\n";
-    return ExitBadInput;
-  }
-  if (Error E = run())
-    return reportError(Tool, std::move(E));
-  return ExitOK;
+      {Tool,
+       "layout-order: plan a code and data layout from profiles\n\n"
+       "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
+       "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
+       "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
+       "-Wl,-z,separate-code\n"
+       "  (-z separate-code keeps the writable data's page offset when code "
+       "grows; GNU ld's default on x86-64.)\n",
+       {&Cat}},
+      []() -> Expected<int> {
+        if (OutDir.empty() && !PrintPlan && !JSON) {
+          WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
+                                            "--print-plan or --json\n";
+          return ExitBadInput;
+        }
+        return exitStatus(run());
+      });
 }
