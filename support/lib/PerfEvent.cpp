@@ -2,7 +2,6 @@
 #include "keel/Support/PerfEvent.h"
 
 #include <cerrno>
-#include <cstring>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,14 +9,11 @@
 namespace keel {
 
 int probeCycleCounter() {
-  perf_event_attr A;
-  std::memset(&A, 0, sizeof(A));
+  perf_event_attr A{}; // every other field 0
   A.size = sizeof(A);
   A.type = PERF_TYPE_HARDWARE;
   A.config = PERF_COUNT_HW_CPU_CYCLES;
-  A.disabled = 1;
-  A.exclude_kernel = 1;
-  A.exclude_hv = 1;
+  A.disabled = A.exclude_kernel = A.exclude_hv = 1;
   long Fd = syscall(SYS_perf_event_open, &A, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (Fd < 0)
     return errno;

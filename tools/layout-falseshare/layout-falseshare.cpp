@@ -35,7 +35,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -714,12 +713,12 @@ static Expected<int> runRecord() {
   return R->ExitCode;
 }
 
+static const char *const Overview =
+    "layout-falseshare: false sharing from KeelFalseSharing.so "
+    "instrumentation (no PMU needed) or from HITM memory samples\n";
+
 int main(int argc, char **argv) {
-  return runTool(argc, argv,
-                 {Tool,
-                  "layout-falseshare: false sharing from KeelFalseSharing.so "
-                  "instrumentation (no PMU needed) or from HITM memory samples\n",
-                  {&Cat, &RecCat}},
+  return runTool(argc, argv, {Tool, Overview, {&Cat, &RecCat}},
                  []() -> Expected<int> {
                    if (ReportCmd)
                      return exitStatus(runReport());

@@ -26,7 +26,6 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -342,13 +341,12 @@ static Error run() {
   return Error::success();
 }
 
+static const char *const Overview =
+    "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"
+    "  layout-lbrgen [options] -o SAMPLES --truth=T -- prog args...\n"
+    "  layout-lbrgen [options] --trace=LACKEY.LOG --binary=B -o SAMPLES\n";
+
 int main(int argc, char **argv) {
-  return runTool(
-      argc, argv,
-      {Tool,
-       "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"
-       "  layout-lbrgen [options] -o SAMPLES --truth=T -- prog args...\n"
-       "  layout-lbrgen [options] --trace=LACKEY.LOG --binary=B -o SAMPLES\n",
-       {&Cat}},
-      [] { return exitStatus(run()); });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [] { return exitStatus(run()); });
 }

@@ -19,7 +19,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -82,19 +81,17 @@ static Expected<int> linkAndRecord() {
   return ExitOK;
 }
 
+static const char *const Overview =
+    "layout-link: run a link command and record it for layout-sweep\n\n"
+    "  layout-link -- clang-22 -fuse-ld=lld main.o util.o -o app\n"
+    "  layout-sweep ./app        # now also sweeps the code and data axes\n\n"
+    "Runs the command (no shell) and, when it succeeds, saves the command,\n"
+    "its working directory and the output's SHA-1 in <output>.keel-link.json,\n"
+    "so a bare `layout-sweep ./app` can relink the program with a pad object\n"
+    "(or --defsym=__keel_code_pad / __keel_data_pad when it is linked with a\n"
+    "Keel layout.ld). CMake: keel_layout() uses it as the linker launcher.\n\n"
+    "Exit: the link command's own status; 2 bad usage; 3 no such command.\n";
+
 int main(int argc, char **argv) {
-  return runTool(
-      argc, argv,
-      {Tool,
-       "layout-link: run a link command and record it for layout-sweep\n\n"
-       "  layout-link -- clang-22 -fuse-ld=lld main.o util.o -o app\n"
-       "  layout-sweep ./app        # now also sweeps the code and data axes\n\n"
-       "Runs the command (no shell) and, when it succeeds, saves the command,\n"
-       "its working directory and the output's SHA-1 in <output>.keel-link.json,\n"
-       "so a bare `layout-sweep ./app` can relink the program with a pad object\n"
-       "(or --defsym=__keel_code_pad / __keel_data_pad when it is linked with a\n"
-       "Keel layout.ld). CMake: keel_layout() uses it as the linker launcher.\n\n"
-       "Exit: the link command's own status; 2 bad usage; 3 no such command.\n",
-       {&Cat}},
-      linkAndRecord);
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, linkAndRecord);
 }

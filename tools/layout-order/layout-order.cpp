@@ -25,7 +25,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -503,24 +502,22 @@ static Error run() {
   return Error::success();
 }
 
+static const char *const Overview =
+    "layout-order: plan a code and data layout from profiles\n\n"
+    "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
+    "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
+    "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
+    "-Wl,-z,separate-code\n"
+    "  (-z separate-code keeps the writable data's page offset when code "
+    "grows; GNU ld's default on x86-64.)\n";
+
 int main(int argc, char **argv) {
-  return runTool(
-      argc, argv,
-      {Tool,
-       "layout-order: plan a code and data layout from profiles\n\n"
-       "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
-       "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
-       "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
-       "-Wl,-z,separate-code\n"
-       "  (-z separate-code keeps the writable data's page offset when code "
-       "grows; GNU ld's default on x86-64.)\n",
-       {&Cat}},
-      []() -> Expected<int> {
-        if (OutDir.empty() && !PrintPlan && !JSON) {
-          WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
-                                            "--print-plan or --json\n";
-          return ExitBadInput;
-        }
-        return exitStatus(run());
-      });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, []() -> Expected<int> {
+    if (OutDir.empty() && !PrintPlan && !JSON) {
+      WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
+                                        "--print-plan or --json\n";
+      return ExitBadInput;
+    }
+    return exitStatus(run());
+  });
 }

@@ -26,7 +26,6 @@
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -212,17 +211,17 @@ Error runShow(const Binary *Bin) {
 
 } // namespace
 
+static const char *const Overview =
+    "layout-profile: convert, merge and show branch profiles\n\n"
+    "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
+    "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
+    "  layout-profile show [--binary=B] [--top=N] [--json] IN\n"
+    "  layout-profile blocks --binary=B [--cpi=X] [--truth=T] SAMPLES\n"
+    "  layout-profile timeline --binary=B [--truth=T] [--svg=F] SAMPLES\n";
+
 int main(int argc, char **argv) {
   return runTool(
-      argc, argv,
-      {Tool,
-       "layout-profile: convert, merge and show branch profiles\n\n"
-       "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
-       "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
-       "  layout-profile show [--binary=B] [--top=N] [--json] IN\n"
-       "  layout-profile blocks --binary=B [--cpi=X] [--truth=T] SAMPLES\n"
-       "  layout-profile timeline --binary=B [--truth=T] [--svg=F] SAMPLES\n",
-       {&Cat, &lbrCategory()}},
+      argc, argv, {Tool, Overview, {&Cat, &lbrCategory()}},
       []() -> Expected<int> {
         auto Bin = openBinary();
         if (!Bin)

@@ -19,7 +19,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 
 using namespace llvm;
 using namespace keel;
@@ -373,30 +372,28 @@ static Error runChart() {
   return writeChart(D);
 }
 
+static const char *const Overview =
+    "layout-roofline: roofline ceilings of this machine, seed 003's "
+    "cache-aware estimate, and a program's place under the roofs\n";
+
 int main(int argc, char **argv) {
-  return runTool(
-      argc, argv,
-      {Tool,
-       "layout-roofline: roofline ceilings of this machine, seed 003's "
-       "cache-aware estimate, and a program's place under the roofs\n",
-       {&Cat}},
-      []() -> Expected<int> {
-        // Both outputs are checked before any work: a bad --svg path must
-        // not leave the report written (nor a minutes-long measurement
-        // wasted).
-        for (StringRef Path : {StringRef(Output), StringRef(SVG)})
-          if (Error E = checkOutputPath(Path))
-            return std::move(E);
-        if (ModelCmd)
-          return exitStatus(runModel());
-        if (MachineCmd)
-          return exitStatus(runMachine());
-        if (RunCmd)
-          return exitStatus(runRun());
-        if (ChartCmd)
-          return exitStatus(runChart());
-        return inputError("<command line>", 0,
-                          "give a subcommand: model, machine, run or chart "
-                          "(see --help)");
-      });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, []() -> Expected<int> {
+    // Both outputs are checked before any work: a bad --svg path must
+    // not leave the report written (nor a minutes-long measurement
+    // wasted).
+    for (StringRef Path : {StringRef(Output), StringRef(SVG)})
+      if (Error E = checkOutputPath(Path))
+        return std::move(E);
+    if (ModelCmd)
+      return exitStatus(runModel());
+    if (MachineCmd)
+      return exitStatus(runMachine());
+    if (RunCmd)
+      return exitStatus(runRun());
+    if (ChartCmd)
+      return exitStatus(runChart());
+    return inputError("<command line>", 0,
+                      "give a subcommand: model, machine, run or chart "
+                      "(see --help)");
+  });
 }

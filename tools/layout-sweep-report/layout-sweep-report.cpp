@@ -11,7 +11,6 @@
 #include "keel/Sweep/Report.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;

@@ -24,7 +24,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -916,6 +915,19 @@ static Expected<int> runCommand(const char *Argv0) {
   return GateFailed ? ExitCheckFailed : ExitOK;
 }
 
+static const char *const Overview =
+    "layout-sweep: measure how much a program's speed depends on its layout\n\n"
+    "  layout-sweep ./app args\n"
+    "      every axis this binary can move, one combined report: stack and\n"
+    "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
+    "      environment's size, which also moves the stack), code and data\n"
+    "      (programs linked through layout-link or keel_layout(), or code\n"
+    "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
+    "      it cannot move, saying what enables it\n"
+    "  layout-sweep --axis=stack --backend=sim ./app args\n"
+    "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
+    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
+
 int main(int argc, char **argv) {
   // A task of a --executor=slurm job array (the script sbatch runs).
   if (argc == 3 && StringRef(argv[1]) == "--slurm-task")
@@ -923,22 +935,9 @@ int main(int argc, char **argv) {
                    [&] { return exitStatus(runSlurmTask(argv[2])); });
   // --print-cost needs no binary.
   for (int I = 1; I < argc; ++I)
-    if (StringRef(argv[I]) == "--print-cost" || StringRef(argv[I]) == "-print-cost")
+    if (StringRef(argv[I]) == "--print-cost" ||
+        StringRef(argv[I]) == "-print-cost")
       BinaryArg.setNumOccurrencesFlag(cl::Optional);
-  return runTool(
-      argc, argv,
-      {Tool,
-       "layout-sweep: measure how much a program's speed depends on its layout\n\n"
-       "  layout-sweep ./app args\n"
-       "      every axis this binary can move, one combined report: stack and\n"
-       "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
-       "      environment's size, which also moves the stack), code and data\n"
-       "      (programs linked through layout-link or keel_layout(), or code\n"
-       "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
-       "      it cannot move, saying what enables it\n"
-       "  layout-sweep --axis=stack --backend=sim ./app args\n"
-       "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
-       "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n",
-       {&Cat}},
-      [&] { return runCommand(argv[0]); });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [&] { return runCommand(argv[0]); });
 }
