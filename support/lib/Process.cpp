@@ -4,7 +4,6 @@
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -49,20 +48,6 @@ Expected<std::string> findProgram(StringRef Name) {
   return make_error<UnavailableError>(
       formatv("'{0}' was not found on PATH or in " KEEL_LLVM_BINDIR, Name)
           .str());
-}
-
-Expected<std::string> findValgrind() {
-  Expected<std::string> V = findProgram("valgrind");
-  if (!V)
-    return V.takeError();
-  std::string Bin = *V + ".bin";
-  if (!sys::fs::can_execute(Bin))
-    return V;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Head =
-      MemoryBuffer::getFileSlice(*V, 2, 0);
-  if (Head && (*Head)->getBuffer() == "#!")
-    return Bin;
-  return V;
 }
 
 static double cpuSeconds(const std::optional<sys::ProcessStatistics> &S) {

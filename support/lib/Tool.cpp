@@ -1,9 +1,11 @@
-//===- Tool.cpp - version printer, plugin and runtime lookup --------------===//
+//===- Tool.cpp - the tool skeleton, version printer, lib lookup ----------===//
 #include "keel/Support/Tool.h"
+#include "keel/Support/Diagnostics.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,6 +24,29 @@ void setToolVersionPrinter(StringRef Tool) {
     OS << Name << " (Keel) " << keelVersion() << "\n"
        << "  built with LLVM " << LLVM_VERSION_STRING << "\n";
   });
+}
+
+int runTool(int argc, char **argv, const ToolInfo &Info,
+            function_ref<Expected<int>()> Run) {
+  InitLLVM X(argc, argv);
+  if (Info.ParseOptions) {
+    cl::HideUnrelatedOptions(Info.Categories);
+    setToolVersionPrinter(Info.Name);
+    // With an error stream cl reports and returns instead of exit(1): bad
+    // usage is 2 in the exit-code table.
+    if (!cl::ParseCommandLineOptions(argc, argv, Info.Overview, &errs()))
+      return ExitBadInput;
+  }
+  Expected<int> Status = Run();
+  if (!Status)
+    return reportError(Info.Name, Status.takeError());
+  return *Status;
+}
+
+Expected<int> exitStatus(Error E) {
+  if (E)
+    return std::move(E);
+  return ExitOK;
 }
 
 /// <exe>/.. : the prefix (installed) or the build directory.

@@ -23,7 +23,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/LineIterator.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -196,18 +195,14 @@ static Error run() {
   return Error::success();
 }
 
+static const char *const Overview =
+    "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "
+    "profiles\n\n"
+    "  layout-blocks --binary BIN --profile P -o DIR\n"
+    "  clang -O2 -ffunction-sections -fbasic-block-sections=list=DIR/bbsections.txt ...\n"
+    "  clang -fuse-ld=lld -Wl,--symbol-ordering-file=DIR/order.txt ...\n";
+
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-blocks");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-blocks: basic-block layout (Ext-TSP order, hot/cold split) from "
-      "profiles\n\n"
-      "  layout-blocks --binary BIN --profile P -o DIR\n"
-      "  clang -O2 -ffunction-sections -fbasic-block-sections=list=DIR/bbsections.txt ...\n"
-      "  clang -fuse-ld=lld -Wl,--symbol-ordering-file=DIR/order.txt ...\n");
-  if (Error E = run())
-    return reportError(Tool, std::move(E));
-  return 0;
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [] { return exitStatus(run()); });
 }

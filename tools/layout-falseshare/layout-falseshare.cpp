@@ -35,7 +35,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -714,26 +713,18 @@ static Expected<int> runRecord() {
   return R->ExitCode;
 }
 
+static const char *const Overview =
+    "layout-falseshare: false sharing from KeelFalseSharing.so "
+    "instrumentation (no PMU needed) or from HITM memory samples\n";
+
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions({&Cat, &RecCat});
-  setToolVersionPrinter("layout-falseshare");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-falseshare: false sharing from KeelFalseSharing.so "
-      "instrumentation (no PMU needed) or from HITM memory samples\n");
-  Error E = Error::success();
-  if (ReportCmd) {
-    E = runReport();
-  } else if (RecordCmd) {
-    Expected<int> Status = runRecord();
-    if (Status)
-      return *Status;
-    E = Status.takeError();
-  } else {
-    E = inputError("<command line>", 0, "give a subcommand: report or record");
-  }
-  if (E)
-    return reportError(Tool, std::move(E));
-  return 0;
+  return runTool(argc, argv, {Tool, Overview, {&Cat, &RecCat}},
+                 []() -> Expected<int> {
+                   if (ReportCmd)
+                     return exitStatus(runReport());
+                   if (RecordCmd)
+                     return runRecord();
+                   return inputError("<command line>", 0,
+                                     "give a subcommand: report or record");
+                 });
 }

@@ -21,13 +21,12 @@
 #include "keel/Record/SampleFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
-#include "keel/Support/Process.h"
+#include "keel/Support/Valgrind.h"
 #include "keel/Support/Tool.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -205,15 +204,16 @@ static void spreadOverProcesses(PerfRecording &R, unsigned N) {
 
 /// Run the program under lackey; returns the log's path.
 static Expected<std::string> trace(StringRef Dir) {
-  auto VG = findProgram("valgrind");
+  auto VG = findValgrind(ValgrindLauncher::Script);
   if (!VG)
     return VG.takeError();
   std::string Log = (Dir + "/lackey.log").str();
-  std::vector<std::string> Argv = {*VG, "--tool=lackey", "--trace-mem=yes",
-                                   "--log-file=" + Log};
-  Argv.push_back(ProgramName);
-  Argv.insert(Argv.end(), ProgramArgs.begin(), ProgramArgs.end());
-  auto R = runProgram(Argv);
+  ValgrindCommand C;
+  C.Tool = "lackey";
+  C.ToolOptions = {"--trace-mem=yes", "--log-file=" + Log};
+  C.Program.push_back(ProgramName);
+  C.Program.insert(C.Program.end(), ProgramArgs.begin(), ProgramArgs.end());
+  auto R = runValgrind(*VG, C);
   if (!R)
     return R.takeError();
   if (R->Crashed)
@@ -371,16 +371,12 @@ static Error run() {
   return Error::success();
 }
 
+static const char *const Overview =
+    "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"
+    "  layout-lbrgen [options] -o SAMPLES --truth=T -- prog args...\n"
+    "  layout-lbrgen [options] --trace=LACKEY.LOG --binary=B -o SAMPLES\n";
+
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-lbrgen");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-lbrgen: LBR samples with ground truth from an exact trace\n\n"
-      "  layout-lbrgen [options] -o SAMPLES --truth=T -- prog args...\n"
-      "  layout-lbrgen [options] --trace=LACKEY.LOG --binary=B -o SAMPLES\n");
-  if (Error E = run())
-    return reportError(Tool, std::move(E));
-  return ExitOK;
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [] { return exitStatus(run()); });
 }

@@ -19,7 +19,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
@@ -39,21 +38,8 @@ cl::opt<std::string> RecordPath(
     cl::value_desc("file"), cl::cat(Cat));
 } // namespace
 
-int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter(Tool);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-link: run a link command and record it for layout-sweep\n\n"
-      "  layout-link -- clang-22 -fuse-ld=lld main.o util.o -o app\n"
-      "  layout-sweep ./app        # now also sweeps the code and data axes\n\n"
-      "Runs the command (no shell) and, when it succeeds, saves the command,\n"
-      "its working directory and the output's SHA-1 in <output>.keel-link.json,\n"
-      "so a bare `layout-sweep ./app` can relink the program with a pad object\n"
-      "(or --defsym=__keel_code_pad / __keel_data_pad when it is linked with a\n"
-      "Keel layout.ld). CMake: keel_layout() uses it as the linker launcher.\n\n"
-      "Exit: the link command's own status; 2 bad usage; 3 no such command.\n");
+/// Run the link command and record it.
+static Expected<int> linkAndRecord() {
   if (Command.empty()) {
     WithColor::error(errs(), Tool)
         << "no link command; usage: layout-link -- clang-22 ... -o app\n";
@@ -62,7 +48,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> Argv(Command.begin(), Command.end());
   Expected<RunResult> R = runProgram(Argv, RunOptions());
   if (!R) // the command could not start (not found)
-    return reportError(Tool, make_error<UnavailableError>(toString(R.takeError())));
+    return make_error<UnavailableError>(toString(R.takeError()));
   if (R->Crashed) {
     WithColor::error(errs(), Tool) << Argv.front() << ": " << R->Message << "\n";
     return ExitCheckFailed;
@@ -87,10 +73,25 @@ int main(int argc, char **argv) {
   }
   Expected<std::string> Sha = fileSHA1(Rec.Output);
   if (!Sha)
-    return reportError(Tool, Sha.takeError());
+    return Sha.takeError();
   Rec.SHA1 = *Sha;
   std::string Path = RecordPath.empty() ? linkRecordPath(Rec.Output) : RecordPath.getValue();
   if (Error E = writeLinkRecord(Path, Rec))
-    return reportError(Tool, std::move(E));
+    return std::move(E);
   return ExitOK;
+}
+
+static const char *const Overview =
+    "layout-link: run a link command and record it for layout-sweep\n\n"
+    "  layout-link -- clang-22 -fuse-ld=lld main.o util.o -o app\n"
+    "  layout-sweep ./app        # now also sweeps the code and data axes\n\n"
+    "Runs the command (no shell) and, when it succeeds, saves the command,\n"
+    "its working directory and the output's SHA-1 in <output>.keel-link.json,\n"
+    "so a bare `layout-sweep ./app` can relink the program with a pad object\n"
+    "(or --defsym=__keel_code_pad / __keel_data_pad when it is linked with a\n"
+    "Keel layout.ld). CMake: keel_layout() uses it as the linker launcher.\n\n"
+    "Exit: the link command's own status; 2 bad usage; 3 no such command.\n";
+
+int main(int argc, char **argv) {
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, linkAndRecord);
 }

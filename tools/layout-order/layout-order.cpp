@@ -27,7 +27,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -465,25 +464,22 @@ static Error run() {
   return Error::success();
 }
 
+static const char *const Overview =
+    "layout-order: plan a code and data layout from profiles\n\n"
+    "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
+    "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
+    "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
+    "-Wl,-z,separate-code\n"
+    "  (-z separate-code keeps the writable data's page offset when code "
+    "grows; GNU ld's default on x86-64.)\n";
+
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-order");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-order: plan a code and data layout from profiles\n\n"
-      "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
-      "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
-      "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
-      "-Wl,-z,separate-code\n"
-      "  (-z separate-code keeps the writable data's page offset when code "
-      "grows; GNU ld's default on x86-64.)\n");
-  if (OutDir.empty() && !PrintPlan && !JSON) {
-    WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
-                                      "--print-plan or --json\n";
-    return ExitBadInput;
-  }
-  if (Error E = run())
-    return reportError(Tool, std::move(E));
-  return ExitOK;
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, []() -> Expected<int> {
+    if (OutDir.empty() && !PrintPlan && !JSON) {
+      WithColor::error(errs(), Tool) << "nothing to do: give -o DIR and/or "
+                                        "--print-plan or --json\n";
+      return ExitBadInput;
+    }
+    return exitStatus(run());
+  });
 }

@@ -26,7 +26,6 @@
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -212,40 +211,36 @@ Error runShow(const Binary *Bin) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions({&Cat, &lbrCategory()});
-  setToolVersionPrinter("layout-profile");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-profile: convert, merge and show branch profiles\n\n"
-      "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
-      "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
-      "  layout-profile show [--binary=B] [--top=N] [--json] IN\n"
-      "  layout-profile blocks --binary=B [--cpi=X] [--truth=T] SAMPLES\n"
-      "  layout-profile timeline --binary=B [--truth=T] [--svg=F] SAMPLES\n");
+static const char *const Overview =
+    "layout-profile: convert, merge and show branch profiles\n\n"
+    "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
+    "  layout-profile merge -o OUT A.fdata B.fdata ...\n"
+    "  layout-profile show [--binary=B] [--top=N] [--json] IN\n"
+    "  layout-profile blocks --binary=B [--cpi=X] [--truth=T] SAMPLES\n"
+    "  layout-profile timeline --binary=B [--truth=T] [--svg=F] SAMPLES\n";
 
-  auto Bin = openBinary();
-  if (!Bin)
-    return reportError(Tool, Bin.takeError());
-  Error E = Error::success();
-  if (ConvertCmd)
-    E = runConvert(Bin->get());
-  else if (MergeCmd)
-    E = runMerge();
-  else if (ShowCmd)
-    E = runShow(Bin->get());
-  else if (lbrSubcommandActive())
-    E = runLBRSubcommand();
-  else if (*Bin)
-    outs() << "build-id " << (*Bin)->buildID() << " functions "
-           << (*Bin)->functions().size() << '\n';
-  else {
-    WithColor::error(errs(), Tool)
-        << "expected a subcommand (convert, merge, show); see --help\n";
-    return ExitBadInput;
-  }
-  if (E)
-    return reportError(Tool, std::move(E));
-  return ExitOK;
+int main(int argc, char **argv) {
+  return runTool(
+      argc, argv, {Tool, Overview, {&Cat, &lbrCategory()}},
+      []() -> Expected<int> {
+        auto Bin = openBinary();
+        if (!Bin)
+          return Bin.takeError();
+        if (ConvertCmd)
+          return exitStatus(runConvert(Bin->get()));
+        if (MergeCmd)
+          return exitStatus(runMerge());
+        if (ShowCmd)
+          return exitStatus(runShow(Bin->get()));
+        if (lbrSubcommandActive())
+          return exitStatus(runLBRSubcommand());
+        if (!*Bin) {
+          WithColor::error(errs(), Tool)
+              << "expected a subcommand (convert, merge, show); see --help\n";
+          return ExitBadInput;
+        }
+        outs() << "build-id " << (*Bin)->buildID() << " functions "
+               << (*Bin)->functions().size() << '\n';
+        return ExitOK;
+      });
 }

@@ -11,7 +11,7 @@
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
 #include "keel/Support/OutputFile.h"
-#include "keel/Support/Process.h"
+#include "keel/Support/Valgrind.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -45,23 +45,25 @@ static void removeDir(StringRef Dir, ArrayRef<std::string> Files) {
 Expected<Recording> recordWithValgrind(const RecordRequest &Req,
                                        const Binary &Bin,
                                        QualityReport &Quality) {
-  auto Valgrind = findProgram("valgrind");
+  auto Valgrind =
+      findValgrind(ValgrindLauncher::Script,
+                   "valgrind is not installed (apt-get install valgrind); "
+                   "--source=valgrind needs it");
   if (!Valgrind)
-    return make_error<UnavailableError>(
-        "valgrind is not installed (apt-get install valgrind); "
-        "--source=valgrind needs it");
+    return Valgrind.takeError();
   auto Dir = makePrivateTempDir("layout-record");
   if (!Dir)
     return Dir.takeError();
 
   // --skip-plt=no: PLT stubs stay separate instead of being charged to
   // their call sites, so every instruction count belongs to its own place.
-  std::vector<std::string> Argv = {
-      *Valgrind, "-q", "--tool=callgrind", "--collect-jumps=yes",
-      "--dump-instr=yes", "--skip-plt=no",
-      "--callgrind-out-file=" + *Dir + "/callgrind.out.%p"};
-  llvm::append_range(Argv, Req.Command);
-  auto Run = runProgram(Argv);
+  ValgrindCommand C;
+  C.CoreOptions = {"-q"};
+  C.Tool = "callgrind";
+  C.ToolOptions = {"--collect-jumps=yes", "--dump-instr=yes", "--skip-plt=no",
+                   "--callgrind-out-file=" + *Dir + "/callgrind.out.%p"};
+  C.Program = Req.Command;
+  auto Run = runValgrind(*Valgrind, C);
   auto Files = outputFiles(*Dir);
   if (!Run || !Files) {
     removeDir(*Dir, Files ? *Files : std::vector<std::string>());

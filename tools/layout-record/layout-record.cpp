@@ -17,7 +17,6 @@
 #include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace llvm;
@@ -126,13 +125,8 @@ static void printSummary(const Recording &Rec, const Binary &Bin,
                 "branch records + instructions");
 }
 
-int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions({&Cat, &PerfCategory});
-  setToolVersionPrinter("layout-record");
-  if (!cl::ParseCommandLineOptions(argc, argv, Overview, &errs()))
-    return ExitBadInput; // conventions: bad usage is 2, not cl's 1
-
+/// Record the program with the chosen source and write the profile.
+static Expected<int> recordProgram() {
   RecordFn Record = nullptr;
   for (const auto &S : Sources)
     if (SourceName == S.Name)
@@ -152,7 +146,7 @@ int main(int argc, char **argv) {
   }
   auto Bin = Binary::open(*Path);
   if (!Bin)
-    return reportError(Tool, Bin.takeError());
+    return Bin.takeError();
 
   if (OutFormat.getNumOccurrences() == 0 &&
       StringRef(Output).ends_with("perf.data"))
@@ -167,7 +161,7 @@ int main(int argc, char **argv) {
   // The output must be writable before the program runs (a long run must
   // not be lost to a typo, and a bad path must leave nothing behind).
   if (Error E = checkOutputPath(Output))
-    return reportError(Tool, std::move(E));
+    return std::move(E);
 
   RecordRequest Req;
   Req.Command.push_back(Program);
@@ -176,10 +170,10 @@ int main(int argc, char **argv) {
   QualityReport Quality;
   auto Rec = Record(Req, **Bin, Quality);
   if (!Rec)
-    return reportError(Tool, Rec.takeError());
+    return Rec.takeError();
 
   if (Error E = writeProfile(*Rec, **Bin, Quality))
-    return reportError(Tool, std::move(E));
+    return std::move(E);
   printSummary(*Rec, **Bin, Quality);
 
   if (Rec->Crashed) {
@@ -192,4 +186,9 @@ int main(int argc, char **argv) {
     WithColor::note(errs(), Tool)
         << "the program exited with status " << Rec->ExitCode << '\n';
   return Rec->ExitCode;
+}
+
+int main(int argc, char **argv) {
+  return runTool(argc, argv, {Tool, Overview, {&Cat, &PerfCategory}},
+                 recordProgram);
 }

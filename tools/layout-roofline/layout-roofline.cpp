@@ -19,7 +19,6 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 
 using namespace llvm;
 using namespace keel;
@@ -374,32 +373,28 @@ static Error runChart() {
   return writeChart(D);
 }
 
+static const char *const Overview =
+    "layout-roofline: roofline ceilings of this machine, the cache-aware "
+    "estimate of Minami et al., and a program's place under the roofs\n";
+
 int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-roofline");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-roofline: roofline ceilings of this machine, the cache-aware "
-      "estimate of Minami et al., and a program's place under the roofs\n");
-  // Both outputs are checked before any work: a bad --svg path must not
-  // leave the report written (nor a minutes-long measurement wasted).
-  for (StringRef Path : {StringRef(Output), StringRef(SVG)})
-    if (Error E = checkOutputPath(Path))
-      return reportError(Tool, std::move(E));
-  Error E = Error::success();
-  if (ModelCmd)
-    E = runModel();
-  else if (MachineCmd)
-    E = runMachine();
-  else if (RunCmd)
-    E = runRun();
-  else if (ChartCmd)
-    E = runChart();
-  else
-    E = inputError("<command line>", 0,
-                   "give a subcommand: model, machine, run or chart (see --help)");
-  if (E)
-    return reportError(Tool, std::move(E));
-  return 0;
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, []() -> Expected<int> {
+    // Both outputs are checked before any work: a bad --svg path must
+    // not leave the report written (nor a minutes-long measurement
+    // wasted).
+    for (StringRef Path : {StringRef(Output), StringRef(SVG)})
+      if (Error E = checkOutputPath(Path))
+        return std::move(E);
+    if (ModelCmd)
+      return exitStatus(runModel());
+    if (MachineCmd)
+      return exitStatus(runMachine());
+    if (RunCmd)
+      return exitStatus(runRun());
+    if (ChartCmd)
+      return exitStatus(runChart());
+    return inputError("<command line>", 0,
+                      "give a subcommand: model, machine, run or chart "
+                      "(see --help)");
+  });
 }

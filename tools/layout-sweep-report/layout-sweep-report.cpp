@@ -11,7 +11,6 @@
 #include "keel/Sweep/Report.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -57,56 +56,52 @@ static cl::opt<std::string> MaxMispredictRise(
 
 static const char *const Tool = "layout-sweep-report";
 
-int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-sweep-report");
-  cl::ParseCommandLineOptions(argc, argv,
-                              "render and gate a saved layout sweep\n");
+/// Read the saved sweep, gate it and write the reports.
+static Expected<int> renderAndGate() {
   for (cl::opt<std::string> *O : {&JSONOut, &CSVOut})
     if (O->getNumOccurrences() && O->empty())
       *O = "-";
   if (JSONOut == "-" && CSVOut == "-")
-    return reportError(Tool, makeError("--json and --csv cannot both write to stdout"));
+    return makeError("--json and --csv cannot both write to stdout");
   bool StdoutTaken = JSONOut == "-" || CSVOut == "-";
 
   GateOptions GO;
   if (!MaxSpread.empty()) {
     auto V = parsePercent(MaxSpread);
     if (!V)
-      return reportError(Tool, V.takeError());
+      return V.takeError();
     GO.MaxSpread = *V;
   }
   auto Tol = parsePercent(Tolerance);
   if (!Tol)
-    return reportError(Tool, Tol.takeError());
+    return Tol.takeError();
   GO.BaselineTolerance = *Tol;
   if (MaxMispredictRise.getNumOccurrences()) { // an empty value is an error too
     if (Baseline.empty())
-      return reportError(Tool, makeError("--max-mispredict-rise compares with "
-                                         "a baseline: give --baseline=FILE"));
+      return makeError("--max-mispredict-rise compares with "
+                       "a baseline: give --baseline=FILE");
     auto V = parsePercent(MaxMispredictRise);
     if (!V)
-      return reportError(Tool, makeError("--max-mispredict-rise: {0}",
-                                         toString(V.takeError())));
+      return makeError("--max-mispredict-rise: {0}",
+                       toString(V.takeError()));
     GO.MaxMispredictRise = *V;
   }
 
   auto R = readResultFile(Input);
   if (!R)
-    return reportError(Tool, R.takeError());
+    return R.takeError();
   std::optional<SweepResult> Base;
   if (!Baseline.empty()) {
     auto B = readResultFile(Baseline);
     if (!B)
-      return reportError(Tool, B.takeError());
+      return B.takeError();
     Base = std::move(*B);
   }
   auto G = evaluateGate(*R, GO, Base ? &*Base : nullptr);
   if (!G)
-    return reportError(Tool, G.takeError());
+    return G.takeError();
   if (Error E = writeReports(*R, *G, {JSONOut, CSVOut, SVGOut, HTMLOut}))
-    return reportError(Tool, std::move(E));
+    return std::move(E);
   if (!Quiet && !StdoutTaken)
     writeTextReport(outs(), *R, *G);
   if (G->Failed) {
@@ -114,4 +109,10 @@ int main(int argc, char **argv) {
     return ExitCheckFailed;
   }
   return ExitOK;
+}
+
+int main(int argc, char **argv) {
+  return runTool(argc, argv,
+                 {Tool, "render and gate a saved layout sweep\n", {&Cat}},
+                 renderAndGate);
 }

@@ -24,7 +24,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -442,32 +441,20 @@ static std::function<void(size_t, size_t)> progressPrinter() {
   };
 }
 
-static Error writeReports(const SweepResult &R, const GateResult &G,
-                          const CacheGeometry &Geo) {
-  auto Write = [&](cl::opt<std::string> &Opt,
-                   function_ref<void(raw_ostream &)> Fn) -> Error {
+/// The reports of one geometry's sweep: the files asked for (each path
+/// with the geometry's suffix, see geometryPath) through the library's
+/// writeReports, then the table on stdout unless a machine-readable report
+/// takes it.
+static Error writeGeometryReports(const SweepResult &R, const GateResult &G,
+                                  const CacheGeometry &Geo) {
+  auto PathOf = [&](const cl::opt<std::string> &Opt) -> std::string {
     if (!Opt.getNumOccurrences())
-      return Error::success();
-    std::string Path = geometryPath(Opt.empty() ? "-" : Opt.getValue(), Geo);
-    return writeOutput(Path, [&](raw_ostream &OS) {
-      Fn(OS);
-      return Error::success();
-    });
+      return "";
+    return geometryPath(Opt.empty() ? "-" : Opt.getValue(), Geo);
   };
-  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
-    if (Opt->getNumOccurrences())
-      if (Error E = checkOutputPath(
-              geometryPath(Opt->empty() ? "-" : Opt->getValue(), Geo)))
-        return E;
-  if (Error E = Write(JSON, [&](raw_ostream &OS) { writeJSONReport(OS, R, G); }))
+  if (Error E = writeReports(
+          R, G, ReportFiles{PathOf(JSON), PathOf(CSV), PathOf(SVG), PathOf(HTML)}))
     return E;
-  if (Error E = Write(CSV, [&](raw_ostream &OS) { writeCSVReport(OS, R); }))
-    return E;
-  if (Error E = Write(SVG, [&](raw_ostream &OS) { writeSVGPlot(OS, R, G); }))
-    return E;
-  if (Error E = Write(HTML, [&](raw_ostream &OS) { writeHTMLReport(OS, R, G); }))
-    return E;
-  // The table goes to stdout unless a machine-readable report does.
   bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
                      (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
   if (!StdoutTaken)
@@ -906,120 +893,94 @@ static int runAuto(const char *Argv0) {
   return reportOutcomes(*Outcomes);
 }
 
-int main(int argc, char **argv) {
-  InitLLVM X(argc, argv);
-  // A task of a --executor=slurm job array (the script sbatch runs).
-  if (argc == 3 && StringRef(argv[1]) == "--slurm-task") {
-    if (Error E = runSlurmTask(argv[2]))
-      return reportError(Tool, std::move(E));
-    return ExitOK;
-  }
-  cl::HideUnrelatedOptions(Cat);
-  setToolVersionPrinter("layout-sweep");
-  // --print-cost needs no binary.
-  for (int I = 1; I < argc; ++I)
-    if (StringRef(argv[I]) == "--print-cost" || StringRef(argv[I]) == "-print-cost")
-      BinaryArg.setNumOccurrencesFlag(cl::Optional);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "layout-sweep: measure how much a program's speed depends on its layout\n\n"
-      "  layout-sweep ./app args\n"
-      "      every axis this binary can move, one combined report: stack and\n"
-      "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
-      "      environment's size, which also moves the stack), code and data\n"
-      "      (programs linked through layout-link or keel_layout(), or code\n"
-      "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
-      "      it cannot move, saying what enables it\n"
-      "  layout-sweep --axis=stack --backend=sim ./app args\n"
-      "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
-      "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n");
-
+/// The sweep (or --print-cost) the parsed command line asks for.
+static Expected<int> runCommand(const char *Argv0) {
   if (PrintCost) {
     CostWeights W;
     Expected<CostPreset> P = costModel(W);
     if (!P)
-      return reportError(Tool, P.takeError());
+      return P.takeError();
     outs() << costPresetJSON(*P, W) << "\n";
     return ExitOK;
   }
 
   if (isAutomatic())
-    return runAuto(argv[0]);
+    return runAuto(Argv0);
 
   bool ImplicitJournal = false;
-  Expected<EngineOptions> O = buildOptions(argv[0], ImplicitJournal);
+  Expected<EngineOptions> O = buildOptions(Argv0, ImplicitJournal);
   if (!O)
-    return reportError(Tool, O.takeError());
+    return O.takeError();
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
-    return reportError(Tool, GO.takeError());
+    return GO.takeError();
   std::optional<SweepResult> BaselineResult;
   if (!Baseline.empty()) { // read it first: a bad file must not cost a sweep
     Expected<SweepResult> B = readResultFile(Baseline);
     if (!B)
-      return reportError(Tool, B.takeError());
+      return B.takeError();
     if (GO->MaxMispredictRise)
       if (Error E = checkMispredictBaseline(*B, Baseline))
-        return reportError(Tool, std::move(E));
+        return std::move(E);
     BaselineResult = std::move(*B);
   }
   if (GO->MaxMispredictRise && O->Backend == "time")
-    return reportError(Tool, inputError("--max-mispredict-rise", 0,
-                                        "--backend=time counts no branch "
-                                        "mispredicts (sim, cachegrind or perf do)"));
+    return inputError("--max-mispredict-rise", 0,
+                      "--backend=time counts no branch "
+                      "mispredicts (sim, cachegrind or perf do)");
   // Every output (and the journal) must be writable before a sweep that may
   // take hours runs, and a bad one must not leave the others written.
   std::vector<CacheGeometry> Geos = {O->Geometry};
   Geos.insert(Geos.end(), O->MoreGeometries.begin(), O->MoreGeometries.end());
   if (Geos.size() > 1 && (!BestPadOut.empty() || !Baseline.empty()))
-    return reportError(Tool, inputError("<command line>", 0,
-                                        "--best-pad-out and --baseline take one "
-                                        "geometry: give --I1 once"));
+    return inputError("<command line>", 0,
+                      "--best-pad-out and --baseline take one "
+                      "geometry: give --I1 once");
   if (Geos.size() > 1 && !isSimBackend(O->Backend))
-    return reportError(Tool, inputError("<command line>", 0,
-                                        "several --I1 need --backend=sim or "
-                                        "cachegrind (a timed sweep has no "
-                                        "cache geometry)"));
+    return inputError("<command line>", 0,
+                      "several --I1 need --backend=sim or "
+                      "cachegrind (a timed sweep has no "
+                      "cache geometry)");
   for (const CacheGeometry &Geo : Geos)
     for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
       if (Opt->getNumOccurrences())
         if (Error E = checkOutputPath(
                 geometryPath(Opt->empty() ? "-" : Opt->getValue(), Geo)))
-          return reportError(Tool, std::move(E));
+          return std::move(E);
   if (!BestPadOut.empty())
     if (Error E = checkOutputPath(BestPadOut))
-      return reportError(Tool, std::move(E));
+      return std::move(E);
   std::vector<std::string> JournalPaths = {O->JournalPath};
   JournalPaths.insert(JournalPaths.end(), O->MoreJournalPaths.begin(),
                       O->MoreJournalPaths.end());
   for (const std::string &J : JournalPaths)
     if (!J.empty())
       if (Error E = checkOutputPath(J))
-        return reportError(Tool, std::move(E));
+        return std::move(E);
   O->Progress = progressPrinter();
 
   Expected<std::vector<SweepResult>> Rs = runSweeps(*O);
   if (!Rs)
-    return reportError(Tool, Rs.takeError());
+    return Rs.takeError();
   bool GateFailed = false;
   for (size_t K = 0; K < Rs->size(); ++K) {
     const SweepResult &R = (*Rs)[K];
     Expected<GateResult> G =
         evaluateGate(R, *GO, BaselineResult ? &*BaselineResult : nullptr);
     if (!G)
-      return reportError(Tool, G.takeError());
-    if (Error E = writeReports(R, *G, Geos[K]))
-      return reportError(Tool, std::move(E));
+      return G.takeError();
+    if (Error E = writeGeometryReports(R, *G, Geos[K]))
+      return std::move(E);
     if (!BestPadOut.empty())
       if (Error E = writeBestPad(R))
-        return reportError(Tool, std::move(E));
+        return std::move(E);
     for (const std::string &N : R.Notes)
       WithColor::note(errs(), Tool) << N << "\n";
     if (G->Failed) {
       WithColor::error(errs(), Tool)
-          << "gate failed" << (Rs->size() > 1 ? " (" + R.CacheGeometry + ")" : "")
-          << ": " << (G->Reasons.empty() ? G->Verdict : G->Reasons.front())
-          << "\n";
+          << "gate failed"
+          << (Rs->size() > 1 ? " (" + R.CacheGeometry + ")" : "") << ": "
+          << (G->Reasons.empty() ? G->Verdict : G->Reasons.front()) << "\n";
       GateFailed = true;
     }
   }
@@ -1028,4 +989,31 @@ int main(int argc, char **argv) {
     for (const std::string &J : JournalPaths)
       sys::fs::remove(J);
   return GateFailed ? ExitCheckFailed : ExitOK;
+}
+
+static const char *const Overview =
+    "layout-sweep: measure how much a program's speed depends on its layout\n\n"
+    "  layout-sweep ./app args\n"
+    "      every axis this binary can move, one combined report: stack and\n"
+    "      heap (dynamically linked programs: LD_PRELOAD shims), env (the\n"
+    "      environment's size, which also moves the stack), code and data\n"
+    "      (programs linked through layout-link or keel_layout(), or code\n"
+    "      through llvm-bolt with -Wl,--emit-relocs); one line for each axis\n"
+    "      it cannot move, saying what enables it\n"
+    "  layout-sweep --axis=stack --backend=sim ./app args\n"
+    "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
+    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
+
+int main(int argc, char **argv) {
+  // A task of a --executor=slurm job array (the script sbatch runs).
+  if (argc == 3 && StringRef(argv[1]) == "--slurm-task")
+    return runTool(argc, argv, {Tool, "", {}, /*ParseOptions=*/false},
+                   [&] { return exitStatus(runSlurmTask(argv[2])); });
+  // --print-cost needs no binary.
+  for (int I = 1; I < argc; ++I)
+    if (StringRef(argv[I]) == "--print-cost" ||
+        StringRef(argv[I]) == "-print-cost")
+      BinaryArg.setNumOccurrencesFlag(cl::Optional);
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [&] { return runCommand(argv[0]); });
 }

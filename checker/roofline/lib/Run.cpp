@@ -11,7 +11,9 @@
 #include "keel/Roofline/FlopTable.h"
 #include "keel/Roofline/Machine.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/PerfEvent.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Valgrind.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/MC/MCInst.h"
@@ -20,12 +22,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -39,22 +36,13 @@ namespace {
 
 /// Whether perf_event can count cycles here at all.
 std::string counterStatus(bool &Available) {
-  perf_event_attr Attr;
-  std::memset(&Attr, 0, sizeof(Attr));
-  Attr.size = sizeof(Attr);
-  Attr.type = PERF_TYPE_HARDWARE;
-  Attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  Attr.disabled = 1;
-  Attr.exclude_kernel = 1;
-  long Fd = syscall(SYS_perf_event_open, &Attr, 0, -1, -1, 0);
-  if (Fd < 0) {
+  if (int Err = probeCycleCounter()) {
     Available = false;
     return formatv("no hardware counters (perf_event_open: {0}); using a "
                    "callgrind cache simulation",
-                   std::strerror(errno))
+                   std::strerror(Err))
         .str();
   }
-  close(int(Fd));
   Available = true;
   return "hardware counters exist, but the FP_ARITH/memory-traffic counter "
          "path is not implemented yet; using a callgrind cache simulation";
@@ -103,31 +91,32 @@ Expected<double> timeNative(const RunConfig &Cfg) {
 
 Expected<InstructionCosts> runCallgrind(const RunConfig &Cfg, StringRef D1,
                                         StringRef LL) {
-  auto Valgrind = findProgram("valgrind");
+  auto Valgrind = findValgrind(
+      ValgrindLauncher::Script,
+      "valgrind is not installed: no counters and no cache simulation");
   if (!Valgrind)
-    return make_error<UnavailableError>(
-        "valgrind is not installed: no counters and no cache simulation");
+    return Valgrind.takeError();
   auto Dir = makePrivateTempDir("keel-roofline");
   if (!Dir)
     return Dir.takeError();
   std::string Out = *Dir + "/callgrind.out", Err = *Dir + "/valgrind.err";
-  std::vector<std::string> Argv = {*Valgrind,
-                                   "--tool=callgrind",
-                                   "--cache-sim=yes",
-                                   "--dump-instr=yes",
-                                   "--dump-line=no",
-                                   "--compress-pos=no",
-                                   "--compress-strings=no",
-                                   "--I1=" + Cfg.I1,
-                                   "--D1=" + D1.str(),
-                                   "--LL=" + LL.str(),
-                                   "--callgrind-out-file=" + Out,
-                                   "--"};
-  Argv.insert(Argv.end(), Cfg.Argv.begin(), Cfg.Argv.end());
+  ValgrindCommand C;
+  C.Tool = "callgrind";
+  C.ToolOptions = {"--cache-sim=yes",
+                   "--dump-instr=yes",
+                   "--dump-line=no",
+                   "--compress-pos=no",
+                   "--compress-strings=no",
+                   "--I1=" + Cfg.I1,
+                   "--D1=" + D1.str(),
+                   "--LL=" + LL.str(),
+                   "--callgrind-out-file=" + Out};
+  C.Separator = true;
+  C.Program = Cfg.Argv;
   keel::RunOptions Opts;
   Opts.Stdout = "";
   Opts.Stderr = Err;
-  auto R = runProgram(Argv, Opts);
+  auto R = runValgrind(*Valgrind, C, Opts);
   auto Cleanup = [&] { sys::fs::remove_directories(*Dir); };
   if (!R) {
     Cleanup();

@@ -3,6 +3,7 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/Report.h"
 
@@ -497,7 +498,7 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
                          ArrayRef<AutoAxis> Axes,
                          ArrayRef<AutoOutcome> Outcomes) {
   writeHTMLHead(OS, ("layout sweep: " + Binary + ", every axis").str());
-  OS << "<h1>layout sweep: " << escapeXML(sys::path::filename(Binary))
+  OS << "<h1>layout sweep: " << escapeMarkup(sys::path::filename(Binary))
      << ", every axis</h1>\n";
   OS << "<table class=\"axes\">\n<tr><th>axis</th><th>how</th><th>result"
         "</th></tr>\n";
@@ -505,19 +506,19 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
     OS << "<tr><th>";
     if (O)
-      OS << "<a href=\"#axis-" << escapeXML(A.Axis) << "\">" << escapeXML(A.Axis)
+      OS << "<a href=\"#axis-" << escapeMarkup(A.Axis) << "\">" << escapeMarkup(A.Axis)
          << "</a>";
     else
-      OS << escapeXML(A.Axis);
-    OS << "</th><td>" << escapeXML(O ? A.How : "not swept: " + A.Why)
+      OS << escapeMarkup(A.Axis);
+    OS << "</th><td>" << escapeMarkup(O ? A.How : "not swept: " + A.Why)
        << "</td><td" << (O && O->G.Failed ? " class=\"fail\"" : "") << ">"
-       << escapeXML(O ? sweptText(*O) : "to sweep it: " + A.Enable)
+       << escapeMarkup(O ? sweptText(*O) : "to sweep it: " + A.Enable)
        << "</td></tr>\n";
   }
   OS << "</table>\n";
   for (const AutoOutcome &O : Outcomes) {
-    OS << "<h2 id=\"axis-" << escapeXML(O.A->Axis) << "\">" << escapeXML(O.A->Axis)
-       << ": " << escapeXML(O.A->How) << "</h2>\n";
+    OS << "<h2 id=\"axis-" << escapeMarkup(O.A->Axis) << "\">" << escapeMarkup(O.A->Axis)
+       << ": " << escapeMarkup(O.A->How) << "</h2>\n";
     writeHTMLSection(OS, O.R, O.G, "h3");
   }
   OS << "</body>\n</html>\n";

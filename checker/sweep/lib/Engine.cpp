@@ -10,7 +10,9 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/PerfEvent.h"
 #include "keel/Support/Process.h"
+#include "keel/Support/Valgrind.h"
 #include "keel/Sweep/Journal.h"
 #include "keel/Sweep/Slurm.h"
 #include "keel/Sweep/VariantMap.h"
@@ -28,10 +30,8 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
-#include <linux/perf_event.h>
 #include <mutex>
 #include <set>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -111,17 +111,7 @@ std::string sweepFingerprint(const EngineOptions &O) {
 }
 
 Error checkPerfCounters() {
-  perf_event_attr A;
-  memset(&A, 0, sizeof(A));
-  A.type = PERF_TYPE_HARDWARE;
-  A.size = sizeof(A);
-  A.config = PERF_COUNT_HW_CPU_CYCLES;
-  A.disabled = 1;
-  A.exclude_kernel = 1;
-  A.exclude_hv = 1;
-  long FD = syscall(SYS_perf_event_open, &A, 0, -1, -1, 0);
-  if (FD < 0) {
-    int Err = errno;
+  if (int Err = probeCycleCounter()) {
     std::string Why = Err == ENOENT || Err == EOPNOTSUPP
                           ? "this machine exposes no hardware cycle counter "
                             "(a VM without a virtual PMU?)"
@@ -135,23 +125,24 @@ Error checkPerfCounters() {
                 strerror(Err), Why.empty() ? "" : ": ", Why)
             .str());
   }
-  close(static_cast<int>(FD));
   return Error::success();
 }
 
 std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
                                     const PreparedVariant &P, StringRef OutFile,
                                     StringRef MapFile) {
-  std::vector<std::string> Cmd = {T.Valgrind};
   std::string Log = P.Dir + "/valgrind.log";
   std::vector<CacheGeometry> Gs = {O.Geometry};
   Gs.insert(Gs.end(), O.MoreGeometries.begin(), O.MoreGeometries.end());
-  for (std::string &A : T.KeelSim
-                            ? keelSimArgs(Gs, T.Frontend, OutFile, Log, MapFile)
-                            : cachegrindArgs(O.Geometry, OutFile, Log))
-    Cmd.push_back(std::move(A));
-  Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
-  return Cmd;
+  std::vector<std::string> Args =
+      T.KeelSim ? keelSimArgs(Gs, T.Frontend, OutFile, Log, MapFile)
+                : cachegrindArgs(O.Geometry, OutFile, Log);
+  // Both start with "--tool=NAME".
+  ValgrindCommand C;
+  C.Tool = StringRef(Args.front()).drop_front(strlen("--tool=")).str();
+  C.ToolOptions.assign(std::next(Args.begin()), Args.end());
+  C.Program = P.Argv;
+  return valgrindArgv(T.Valgrind, C);
 }
 
 std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P) {
@@ -989,7 +980,7 @@ Expected<BackendTools> backendTools(const EngineOptions &O) {
                   "beside layout-sweep; it needs valgrind's tool headers)",
                   O.Frontend)
               .str());
-    Expected<std::string> V = findValgrind();
+    Expected<std::string> V = findValgrind(ValgrindLauncher::Binary);
     if (!V)
       return V.takeError();
     T.Sim.Valgrind = *V;

@@ -28,8 +28,6 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-std::string escapeXML(StringRef S) { return escapeMarkup(S); }
-
 namespace {
 
 std::string fmt(const char *F, double X) {
@@ -444,7 +442,7 @@ void svgText(raw_ostream &OS, double X, double Y, StringRef Anchor,
              StringRef Text, StringRef Extra = "") {
   OS << "<text x=\"" << coord(X) << "\" y=\"" << coord(Y)
      << "\" text-anchor=\"" << Anchor << "\"" << Extra << ">"
-     << escapeXML(Text) << "</text>\n";
+     << escapeMarkup(Text) << "</text>\n";
 }
 
 /// At most \p Max characters: longer text keeps its start and end around
@@ -464,8 +462,8 @@ void svgLine(raw_ostream &OS, double Y, StringRef Text, size_t Max,
   OS << "<text x=\"" << coord(PlotW / 2) << "\" y=\"" << coord(Y)
      << "\" text-anchor=\"middle\"" << Extra << ">";
   if (Text.size() > Max)
-    OS << "<title>" << escapeXML(Text) << "</title>";
-  OS << escapeXML(fitText(Text, Max)) << "</text>\n";
+    OS << "<title>" << escapeMarkup(Text) << "</title>";
+  OS << escapeMarkup(fitText(Text, Max)) << "</text>\n";
 }
 
 void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
@@ -668,12 +666,12 @@ void htmlSummaryTable(raw_ostream &OS, const GateResult &G) {
     S.push_back(&*G.Compare);
   OS << "<table class=\"summary\">\n<tr><th></th>";
   for (const SeriesSummary *X : S)
-    OS << "<th>" << escapeXML(X->Name) << "</th>";
+    OS << "<th>" << escapeMarkup(X->Name) << "</th>";
   OS << "</tr>\n";
   auto RowOf = [&](StringRef Label, auto Get) {
     OS << "<tr><th>" << Label << "</th>";
     for (const SeriesSummary *X : S)
-      OS << "<td>" << escapeXML(Get(*X)) << "</td>";
+      OS << "<td>" << escapeMarkup(Get(*X)) << "</td>";
     OS << "</tr>\n";
   };
   RowOf("measured / failed", [](const SeriesSummary &X) {
@@ -705,7 +703,7 @@ void htmlVariantTable(raw_ostream &OS, const SweepResult &R) {
   OS << "<table class=\"variants\">\n<tr><th>offset</th><th>cost</th><th>vs "
         "mean</th>";
   for (const std::string &C : Cols)
-    OS << "<th>" << escapeXML(counterHeader(C)) << "</th>";
+    OS << "<th>" << escapeMarkup(counterHeader(C)) << "</th>";
   if (R.Compare)
     OS << "<th>compare cost</th><th>vs mean</th>";
   OS << "</tr>\n";
@@ -714,7 +712,7 @@ void htmlVariantTable(raw_ostream &OS, const SweepResult &R) {
       return "<td>-</td><td>-</td>";
     if (M->Failed)
       return "<td class=\"failed\" colspan=\"2\">failed: " +
-             escapeXML(M->FailReason) + "</td>";
+             escapeMarkup(M->FailReason) + "</td>";
     return "<td>" + costText(M->Cost) + "</td><td>" +
            signedPercent(relative(*M, Mean)) + "</td>";
   };
@@ -735,7 +733,7 @@ void htmlVariantTable(raw_ostream &OS, const SweepResult &R) {
 
 void writeHTMLHead(raw_ostream &OS, StringRef Title) {
   OS << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>" << escapeXML(Title) << "</title>\n"
+     << "<title>" << escapeMarkup(Title) << "</title>\n"
      << "<style>\n"
         "body { font-family: 'DejaVu Sans', Arial, sans-serif; margin: 24px; "
         "color: #222; }\n"
@@ -757,27 +755,27 @@ void writeHTMLHead(raw_ostream &OS, StringRef Title) {
 void writeHTMLSection(raw_ostream &OS, const SweepResult &R,
                       const GateResult &G, StringRef H) {
   SeriesLabels Names = seriesLabels(R);
-  OS << "<p>" << escapeXML(titleLine(R)) << "</p>\n";
+  OS << "<p>" << escapeMarkup(titleLine(R)) << "</p>\n";
   // The headline is the spread (the number a person came for); the verdict
   // says what it means, the gate whether anything was asked of it.
-  OS << "<p class=\"headline\">spread " << escapeXML(percent(G.Base.Spread));
+  OS << "<p class=\"headline\">spread " << escapeMarkup(percent(G.Base.Spread));
   if (G.Compare)
-    OS << " <span class=\"cmp\">(compare " << escapeXML(Names.Compare) << ": "
-       << escapeXML(percent(G.Compare->Spread)) << ")</span>";
+    OS << " <span class=\"cmp\">(compare " << escapeMarkup(Names.Compare) << ": "
+       << escapeMarkup(percent(G.Compare->Spread)) << ")</span>";
   OS << "</p>\n";
-  OS << "<p class=\"verdict\">" << escapeXML(G.Verdict) << "</p>\n";
+  OS << "<p class=\"verdict\">" << escapeMarkup(G.Verdict) << "</p>\n";
   if (G.Failed)
     OS << "<p class=\"gate fail\">gate FAILED: "
-       << escapeXML(G.Reasons.front()) << "</p>\n";
+       << escapeMarkup(G.Reasons.front()) << "</p>\n";
   else if (!G.GateSet)
     OS << "<p class=\"gate none\">no gate set (--max-spread=X% or "
           "--baseline=FILE sets one)</p>\n";
   else
     OS << "<p class=\"gate pass\">gate passed</p>\n";
   for (const std::string &I : G.Info)
-    OS << "<p class=\"info\">info: " << escapeXML(I) << "</p>\n";
+    OS << "<p class=\"info\">info: " << escapeMarkup(I) << "</p>\n";
   for (const std::string &N : G.Notes)
-    OS << "<p class=\"note\">note: " << escapeXML(N) << "</p>\n";
+    OS << "<p class=\"note\">note: " << escapeMarkup(N) << "</p>\n";
   writeSVGPlot(OS, R, G);
   OS << "<" << H << ">Summary</" << H << ">\n";
   htmlSummaryTable(OS, G);
@@ -793,7 +791,7 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
                      const GateResult &G) {
   writeHTMLHead(OS, "layout sweep: " + R.Binary);
   SeriesLabels Names = seriesLabels(R);
-  OS << "<h1>layout sweep: " << escapeXML(Names.Base) << "</h1>\n";
+  OS << "<h1>layout sweep: " << escapeMarkup(Names.Base) << "</h1>\n";
   writeHTMLSection(OS, R, G, "h2");
   OS << "</body>\n</html>\n";
 }

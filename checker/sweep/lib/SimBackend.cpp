@@ -74,17 +74,19 @@ std::string costPresetJSON(const CostPreset &P, const CostWeights &W) {
   // front-end model's): one stable line for scripts and for people.
   std::string S;
   raw_string_ostream OS(S);
-  OS << "{\"cost\":" << json::Value(P.Name) << ",\"weights\":{";
-  bool First = true;
-  for (ArrayRef<StringRef> Names : {cachegrindEvents(), frontendEvents()})
-    for (StringRef E : Names) {
-      auto It = W.find(E.str());
-      if (It == W.end())
-        continue;
-      OS << (First ? "" : ",") << json::Value(E) << ":" << json::Value(It->second);
-      First = false;
-    }
-  OS << "},\"branch_events\":" << json::Value(json::Array(P.BranchEvents)) << "}";
+  json::OStream J(OS);
+  J.object([&] {
+    J.attribute("cost", P.Name);
+    J.attributeObject("weights", [&] {
+      for (ArrayRef<StringRef> Names : {cachegrindEvents(), frontendEvents()})
+        for (StringRef E : Names) {
+          auto It = W.find(E.str());
+          if (It != W.end())
+            J.attribute(E, It->second);
+        }
+    });
+    J.attribute("branch_events", json::Array(P.BranchEvents));
+  });
   return S;
 }
 

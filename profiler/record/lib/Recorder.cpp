@@ -275,21 +275,6 @@ Error openFailureError(const OpenFailure &F) {
   return makeError("perf_event_open for '{0}' failed: {1}", F.Event, Why);
 }
 
-bool hardwareCountersAvailable() {
-  perf_event_attr A;
-  std::memset(&A, 0, sizeof(A));
-  A.size = sizeof(A);
-  A.type = PERF_TYPE_HARDWARE;
-  A.config = PERF_COUNT_HW_CPU_CYCLES;
-  A.exclude_kernel = 1;
-  A.exclude_hv = 1;
-  int Fd = perfEventOpen(A, 0, -1, -1);
-  if (Fd < 0)
-    return false;
-  close(Fd);
-  return true;
-}
-
 Expected<RecordResult> record(ArrayRef<std::string> Argv,
                               const RecordOptions &Opts) {
   if (Argv.empty())

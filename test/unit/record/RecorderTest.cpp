@@ -1,6 +1,7 @@
 //===- RecorderTest.cpp - error messages, and recording where counters exist ===//
 #include "keel/Record/Recorder.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/PerfEvent.h"
 
 #include "TestErrors.h"
 #include "gtest/gtest.h"

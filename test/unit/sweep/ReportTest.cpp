@@ -1,5 +1,6 @@
 //===- ReportTest.cpp - text, JSON, CSV, SVG and HTML reports -------------===//
 #include "keel/Sweep/Report.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -282,7 +283,7 @@ TEST(ReportTest, PercentTicksKeepTheirDecimals) {
 }
 
 TEST(ReportTest, EscapeXML) {
-  EXPECT_EQ(escapeXML("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(keel::escapeMarkup("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
 
 } // namespace

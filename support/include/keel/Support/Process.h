@@ -49,18 +49,6 @@ struct RunResult {
 /// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef Name);
 
-/// Valgrind's launcher. Debian's `valgrind` is a shell script that execs
-/// `valgrind.bin`; the shell exports PWD (and the script sets
-/// LD_LIBRARY_PATH=/usr/lib/debug and GLIBCXX_FORCE_NEW/GLIBCPP_FORCE_NEW),
-/// so the measured program's environment, and with it every stack address
-/// under valgrind, would depend on the directory the tool was started from.
-/// When `valgrind` is such a script and `valgrind.bin` sits beside it, the
-/// binary is returned: the program then gets exactly the environment it is
-/// given, none of those. Only layout-sweep uses it so far; layout-record,
-/// layout-lbrgen, layout-roofline and the bench scripts still start the
-/// script (their counts include what it adds).
-llvm::Expected<std::string> findValgrind();
-
 /// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
 /// Failing to start the program is an error; a non-zero exit is not.
 /// With Opts.FdFiles or Opts.ExecPath the child is started with posix_spawn

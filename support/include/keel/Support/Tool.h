@@ -1,7 +1,9 @@
 //===- keel/Support/Tool.h - what every Keel tool's main shares -*- C++ -*-===//
 //
-// The project version (from project(VERSION) in CMake, so `--version` and the
-// .deb never disagree), one --version printer for every tool, and where a
+// The skeleton every tool's main is (runTool: InitLLVM, --help showing the
+// tool's own options, --version, parsing, the exit-code table of
+// Diagnostics.h), the project version (from project(VERSION) in CMake, so
+// `--version` and the .deb never disagree), and where a
 // tool finds the plugins and runtimes installed beside it: the build tree
 // puts them in <build>/lib, `cmake --install` in <prefix>/lib/keel, and a
 // tool looks relative to its own executable so both work without a path.
@@ -10,11 +12,43 @@
 #ifndef KEEL_SUPPORT_TOOL_H
 #define KEEL_SUPPORT_TOOL_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
+
+namespace llvm::cl {
+class OptionCategory;
+} // namespace llvm::cl
 
 namespace keel {
+
+/// What runTool needs to know about a tool.
+struct ToolInfo {
+  llvm::StringRef Name;     ///< "layout-order": --version, error messages
+  llvm::StringRef Overview; ///< --help's OVERVIEW text
+  /// The option categories --help shows (cl::HideUnrelatedOptions).
+  std::vector<const llvm::cl::OptionCategory *> Categories;
+  /// false: no option parsing (a hidden mode with its own argv, such as
+  /// layout-sweep --slurm-task), just InitLLVM and Run.
+  bool ParseOptions = true;
+};
+
+/// The main of every Keel tool: InitLLVM, hide the options of other
+/// categories, --version, parse the command line, then \p Run. The exit
+/// status follows docs/conventions.md: bad usage (the command line does
+/// not parse) is ExitBadInput; an error from \p Run is printed as
+/// "<tool>: error: ..." and mapped by reportError (InputError and plain
+/// errors ExitBadInput, UnavailableError ExitUnavailable); a value is the
+/// exit status itself.
+int runTool(int argc, char **argv, const ToolInfo &Info,
+            llvm::function_ref<llvm::Expected<int>()> Run);
+
+/// ExitOK when \p E is success, else \p E: for a Run whose work returns
+/// llvm::Error (`return exitStatus(run());`).
+llvm::Expected<int> exitStatus(llvm::Error E);
 
 /// This build's version, e.g. "0.1.0".
 llvm::StringRef keelVersion();

@@ -74,9 +74,6 @@ struct SeriesLabels {
 };
 SeriesLabels seriesLabels(const SweepResult &R);
 
-/// Escape &, <, >, " and ' for XML/HTML text and attributes.
-std::string escapeXML(llvm::StringRef S);
-
 } // namespace sweep
 } // namespace keel
 

@@ -59,10 +59,6 @@ struct OpenFailure {
 /// error otherwise.
 llvm::Error openFailureError(const OpenFailure &F);
 
-/// Whether perf_event_open works for hardware cycles on this machine (for
-/// tests that need counters).
-bool hardwareCountersAvailable();
-
 } // namespace keel
 
 #endif
