@@ -66,7 +66,7 @@ struct Ring {
 };
 
 /// Everything that must be released, whatever happens.
-struct Session {
+struct LiveRecording {
   std::vector<int> Fds;      ///< every counter
   std::vector<int> Leaders;  ///< one per ring
   std::vector<Ring> Rings;
@@ -84,7 +84,7 @@ struct Session {
     Ignore.sa_handler = SIG_IGN;
     IgnoringInt = sigaction(SIGINT, &Ignore, &OldInt) == 0;
   }
-  ~Session() {
+  ~LiveRecording() {
     if (IgnoringInt)
       sigaction(SIGINT, &OldInt, nullptr);
     for (Ring &R : Rings)
@@ -109,9 +109,9 @@ struct Session {
 };
 
 /// Fork a child that waits for one byte on a pipe and then execs \p Path.
-/// The exec error (errno), if any, arrives on Session::ExecErrFd.
+/// The exec error (errno), if any, arrives on LiveRecording::ExecErrFd.
 Error forkWaitingChild(const std::string &Path, ArrayRef<std::string> Argv,
-                       Session &S) {
+                       LiveRecording &S) {
   int Go[2], ExecErr[2];
   if (pipe2(Go, O_CLOEXEC) || pipe2(ExecErr, O_CLOEXEC))
     return makeError("pipe: {0}", strerror(errno));
@@ -179,7 +179,7 @@ Error openFailure(int Errno, const GroupMember &M, const EventGroup &G,
 
 /// Open the group on (\p Pid, \p CPU); map the leader's ring.
 Error openGroup(const EventGroup &G, const RecordOptions &Opts, pid_t Pid,
-                int CPU, RecordLayout &Layout, Session &S) {
+                int CPU, RecordLayout &Layout, LiveRecording &S) {
   int LeaderFd = -1;
   for (const GroupMember &M : G.Members) {
     int Fd = perfEventOpen(M.Attr, Pid, CPU, LeaderFd);
@@ -213,7 +213,7 @@ Error openGroup(const EventGroup &G, const RecordOptions &Opts, pid_t Pid,
   return Error::success();
 }
 
-Error drainAll(Session &S, RecordParser &P) {
+Error drainAll(LiveRecording &S, RecordParser &P) {
   for (Ring &R : S.Rings)
     if (Error E = R.drain(P))
       return E;
@@ -287,7 +287,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
     return Path.takeError();
 
   RecordLayout Layout = RecordLayout::fromGroup(*G);
-  Session S;
+  LiveRecording S;
   if (Error E = forkWaitingChild(*Path, Argv, S))
     return std::move(E);
 
