@@ -10,25 +10,19 @@
 //
 // Runs the program under valgrind lackey (or reads a saved lackey log),
 // emulates LBR sampling over the exact instruction trace with a stated
-// cost model (keel/Analysis/LBRGen.h) and writes the samples (keel-samples,
+// cost model (keel/Analysis/LBRGen.h, LBRGenRun.h) and writes the samples (keel-samples,
 // or perf.data when -o ends in perf.data; perf script text and perf.data on
 // request) and the truth. docs/lbr-analyses.md, docs/formats/perf-data.md.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Analysis/LBRGen.h"
+#include "keel/Analysis/LBRGenRun.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Record/PerfDataFile.h"
-#include "keel/Record/SampleFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
-#include "keel/Support/Valgrind.h"
 #include "keel/Support/Tool.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace keel;
@@ -153,74 +147,6 @@ static Expected<LBRGenOptions> options() {
   return O;
 }
 
-/// --processes=N: sample I goes to process 1 + I % N, whose copy of the
-/// binary is mapped K * 256 MiB higher (addresses inside it move with it),
-/// beside a mapping of another library. The profile of the binary is the
-/// same; only the runtime addresses differ.
-static void spreadOverProcesses(PerfRecording &R, unsigned N) {
-  if (N <= 1 || R.Mappings.empty())
-    return;
-  const Mapping Bin = R.Mappings.front();
-  const uint64_t Shift = 0x10000000;
-  std::vector<Mapping> Maps;
-  std::vector<TaskEvent> Tasks;
-  for (unsigned K = 0; K < N; ++K) {
-    uint32_t Pid = 1 + K;
-    TaskEvent C;
-    C.Kind = TaskEvent::Comm;
-    C.Pid = C.Tid = Pid;
-    C.Exec = true;
-    C.Name = (sys::path::filename(Bin.Path) + "." + Twine(K)).str();
-    Tasks.push_back(C);
-    Mapping M = Bin;
-    M.Pid = M.Tid = Pid;
-    M.Start += K * Shift;
-    Maps.push_back(M);
-    Mapping Other;
-    Other.Pid = Other.Tid = Pid;
-    Other.Start = 0x7f0000000000ULL + K * 0x100000;
-    Other.Length = 0x10000;
-    Other.Prot = 5;
-    Other.Path = "/usr/lib/keel-lbrgen/libother.so";
-    Maps.push_back(Other);
-  }
-  R.Mappings = std::move(Maps);
-  R.Tasks = std::move(Tasks);
-  for (size_t I = 0; I < R.Samples.size(); ++I) {
-    unsigned K = I % N;
-    RawSample &S = R.Samples[I].Sample;
-    S.Pid = S.Tid = 1 + K;
-    auto Move = [&](uint64_t &A) {
-      if (Bin.contains(A))
-        A += K * Shift;
-    };
-    Move(S.IP);
-    for (LBREntry &E : S.Stack) {
-      Move(E.From);
-      Move(E.To);
-    }
-  }
-}
-
-/// Run the program under lackey; returns the log's path.
-static Expected<std::string> trace(StringRef Dir) {
-  auto VG = findValgrind(ValgrindLauncher::Script);
-  if (!VG)
-    return VG.takeError();
-  std::string Log = (Dir + "/lackey.log").str();
-  ValgrindCommand C;
-  C.Tool = "lackey";
-  C.ToolOptions = {"--trace-mem=yes", "--log-file=" + Log};
-  C.Program.push_back(ProgramName);
-  C.Program.insert(C.Program.end(), ProgramArgs.begin(), ProgramArgs.end());
-  auto R = runValgrind(*VG, C);
-  if (!R)
-    return R.takeError();
-  if (R->Crashed)
-    return makeError("valgrind crashed: {0}", R->Message);
-  return Log;
-}
-
 /// Every option and output checked before the trace runs (minutes under
 /// valgrind); returns the traced binary's path.
 static Expected<std::string> checkBeforeTracing() {
@@ -254,91 +180,24 @@ static Expected<std::string> checkBeforeTracing() {
   return BinPath;
 }
 
-/// The samples and the truth from the lackey log: --trace's, or that of a
-/// run under valgrind (kept with --keep-trace) in a private directory that
-/// goes on every way out, a failed trace too.
-static Expected<LBRGenResult> generate(const Binary &Bin,
-                                       const LBRGenOptions &O,
-                                       QualityReport &Q) {
-  std::string Log = TracePath, Dir;
-  auto Cleanup = [&] {
-    if (!Dir.empty()) {
-      sys::fs::remove_directories(Dir);
-      Dir.clear();
-    }
-  };
-  auto RemoveDir = make_scope_exit(Cleanup);
-  if (Log.empty()) {
-    auto D = makePrivateTempDir("keel-lbrgen");
-    if (!D)
-      return D.takeError();
-    Dir = *D;
-    auto L = trace(Dir);
-    if (!L)
-      return L.takeError();
-    Log = *L;
+/// The trace and the outputs, as the options name them.
+static LBRGenRunOptions runOptions() {
+  LBRGenRunOptions RO;
+  RO.TracePath = TracePath;
+  if (!ProgramName.empty()) {
+    RO.Command.push_back(ProgramName);
+    RO.Command.insert(RO.Command.end(), ProgramArgs.begin(), ProgramArgs.end());
   }
-  auto Buf = MemoryBuffer::getFile(Log, /*IsText=*/true);
-  if (!Buf) {
-    Cleanup();
-    return inputError(Log, 0, "cannot read: {0}", Buf.getError().message());
-  }
-  auto R = generateLBRSamples((*Buf)->getBuffer(), Log, Bin, O, Q);
-  if (R && !KeepTrace.empty()) {
-    StringRef Text = (*Buf)->getBuffer();
-    if (Error E = writeOutput(KeepTrace, [&](raw_ostream &OS) {
-          OS << Text;
-          return Error::success();
-        })) {
-      Cleanup();
-      return std::move(E);
-    }
-  }
-  Buf->reset();
-  Cleanup();
-  return R;
-}
-
-/// -o (keel-samples, or perf.data when it ends in perf.data), --perf-data,
-/// --perf-script and --truth.
-static Error writeSamples(const LBRGenResult &R, const LBRGenOptions &O) {
-  auto Write = [](StringRef Path,
-                  function_ref<void(raw_ostream &)> Fn) -> Error {
-    if (Path.empty())
-      return Error::success();
-    return writeOutput(Path, [&](raw_ostream &OS) {
-      Fn(OS);
-      return Error::success();
-    });
-  };
-  PerfDataWriteOptions PDO;
-  PDO.Pipe = PerfDataPipe;
-  PDO.HwIndex = PerfDataHwIndex;
-  PDO.GroupRead = !NoGroupRead;
-  PDO.Compress = int(PerfDataCompress); // checked before tracing
-  auto WritePerfData = [&](StringRef Path) -> Error {
-    if (Path.empty())
-      return Error::success();
-    return writeOutput(Path, [&](raw_ostream &OS) {
-      return writePerfData(R.Recording, OS, PDO);
-    });
-  };
-  if (StringRef(Output).ends_with("perf.data")) {
-    if (Error E = WritePerfData(Output))
-      return E;
-  } else if (Error E = Write(Output, [&](raw_ostream &OS) {
-               writeSampleFile(R.Recording, OS);
-             })) {
-    return E;
-  }
-  if (Error E = WritePerfData(PerfDataOut))
-    return E;
-  if (Error E = Write(PerfScriptOut, [&](raw_ostream &OS) {
-        exportPerfScript(R.Recording, OS);
-      }))
-    return E;
-  return Write(TruthOut,
-               [&](raw_ostream &OS) { writeTruthJSON(R.Truth, O, OS); });
+  RO.KeepTrace = KeepTrace;
+  RO.Samples = Output;
+  RO.PerfData = PerfDataOut;
+  RO.PerfScript = PerfScriptOut;
+  RO.Truth = TruthOut;
+  RO.PerfDataOpts.Pipe = PerfDataPipe;
+  RO.PerfDataOpts.HwIndex = PerfDataHwIndex;
+  RO.PerfDataOpts.GroupRead = !NoGroupRead;
+  RO.PerfDataOpts.Compress = int(PerfDataCompress); // checked before tracing
+  return RO;
 }
 
 static void printSummary(const LBRGenResult &R, const QualityReport &Q) {
@@ -360,12 +219,13 @@ static Error run() {
   auto Bin = Binary::open(*BinPath);
   if (!Bin)
     return Bin.takeError();
+  LBRGenRunOptions RO = runOptions();
   QualityReport Q;
-  auto R = generate(**Bin, *O, Q);
+  auto R = generateFromTrace(RO, **Bin, *O, Q);
   if (!R)
     return R.takeError();
   spreadOverProcesses(R->Recording, Processes);
-  if (Error E = writeSamples(*R, *O))
+  if (Error E = writeLBRGenOutputs(*R, *O, RO))
     return E;
   printSummary(*R, Q);
   return Error::success();

@@ -1,18 +1,14 @@
 //===- LBRCommands.cpp - layout-profile blocks / timeline -----------------===//
+//
+// The options of the two subcommands; the analyses are in keelTimeline
+// (keel/Analysis/LBRReports.h).
+//
+//===----------------------------------------------------------------------===//
 #include "LBRCommands.h"
 
-#include "keel/Analysis/BlockTable.h"
-#include "keel/Analysis/Timeline.h"
+#include "keel/Analysis/LBRReports.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
-#include "keel/Support/OutputFile.h"
-
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-
-#include <cmath>
 
 using namespace llvm;
 
@@ -96,162 +92,24 @@ cl::opt<unsigned> Rows("rows", cl::desc("Function rows in SVG/HTML"),
 
 const char *const Tool = "layout-profile";
 
-bool stdoutTaken() {
-  for (const std::string *P : {&JsonOut.getValue(), &CsvOut.getValue(),
-                               &SvgOut.getValue(), &HtmlOut.getValue()})
-    if (*P == "-")
-      return true;
-  return false;
-}
-
-Error writeTo(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
-  if (Path.empty())
-    return Error::success();
-  return writeOutput(Path, [&](raw_ostream &OS) {
-    Fn(OS);
-    return Error::success();
-  });
-}
-
-/// Print each of the hottest estimated blocks beside its truth.
-Error compareBlocks(const BlockTable &T, raw_ostream &OS) {
-  auto Buf = MemoryBuffer::getFile(Truth, /*IsText=*/true);
-  if (!Buf)
-    return inputError(Truth, 0, "cannot read: {0}", Buf.getError().message());
-  auto V = json::parse((*Buf)->getBuffer());
-  if (!V)
-    return inputError(Truth, 0, "not JSON: {0}", toString(V.takeError()));
-  const json::Object *Root = V->getAsObject();
-  const json::Array *Bs = Root ? Root->getArray("blocks") : nullptr;
-  if (!Bs)
-    return inputError(Truth, 0, "no \"blocks\" array");
-  std::map<std::pair<uint64_t, uint64_t>, std::pair<double, double>> ByRange;
-  for (const json::Value &B : *Bs) {
-    const json::Object *O = B.getAsObject();
-    if (!O)
-      continue;
-    uint64_t S = 0, E = 0;
-    auto SS = O->getString("start"), ES = O->getString("end");
-    if (!SS || !ES || SS->drop_front(2).getAsInteger(16, S) ||
-        ES->drop_front(2).getAsInteger(16, E))
-      return inputError(Truth, 0, "a block without start/end addresses");
-    ByRange[{S, E}] = {O->getNumber("executions").value_or(0),
-                       O->getNumber("cycles").value_or(0)};
-  }
-  OS << "\ntruth (" << Truth << "):\n";
-  OS << format("%-10s %-10s %-16s %10s %10s %8s %12s %12s %8s %8s\n", "start",
-               "end", "function", "est-execs", "true-execs", "error",
-               "est-cycles", "true-cycles", "error", "hw-error");
-  unsigned N = 0;
-  for (const BlockSummary &B : T.Blocks) {
-    if (Top && N++ >= Top)
-      break;
-    auto It = ByRange.find({B.Start, B.End});
-    double TE = It == ByRange.end() ? 0 : It->second.first;
-    double TC = It == ByRange.end() ? 0 : It->second.second;
-    auto Err = [](double Est, double Tr) {
-      return Tr > 0 ? formatv("{0:F2}%", 100 * (Est - Tr) / Tr).str()
-                    : std::string("-");
-    };
-    OS << format("%-10s %-10s %-16s %10.0f %10.0f %8s %12.0f %12.0f %8s %8s\n",
-                 ("0x" + utohexstr(B.Start, true)).c_str(),
-                 ("0x" + utohexstr(B.End, true)).c_str(),
-                 StringRef(B.Function).take_front(16).str().c_str(),
-                 B.EstExecutions, TE, Err(B.EstExecutions, TE).c_str(),
-                 B.EstCycles, TC, Err(B.EstCycles, TC).c_str(),
-                 B.EstHWCycles > 0 ? Err(B.EstHWCycles, TC).c_str() : "-");
-  }
-  return Error::success();
-}
-
-Expected<SampleSet> load(const Binary &B, QualityReport &Q) {
-  PerfScriptOptions PO;
-  PO.FirstFieldIsPid = PidField;
-  PO.Pid = Pid;
-  return loadSamples(Input, B, Q, PO);
-}
-
-Error runBlocks(const Binary &B) {
-  QualityReport Q;
-  auto S = load(B, Q);
-  if (!S)
-    return S.takeError();
-  BlockTableOptions O;
-  if (CPI > 0)
-    O.DefaultCPI = CPI;
-  auto T = buildBlockTable(*S, B, O, Q);
-  if (!T)
-    return T.takeError();
-  std::string Text;
-  raw_string_ostream TS(Text);
-  printBlockTable(*T, Top, PerSample, TS);
-  if (!Truth.empty())
-    if (Error E = compareBlocks(*T, TS))
-      return E;
-  if (Error E = writeTo(JsonOut, [&](raw_ostream &OS) {
-        writeBlockTableJSON(*T, PerSample, OS);
-      }))
-    return E;
-  if (Error E = writeTo(CsvOut, [&](raw_ostream &OS) {
-        writeBlockTableCSV(*T, PerSample, OS);
-      }))
-    return E;
-  if (!stdoutTaken())
-    outs() << Text;
-  Q.print(errs(), Tool, T->NumEntries, "LBR entries");
-  return Error::success();
-}
-
-Error runTimeline(const Binary &B) {
-  auto M = parseMethod(Method);
-  if (!M)
-    return inputError("--method", 0,
-                      "unknown method '{0}' (ip, uniform, profile, sample, "
-                      "hw, hwshare, or 1, 2, 3)",
-                      Method);
-  QualityReport Q;
-  auto S = load(B, Q);
-  if (!S)
-    return S.takeError();
-  if (needsHW(*M) && !S->HasEntryCycles && !SvgOut.empty())
-    return inputError(Input, 0,
-                      "no LBR entry carries cycles: --method=hw "
-                      "cannot be drawn");
-  auto T = buildTimeline(*S, B, Q);
-  if (!T)
-    return T.takeError();
-  std::array<std::optional<MethodError>, NumTimeMethods> Errors;
-  TimelineReport R;
-  R.Top = Top;
-  R.Sequence = Sequence;
-  if (!Truth.empty()) {
-    auto TT = readTruthTimeline(Truth);
-    if (!TT)
-      return TT.takeError();
-    auto E = compareTimeline(*T, *TT);
-    if (!E)
-      return E.takeError();
-    Errors = *E;
-    R.Errors = &Errors;
-  }
-  if (Error E = writeTo(JsonOut,
-                        [&](raw_ostream &OS) { writeTimelineJSON(*T, R, OS); }))
-    return E;
-  if (Error E =
-          writeTo(CsvOut, [&](raw_ostream &OS) { writeTimelineCSV(*T, OS); }))
-    return E;
-  if (Error E = writeTo(SvgOut, [&](raw_ostream &OS) {
-        writeTimelineSVG(*T, *M, Windows, Rows, OS);
-      }))
-    return E;
-  if (Error E = writeTo(HtmlOut, [&](raw_ostream &OS) {
-        writeTimelineHTML(*T, R, Windows, Rows, OS);
-      }))
-    return E;
-  if (!stdoutTaken())
-    printTimeline(*T, R, outs());
-  Q.print(errs(), Tool, T->NumRecords, "LBR entries");
-  return Error::success();
+LBRReportOptions reportOptions() {
+  LBRReportOptions O;
+  O.Input = Input;
+  O.Perf.FirstFieldIsPid = PidField;
+  O.Perf.Pid = Pid;
+  O.Truth = Truth;
+  O.Out.Json = JsonOut;
+  O.Out.Csv = CsvOut;
+  O.Out.Svg = SvgOut;
+  O.Out.Html = HtmlOut;
+  O.Top = Top;
+  O.CPI = CPI;
+  O.PerSample = PerSample;
+  O.Method = Method;
+  O.Windows = Windows;
+  O.Sequence = Sequence;
+  O.Rows = Rows;
+  return O;
 }
 
 } // namespace
@@ -265,7 +123,15 @@ Error runLBRSubcommand() {
   auto B = Binary::open(Bin);
   if (!B)
     return B.takeError();
-  return BlocksCmd ? runBlocks(**B) : runTimeline(**B);
+  LBRReportOptions O = reportOptions();
+  QualityReport Q;
+  auto R = BlocksCmd ? runBlocksReport(O, **B, Q) : runTimelineReport(O, **B, Q);
+  if (!R)
+    return R.takeError();
+  if (!O.Out.stdoutTaken())
+    outs() << R->Text;
+  Q.print(errs(), Tool, R->NumEntries, "LBR entries");
+  return Error::success();
 }
 
 } // namespace keel

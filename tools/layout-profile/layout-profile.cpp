@@ -17,10 +17,10 @@
 #include "keel/Profile/Load.h"
 #include "keel/Support/Tool.h"
 #include "LBRCommands.h"
-#include "Show.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/PerfData.h"
+#include "keel/Profile/Summary.h"
 #include "keel/Record/PerfDataFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -200,11 +200,15 @@ Error runShow(const Binary *Bin) {
     return LP.takeError();
   ShowOptions SO;
   SO.Top = Top;
-  SO.Json = Json;
   SO.By = By;
   SO.InputName = Inputs[0];
-  if (Error E = showProfile(*LP, Bin, SO, Q, outs()))
-    return E;
+  auto S = summarizeProfile(*LP, Bin, SO, Q);
+  if (!S)
+    return S.takeError();
+  if (Json)
+    printProfileSummaryJSON(*S, *LP, SO, outs());
+  else
+    printProfileSummary(*S, *LP, SO, outs());
   printQuality(Q, *LP);
   return Error::success();
 }

@@ -8,10 +8,9 @@
 // atomically, print a summary, exit with the program's exit status.
 //
 //===----------------------------------------------------------------------===//
-#include "Sources.h"
-
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
+#include "keel/Record/Sources.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
@@ -62,6 +61,83 @@ static cl::opt<std::string> Program(cl::Positional, cl::desc("<program>"),
 static cl::list<std::string> ProgramArgs(cl::ConsumeAfter,
                                          cl::desc("<program arguments>..."),
                                          cl::cat(Cat));
+
+// --source=perf (keel/Record/Sources.h: PerfSourceOptions).
+static cl::OptionCategory PerfCategory("layout-record --source=perf options");
+
+static cl::opt<std::string>
+    PerfEvent("event",
+              cl::desc("sampling event: cycles, instructions, branches, a "
+                       "libpfm4 name (BR_INST_RETIRED.NEAR_TAKEN, AMD's "
+                       "RETIRED_TAKEN_BRANCH_INSTRUCTIONS), or the software "
+                       "clock cpu-clock (no PMU, no branch stacks)"),
+              cl::init("cycles"), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfLBR("lbr",
+            cl::desc("branch-stack filter: any, call, return, ind_call, user, "
+                     "kernel (comma-separated), user-callret (= "
+                     "call,return,user, as Yamamoto et al. and Ono et al. "
+                     "recorded; seed: old name, kept until 0.2) or none"),
+            cl::init("any"), cl::cat(PerfCategory));
+static cl::opt<uint64_t>
+    PerfPeriod("period", cl::desc("sample every N events (instead of --freq)"),
+               cl::init(0), cl::cat(PerfCategory));
+static cl::opt<uint64_t>
+    PerfFreq("freq",
+             cl::desc("samples per second (default 10000: the 100 us of "
+                      "Ono et al.)"),
+             cl::init(0), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfCyclesEvent(
+    "cycles-event",
+    cl::desc("counter read with every sample for cycles ('' = none), e.g. "
+             "CPU_CLK_UNHALTED.THREAD_P"),
+    cl::init("cycles"), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfInstructionsEvent(
+    "instructions-event",
+    cl::desc("counter read with every sample for instructions ('' = none), "
+             "e.g. INST_RETIRED.ANY_P"),
+    cl::init("instructions"), cl::cat(PerfCategory));
+static cl::opt<bool> PerfKernel("kernel",
+                                cl::desc("sample kernel code too (needs "
+                                         "perf_event_paranoid <= 1)"),
+                                cl::cat(PerfCategory));
+static cl::opt<bool> PerfNoInherit("no-inherit",
+                                   cl::desc("do not follow threads and "
+                                            "children"),
+                                   cl::cat(PerfCategory));
+static cl::opt<bool>
+    PerfDataMmaps("data-mmaps",
+                  cl::desc("also record mappings of data (mmap_data), for "
+                           "data-layout work"),
+                  cl::cat(PerfCategory));
+static cl::opt<unsigned>
+    PerfMmapPages("mmap-pages",
+                  cl::desc("data pages per ring buffer (a power of two)"),
+                  cl::init(128), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfSamples("samples",
+                cl::desc("also write the samples here (keel-samples v1, "
+                         "docs/formats/keel-samples.md)"),
+                cl::value_desc("file"), cl::cat(PerfCategory));
+static cl::opt<std::string> PerfExport(
+    "export",
+    cl::desc("write --samples in another format: perf-script (the text of "
+             "perf script -F pid,tid,time,ip,brstack --ns "
+             "--show-mmap-events) or perf.data (Linux perf's own file; "
+             "also chosen by a --samples name ending in perf.data)"),
+    cl::value_desc("format"), cl::cat(PerfCategory));
+static cl::opt<unsigned> PerfCompress(
+    "compress",
+    cl::desc("perf.data output: compress the records with ZSTD at this "
+             "level (1-22), as perf record -z does; 0 (the default) writes "
+             "them plain"),
+    cl::init(0), cl::value_desc("level"), cl::cat(PerfCategory));
+static cl::opt<std::string>
+    PerfReplay("replay",
+               cl::desc("read a keel-samples file or a perf.data instead of "
+                        "running the program (the program names the "
+                        "binary)"),
+               cl::value_desc("file"), cl::cat(PerfCategory));
 
 static const char *Overview = R"(layout-record: run a program and record its branch profile
 
@@ -125,6 +201,25 @@ static void printSummary(const Recording &Rec, const Binary &Bin,
                 "branch records + instructions");
 }
 
+static PerfSourceOptions perfOptions() {
+  PerfSourceOptions P;
+  P.Event = PerfEvent;
+  P.LBR = PerfLBR;
+  P.Period = PerfPeriod;
+  P.Freq = PerfFreq;
+  P.CyclesEvent = PerfCyclesEvent;
+  P.InstructionsEvent = PerfInstructionsEvent;
+  P.Kernel = PerfKernel;
+  P.NoInherit = PerfNoInherit;
+  P.DataMmaps = PerfDataMmaps;
+  P.MmapPages = PerfMmapPages;
+  P.Samples = PerfSamples;
+  P.Export = PerfExport;
+  P.Compress = PerfCompress;
+  P.Replay = PerfReplay;
+  return P;
+}
+
 /// Record the program with the chosen source and write the profile.
 static Expected<int> recordProgram() {
   RecordFn Record = nullptr;
@@ -167,6 +262,7 @@ static Expected<int> recordProgram() {
   Req.Command.push_back(Program);
   Req.Command.insert(Req.Command.end(), ProgramArgs.begin(), ProgramArgs.end());
   Req.KeepRaw = KeepCallgrind;
+  Req.Perf = perfOptions();
   QualityReport Quality;
   auto Rec = Record(Req, **Bin, Quality);
   if (!Rec)

@@ -6,7 +6,7 @@
 // LBR) at roughly 20-50x slowdown.
 //
 //===----------------------------------------------------------------------===//
-#include "Sources.h"
+#include "keel/Record/Sources.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"

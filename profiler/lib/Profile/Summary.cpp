@@ -1,4 +1,4 @@
-//===- Show.cpp - hottest functions and call edges of a profile -----------===//
+//===- Summary.cpp - hottest functions and call edges of a profile --------===//
 //
 // Address profiles (perf script, pre-aggregated, callgrind) are summarised
 // with the model's functionStats/callEdges: executed instructions come from
@@ -8,7 +8,7 @@
 // counts are known.
 //
 //===----------------------------------------------------------------------===//
-#include "Show.h"
+#include "keel/Profile/Summary.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
@@ -83,17 +83,6 @@ void fdataStats(const BranchProfile &P, const Binary *Bin,
     Edges.push_back({K.first, K.second, N});
 }
 
-/// Executed instructions inside and outside a binary's planned hot region
-/// (layout.ld's __keel_hot_text_start..__keel_hot_text_end), per function.
-struct HotRegionReport {
-  uint64_t Start = 0, End = 0;
-  uint64_t Inside = 0, Outside = 0;
-  /// PLT stubs: outside the region by design (the lld script keeps .plt
-  /// right before it, where no padding moves it), so counted apart.
-  uint64_t PLT = 0;
-  std::vector<std::pair<std::string, uint64_t>> OutsideFunctions; ///< hottest first
-};
-
 std::optional<HotRegionReport> hotRegionReport(const Binary &Bin,
                                                ArrayRef<FunctionStats> Funcs) {
   std::optional<uint64_t> Start, End;
@@ -136,15 +125,6 @@ std::optional<HotRegionReport> hotRegionReport(const Binary &Bin,
   });
   return R;
 }
-
-/// What showProfile prints: the hottest functions and call edges, hottest
-/// first, and the hot region of a planned binary.
-struct ProfileSummary {
-  std::string By; ///< "instructions" or "samples"
-  std::vector<FunctionStats> Funcs;
-  std::vector<CallEdge> Edges;
-  std::optional<HotRegionReport> Region;
-};
 
 /// Every function and call edge of \p LP, by name.
 Error collectStats(const LoadedProfile &LP, const Binary *Bin,
@@ -192,8 +172,10 @@ void rankHottest(ProfileSummary &S, const ShowOptions &Opts, bool HaveInsts) {
     S.Edges.resize(Opts.Top);
 }
 
-void printJSON(const ProfileSummary &S, const LoadedProfile &LP,
-               const ShowOptions &Opts, raw_ostream &OS) {
+} // namespace
+
+void printProfileSummaryJSON(const ProfileSummary &S, const LoadedProfile &LP,
+                             const ShowOptions &Opts, raw_ostream &OS) {
   json::OStream J(OS, 2);
   J.object([&] {
     J.attribute("input", Opts.InputName);
@@ -235,8 +217,8 @@ void printJSON(const ProfileSummary &S, const LoadedProfile &LP,
   OS << '\n';
 }
 
-void printText(const ProfileSummary &S, const LoadedProfile &LP,
-               const ShowOptions &Opts, raw_ostream &OS) {
+void printProfileSummary(const ProfileSummary &S, const LoadedProfile &LP,
+                         const ShowOptions &Opts, raw_ostream &OS) {
   auto Percent = [](uint64_t Part, uint64_t Total) {
     return Total ? 100.0 * double(Part) / double(Total) : 0.0;
   };
@@ -268,14 +250,13 @@ void printText(const ProfileSummary &S, const LoadedProfile &LP,
   }
 }
 
-} // namespace
-
-Error showProfile(const LoadedProfile &LP, const Binary *Bin,
-                  const ShowOptions &Opts, QualityReport &Quality,
-                  raw_ostream &OS) {
+Expected<ProfileSummary> summarizeProfile(const LoadedProfile &LP,
+                                          const Binary *Bin,
+                                          const ShowOptions &Opts,
+                                          QualityReport &Quality) {
   ProfileSummary S;
   if (Error E = collectStats(LP, Bin, Opts, Quality, S))
-    return E;
+    return std::move(E);
   bool HaveInsts = any_of(S.Funcs, [](const FunctionStats &F) {
     return F.Instructions != 0;
   });
@@ -286,11 +267,7 @@ Error showProfile(const LoadedProfile &LP, const Binary *Bin,
   if (S.Region && S.Region->OutsideFunctions.size() > Opts.Top)
     S.Region->OutsideFunctions.resize(Opts.Top);
   rankHottest(S, Opts, HaveInsts);
-  if (Opts.Json)
-    printJSON(S, LP, Opts, OS);
-  else
-    printText(S, LP, Opts, OS);
-  return Error::success();
+  return std::move(S);
 }
 
 } // namespace keel
