@@ -8,8 +8,9 @@
 #include "keel/FalseShare/Findings.h"
 #include "keel/Support/OutputFile.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include "../ScratchDir.h"
 
 #include "gtest/gtest.h"
 
@@ -19,30 +20,7 @@ using namespace keel::fs;
 
 namespace {
 
-/// Reports written here, in a private directory removed after each test.
-class FalseShareFindings : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Expected<std::string> D = makePrivateTempDir("keel-fs-test");
-    ASSERT_TRUE(bool(D)) << toString(D.takeError());
-    Dir = *D;
-  }
-  void TearDown() override { sys::fs::remove_directories(Dir); }
-
-  std::string path(StringRef Name) { return (Dir + "/" + Name).str(); }
-  /// \p Text in the file \p Name; returns its path.
-  std::string write(StringRef Name, StringRef Text) {
-    std::string P = path(Name);
-    Error E = writeOutput(P, [&](raw_ostream &OS) {
-      OS << Text;
-      return Error::success();
-    });
-    EXPECT_FALSE(bool(E)) << toString(std::move(E));
-    return P;
-  }
-
-  std::string Dir;
-};
+using FalseShareFindings = keel::test::ScratchDir;
 
 /// Two threads write bytes 0-3 and 8-11 of a 16-byte heap object at
 /// 0x1000, \p N times each.

@@ -6,7 +6,8 @@
 #include "keel/FalseShare/HitmRecord.h"
 #include "keel/Support/OutputFile.h"
 
-#include "llvm/Support/FileSystem.h"
+
+#include "../ScratchDir.h"
 
 #include "gtest/gtest.h"
 
@@ -16,30 +17,7 @@ using namespace keel::fs;
 
 namespace {
 
-/// Rings and reports, in a private directory removed after each test.
-class FalseShareReplay : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Expected<std::string> D = makePrivateTempDir("keel-fs-record-test");
-    ASSERT_TRUE(bool(D)) << toString(D.takeError());
-    Dir = *D;
-  }
-  void TearDown() override { sys::fs::remove_directories(Dir); }
-
-  std::string path(StringRef Name) { return (Dir + "/" + Name).str(); }
-  /// \p Text in the file \p Name; returns its path.
-  std::string write(StringRef Name, StringRef Text) {
-    std::string P = path(Name);
-    Error E = writeOutput(P, [&](raw_ostream &OS) {
-      OS << Text;
-      return Error::success();
-    });
-    EXPECT_FALSE(bool(E)) << toString(std::move(E));
-    return P;
-  }
-
-  std::string Dir;
-};
+using FalseShareReplay = keel::test::ScratchDir;
 
 std::string errorOf(const HitmRecordOptions &O) {
   Expected<HitmRecordResult> R = recordHitm(O);

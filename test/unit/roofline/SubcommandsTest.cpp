@@ -8,7 +8,8 @@
 #include "keel/Roofline/Subcommands.h"
 #include "keel/Support/OutputFile.h"
 
-#include "llvm/Support/FileSystem.h"
+
+#include "../ScratchDir.h"
 
 #include "gtest/gtest.h"
 
@@ -18,30 +19,7 @@ using namespace keel::roofline;
 
 namespace {
 
-/// Machine, kernel and points files written here, in a private directory removed after each test.
-class RooflineFiles : public ::testing::Test {
-protected:
-  void SetUp() override {
-    Expected<std::string> D = makePrivateTempDir("keel-roofline-test");
-    ASSERT_TRUE(bool(D)) << toString(D.takeError());
-    Dir = *D;
-  }
-  void TearDown() override { sys::fs::remove_directories(Dir); }
-
-  std::string path(StringRef Name) { return (Dir + "/" + Name).str(); }
-  /// \p Text in the file \p Name; returns its path.
-  std::string write(StringRef Name, StringRef Text) {
-    std::string P = path(Name);
-    Error E = writeOutput(P, [&](raw_ostream &OS) {
-      OS << Text;
-      return Error::success();
-    });
-    EXPECT_FALSE(bool(E)) << toString(std::move(E));
-    return P;
-  }
-
-  std::string Dir;
-};
+using RooflineFiles = keel::test::ScratchDir;
 
 template <typename T> std::string errorOf(Expected<T> V) {
   if (V)
