@@ -5,14 +5,11 @@
 //   layout-roofline run     [--machine=m.json] [--json] -- ./prog args...
 //   layout-roofline chart   --machine=m.json --points=p.json --svg=out.svg
 //
-// Each subcommand reads as its phases: inputs, work, report.
+// Each subcommand reads as its phases: options into the structs of
+// keel/Roofline/Subcommands.h, the library's work, the chart and the report.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Roofline/Chart.h"
-#include "keel/Roofline/JSONInput.h"
-#include "keel/Roofline/Machine.h"
-#include "keel/Roofline/Model.h"
-#include "keel/Roofline/Run.h"
+#include "keel/Roofline/Subcommands.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Tool.h"
@@ -137,143 +134,39 @@ static cl::list<std::string> Command(cl::Positional, cl::ZeroOrMore,
                                      cl::desc("program and arguments"),
                                      cl::sub(RunCmd));
 
-static Error writeJSONOrText(json::Object O,
-                             function_ref<void(raw_ostream &)> Text) {
-  return writeOutput(Output, [&](raw_ostream &OS) {
-    if (JSON)
-      OS << formatv("{0:2}", json::Value(std::move(O))) << '\n';
-    else
-      Text(OS);
-    return Error::success();
-  });
-}
-
-/// Ceilings from --k-computer, --machine, then flags (flags win). The
-/// machine file's measured level overlap, if any, goes to *Measured.
-static Expected<Ceilings>
-ceilingsFromOptions(std::optional<LevelOverlap> *Measured = nullptr) {
-  Ceilings C;
-  if (KComputer)
-    C = kComputerCeilings();
-  if (!MachineFile.empty()) {
-    auto Text = readWholeFile(MachineFile);
-    if (!Text)
-      return Text.takeError();
-    auto V = parseJSON(*Text, MachineFile);
-    if (!V)
-      return V.takeError();
-    auto P = parseCeilings(*V, Scope, MachineFile);
-    if (!P)
-      return P.takeError();
-    C = *P;
-    auto L = parseLevelOverlap(*V, MachineFile, *Text);
-    if (!L)
-      return L.takeError();
-    if (Measured)
-      *Measured = *L;
-  }
+/// --k-computer, --machine, --scope and the single ceilings given.
+static CeilingOptions ceilingOptions() {
+  CeilingOptions O;
+  O.KComputer = KComputer;
+  O.MachineFile = MachineFile;
+  O.Scope = Scope;
   if (Mband.getNumOccurrences())
-    C.Mband = Mband;
+    O.Mband = Mband;
   if (L2band.getNumOccurrences())
-    C.L2band = L2band;
+    O.L2band = L2band;
   if (L1band.getNumOccurrences())
-    C.L1band = L1band;
+    O.L1band = L1band;
   if (Ppeak.getNumOccurrences())
-    C.Ppeak = Ppeak;
-  if (!(C.Mband > 0 && C.L2band > 0 && C.L1band > 0 && C.Ppeak > 0))
-    return inputError("<command line>", 0,
-                      "ceilings missing: give --machine=machine.json, "
-                      "--k-computer, or all of --Mband --L2band --L1band "
-                      "--Ppeak (positive)");
-  if (C.Name.empty())
-    C.Name = "command line";
-  return C;
-}
-
-static Error writeChart(const ChartData &D) {
-  if (SVG.empty())
-    return Error::success();
-  return writeOutput(SVG, [&](raw_ostream &OS) {
-    renderSVG(OS, D);
-    return Error::success();
-  });
-}
-
-static ChartData chartFor(const Ceilings &C, StringRef Title) {
-  ChartData D;
-  D.Title = Title.str();
-  D.Roofs = {{"L1", C.L1band}, {"L2", C.L2band}, {"memory", C.Mband}};
-  D.Peaks = {{"peak", C.Ppeak}};
-  return D;
+    O.Ppeak = Ppeak;
+  return O;
 }
 
 static Error runModel() {
-  std::optional<LevelOverlap> Measured;
-  auto C = ceilingsFromOptions(&Measured);
-  if (!C)
-    return C.takeError();
-  std::optional<Overlap> Explicit;
+  ModelOptions O;
+  O.Roofs = ceilingOptions();
   if (OverlapMode == OverlapOpt::Max)
-    Explicit = Overlap::Max;
+    O.Explicit = Overlap::Max;
   else if (OverlapMode == OverlapOpt::Sum)
-    Explicit = Overlap::Sum;
-  OverlapChoice Choice = chooseOverlap(Explicit, Measured);
-  std::vector<KernelCounts> Kernels;
-  if (!Input.empty()) {
-    auto Text = readWholeFile(Input);
-    if (!Text)
-      return Text.takeError();
-    auto K = parseKernels(*Text, Input);
-    if (!K)
-      return K.takeError();
-    Kernels = std::move(*K);
-  }
-  for (const std::string &N : KernelNames) {
-    auto K = parseKernelName(N);
-    if (!K)
-      return inputError("<command line>", 0, "{0}", toString(K.takeError()));
-    Kernels.push_back(std::move(*K));
-  }
-  if (Kernels.empty())
-    return inputError("<command line>", 0, "give --input=kernel.json or "
-                                           "--kernel=NAME");
-  std::vector<Estimate> Estimates;
-  for (const KernelCounts &K : Kernels) {
-    auto E = estimate(K, *C, Choice.Mode);
-    if (!E)
-      return inputError(Input.empty() ? "<command line>" : Input.getValue(),
-                        0, "{0}", toString(E.takeError()));
-    Estimates.push_back(std::move(*E));
-  }
-  json::Array Arr;
-  ChartData D = chartFor(*C, "cache-aware estimates");
-  for (size_t I = 0; I < Kernels.size(); ++I) {
-    json::Object O = toJSON(Kernels[I]);
-    O["estimate"] = toJSON(Estimates[I]);
-    Arr.push_back(std::move(O));
-    const Estimate &E = Estimates[I];
-    if (E.Estimable) {
-      double Bytes = Kernels[I].M * Kernels[I].ElementBytes;
-      if (Bytes > 0)
-        D.Points.push_back({Kernels[I].Name, Kernels[I].K / Bytes, E.GFlops,
-                            std::nullopt});
-    }
-  }
-  if (Error E = writeChart(D))
+    O.Explicit = Overlap::Sum;
+  O.Input = Input;
+  O.KernelNames.assign(KernelNames.begin(), KernelNames.end());
+  auto R = modelKernels(O);
+  if (!R)
+    return R.takeError();
+  if (Error E = writeChartFile(SVG, modelChart(*R)))
     return E;
-  json::Object OverlapJ{{"mode", overlapName(Choice.Mode)},
-                        {"why", Choice.Why}};
-  if (Choice.Factor)
-    OverlapJ["factor"] = *Choice.Factor;
-  json::Object Top{{"ceilings", toJSON(*C)},
-                   {"overlap", std::move(OverlapJ)},
-                   {"kernels", std::move(Arr)}};
-  return writeJSONOrText(std::move(Top), [&](raw_ostream &OS) {
-    OS << "overlap: " << overlapName(Choice.Mode) << " (" << Choice.Why
-       << ")\n";
-    for (size_t I = 0; I < Kernels.size(); ++I)
-      printText(OS, Kernels[I], *C, Estimates[I]);
-  });
+  return writeReportFile(Output, JSON, toJSON(*R),
+                         [&](raw_ostream &OS) { printText(OS, *R); });
 }
 
 static Error runMachine() {
@@ -284,93 +177,45 @@ static Error runMachine() {
   auto R = measureMachine(Opts);
   if (!R)
     return R.takeError();
-  ChartData D = chartFor(R->OneCore, "this machine, one core");
-  for (const LevelCeiling &L : R->Levels)
-    if (L.Level == "L3")
-      D.Roofs.insert(D.Roofs.begin() + 2, {"L3", L.ReadGBs});
-  D.Peaks.clear();
-  for (const PeakResult &P : R->Peaks)
-    if (P.Threads == 1)
-      D.Peaks.push_back({P.Kind, P.GFlops});
-  if (Error E = writeChart(D))
+  if (Error E = writeChartFile(SVG, machineChart(*R)))
     return E;
-  return writeJSONOrText(toJSON(*R),
+  return writeReportFile(Output, JSON, toJSON(*R),
                          [&](raw_ostream &OS) { printText(OS, *R); });
 }
 
 static Error runRun() {
-  auto C = ceilingsFromOptions();
-  if (!C)
-    return C.takeError();
-  RunConfig Cfg;
-  Cfg.Argv.assign(Command.begin(), Command.end());
-  if (Cfg.Argv.empty() && CallgrindOut.empty())
-    return inputError("<command line>", 0, "give a program: run -- ./prog");
-  Cfg.D1 = D1;
-  Cfg.LL = LL;
-  Cfg.Function = Function;
-  Cfg.Repeats = Repeats.getNumOccurrences() ? Repeats : 3;
-  Cfg.Roofs = *C;
+  RunOptions O;
+  O.Roofs = ceilingOptions();
+  O.Config.Argv.assign(Command.begin(), Command.end());
+  O.Config.D1 = D1;
+  O.Config.LL = LL;
+  O.Config.Function = Function;
+  O.Config.Repeats = Repeats.getNumOccurrences() ? Repeats : 3;
   if (!CallgrindOut.empty())
-    Cfg.CallgrindOut = CallgrindOut.getValue();
+    O.Config.CallgrindOut = CallgrindOut.getValue();
   if (Seconds.getNumOccurrences())
-    Cfg.Seconds = Seconds.getValue();
-  if (Cfg.Argv.empty() && !Cfg.Seconds)
-    return inputError("<command line>", 0,
-                      "--callgrind-out without a program needs --seconds");
-  auto R = runRoofline(Cfg);
-  if (!R)
-    return R.takeError();
-  if (!R->Quality.empty())
-    R->Quality.print(errs(), Tool, R->Instructions, "instructions");
-  ChartData D = chartFor(*C, "program on the roofline");
-  for (const LevelPlacement &L : R->Levels)
-    if (L.Intensity > 0)
-      D.Points.push_back({(Cfg.Argv.empty() ? std::string("program")
-                                             : Cfg.Argv[0]) +
-                              " (" + L.Level + " bytes)",
-                          L.Intensity, R->AchievedGFlops,
-                          std::min(L.RoofGFlops, C->Ppeak)});
-  if (Error E = writeChart(D))
+    O.Config.Seconds = Seconds.getValue();
+  auto P = placeProgram(O);
+  if (!P)
+    return P.takeError();
+  const RunReport &R = P->Report;
+  if (!R.Quality.empty())
+    R.Quality.print(errs(), Tool, R.Instructions, "instructions");
+  if (Error E = writeChartFile(SVG, runChart(*P)))
     return E;
-  return writeJSONOrText(toJSON(*R),
-                         [&](raw_ostream &OS) { printText(OS, *R); });
+  return writeReportFile(Output, JSON, toJSON(R),
+                         [&](raw_ostream &OS) { printText(OS, R); });
 }
 
 static Error runChart() {
-  auto C = ceilingsFromOptions();
-  if (!C)
-    return C.takeError();
-  if (SVG.empty())
-    return inputError("<command line>", 0, "chart needs --svg=FILE");
-  ChartData D = chartFor(*C, "measured points");
-  if (!Points.empty()) {
-    auto Text = readWholeFile(Points);
-    if (!Text)
-      return Text.takeError();
-    auto V = parseJSON(*Text, Points);
-    if (!V)
-      return V.takeError();
-    const json::Object *O = V->getAsObject();
-    const json::Array *A = O ? O->getArray("points") : nullptr;
-    if (!A)
-      return inputError(Points, 1, "expected an object with \"points\"");
-    if (auto T = O->getString("title"))
-      D.Title = T->str();
-    for (const json::Value &P : *A) {
-      const json::Object *PO = P.getAsObject();
-      auto X = PO ? PO->getNumber("intensity") : std::nullopt;
-      auto Y = PO ? PO->getNumber("gflops") : std::nullopt;
-      if (!X || !Y)
-        return inputError(Points, lineOfKey(*Text, "points"),
-                          "each point needs \"intensity\" and \"gflops\"");
-      ChartData::Point Pt{"", *X, *Y, PO->getNumber("estimate")};
-      if (auto L = PO->getString("label"))
-        Pt.Label = L->str();
-      D.Points.push_back(Pt);
-    }
-  }
-  return writeChart(D);
+  ChartOptions O;
+  O.Roofs = ceilingOptions();
+  O.SVG = SVG;
+  O.Points = Points;
+  auto D = pointsChart(O);
+  if (!D)
+    return D.takeError();
+  return writeChartFile(SVG, *D);
 }
 
 static const char *const Overview =
