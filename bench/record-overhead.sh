@@ -84,13 +84,13 @@ $sw --freq=1000
 $sw --freq=10000
 $sw --freq=50000"
 else
-  probe="--lbr=seed --freq=1000"
+  probe="--lbr=user-callret --freq=1000"
   configs="baseline
 --lbr=none --freq=10000
---lbr=seed --freq=1000
---lbr=seed --freq=10000
+--lbr=user-callret --freq=1000
+--lbr=user-callret --freq=10000
 --lbr=any --freq=10000
---lbr=seed --freq=100000"
+--lbr=user-callret --freq=100000"
 fi
 
 # Can this machine sample (with branch stacks, unless -s) at all?
@@ -158,7 +158,7 @@ echo "$configs" | {
   done
 }
 if [ "$software" -eq 0 ]; then
-  echo "goal: <= 5% for --lbr=seed --freq=10000 (100 us, seed 001)"
+  echo "goal: <= 5% for --lbr=user-callret --freq=10000 (100 us, the LBR papers' interval; docs/references.md)"
 else
   echo "software clock: recorder cost only, not the LBR goal"
 fi
