@@ -410,14 +410,20 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   return O;
 }
 
-/// The reports asked for: "" not given, "-" given with no value or "-".
-static ReportFiles reportFiles() {
+/// What the automatic and the one-axis sweep share: the reports asked for
+/// ("" not given, "-" given with no value or "-"), --baseline, whether the
+/// journals are the default ones, whether stderr is a terminal.
+static void runOptions(SweepRunOptions &RO, bool ImplicitJournal) {
   auto PathOf = [](const cl::opt<std::string> &Opt) -> std::string {
     if (!Opt.getNumOccurrences())
       return "";
     return Opt.empty() ? "-" : Opt.getValue();
   };
-  return {PathOf(JSON), PathOf(CSV), PathOf(SVG), PathOf(HTML)};
+  RO.Reports = {PathOf(JSON), PathOf(CSV), PathOf(SVG), PathOf(HTML)};
+  RO.Baseline = Baseline;
+  RO.RemoveJournals = ImplicitJournal;
+  RO.Terminal = sys::Process::StandardErrIsDisplayed();
+  RO.Tool = Tool;
 }
 
 //===----------------------------------------------------------------------===//
@@ -464,12 +470,8 @@ static Expected<int> runAuto(const char *Argv0) {
   if (!GO)
     return GO.takeError();
   AutoSweepOptions AO;
-  AO.Reports = reportFiles();
+  runOptions(AO, ImplicitJournal);
   AO.KeepDir = KeepDir;
-  AO.Baseline = Baseline;
-  AO.RemoveJournals = ImplicitJournal;
-  AO.Terminal = sys::Process::StandardErrIsDisplayed();
-  AO.Tool = Tool;
   Expected<AutoSweepResult> R = runAutoSweep(*Base, *GO, AO, errs());
   if (!R)
     return R.takeError();
@@ -505,12 +507,8 @@ static Expected<int> runCommand(const char *Argv0) {
   if (!GO)
     return GO.takeError();
   AxisSweepOptions AO;
-  AO.Reports = reportFiles();
+  runOptions(AO, ImplicitJournal);
   AO.BestPadOut = BestPadOut;
-  AO.Baseline = Baseline;
-  AO.RemoveJournals = ImplicitJournal;
-  AO.Terminal = sys::Process::StandardErrIsDisplayed();
-  AO.Tool = Tool;
   return runAxisSweep(*O, *GO, AO, outs(), errs());
 }
 

@@ -37,6 +37,19 @@ const Measurement *bestVariant(const SweepResult &R) {
   return Best;
 }
 
+Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
+                                   const SweepResult *Baseline,
+                                   const ReportFiles &F, raw_ostream *Table) {
+  Expected<GateResult> G = evaluateGate(R, GO, Baseline);
+  if (!G)
+    return G.takeError();
+  if (Error E = writeReports(R, *G, F))
+    return std::move(E);
+  if (Table && F.JSON != "-" && F.CSV != "-")
+    writeTextReport(*Table, R, *G);
+  return G;
+}
+
 namespace {
 
 /// --baseline, read first (a bad file must not cost a sweep), then what
@@ -152,13 +165,10 @@ Expected<bool> reportGeometry(const SweepResult &R, const GateOptions &GO,
                               const AxisSweepOptions &AO,
                               const CacheGeometry &Geo, bool Several,
                               raw_ostream &Out, raw_ostream &Err) {
-  Expected<GateResult> G = evaluateGate(R, GO, Baseline);
+  Expected<GateResult> G = gateAndReport(
+      R, GO, Baseline, geometryReports(AO.Reports, Geo, Several), &Out);
   if (!G)
     return G.takeError();
-  if (Error E = writeReports(R, *G, geometryReports(AO.Reports, Geo, Several)))
-    return std::move(E);
-  if (AO.Reports.JSON != "-" && AO.Reports.CSV != "-")
-    writeTextReport(Out, R, *G);
   if (!AO.BestPadOut.empty())
     if (Error E = writeBestPad(R, AO, Err))
       return std::move(E);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/AutoSweep.h"
 #include "keel/Sweep/AxisSweep.h"
+#include "SweepTestDir.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -27,25 +28,12 @@ bool contains(const std::string &S, llvm::StringRef Part) {
   return llvm::StringRef(S).contains(Part);
 }
 
-struct SweepRun : ::testing::Test {
-  std::string Dir;
+struct SweepRun : SweepTestDir {
   std::string Out, Err;
   llvm::raw_string_ostream OutOS{Out}, ErrOS{Err};
 
-  void SetUp() override {
-    auto D = makePrivateTempDir("keel-autosweep-test");
-    ASSERT_TRUE(bool(D));
-    Dir = *D;
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+  SweepRun() : SweepTestDir("keel-autosweep-test") {}
 
-  /// A copy of /bin/true as Dir/<Name>.
-  std::string trueCopy(const std::string &Name) {
-    std::string P = Dir + "/" + Name;
-    EXPECT_FALSE(llvm::sys::fs::copy_file("/bin/true", P));
-    llvm::sys::fs::setPermissions(P, llvm::sys::fs::owner_all);
-    return P;
-  }
   /// Write \p Text to Dir/<Name>, executable.
   std::string script(const std::string &Name, llvm::StringRef Text) {
     std::string P = Dir + "/" + Name;

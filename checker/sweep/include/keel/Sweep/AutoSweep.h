@@ -21,6 +21,7 @@
 #define KEEL_SWEEP_AUTOSWEEP_H
 
 #include "keel/Sweep/Auto.h"
+#include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
@@ -35,23 +36,14 @@
 namespace keel {
 namespace sweep {
 
-/// What the automatic sweep needs beyond the engine and gate options.
-struct AutoSweepOptions {
-  /// The combined reports ("" = not wanted, "-" = stdout).
-  ReportFiles Reports;
+/// What the automatic sweep needs beyond the engine and gate options. In
+/// SweepRunOptions: Reports are the combined reports; Baseline is an
+/// earlier automatic or one-axis --json; without Terminal, one progress
+/// line per finished axis.
+struct AutoSweepOptions : SweepRunOptions {
   /// --keep-dir: each axis builds and runs in <KeepDir>/<axis> ("" = private
   /// directories, removed).
   std::string KeepDir;
-  /// --baseline: an earlier automatic or one-axis --json ("" = none).
-  std::string Baseline;
-  /// The journals were not asked for (EngineOptions::JournalPath is the
-  /// default one beside the first output): remove them when done.
-  bool RemoveJournals = false;
-  /// The progress stream is a terminal: progress on one rewritten line;
-  /// otherwise one line per finished axis.
-  bool Terminal = false;
-  /// The name progress lines and warnings start with.
-  std::string Tool = "layout-sweep";
 };
 
 /// The automatic sweep's outcome, and what is left to print.
@@ -78,11 +70,12 @@ struct AutoSweepResult {
 };
 
 /// Run the automatic sweep of \p Base.Binary (its grid already chosen, e.g.
-/// autoGrid()) with the gate \p GO. Progress lines, the announcement and an
+/// autoGrid()) with the gate \p GO. The announcement, progress lines and an
 /// axis that could not be swept go to \p Progress as they happen. An error
-/// means nothing was reported: a bad output or baseline, a binary that
-/// cannot be swept, or the first axis failing (InputError,
-/// UnavailableError as runSweep returns them).
+/// comes before any report is written (an output that cannot be written, a
+/// bad baseline, a binary that cannot be swept, the first axis failing:
+/// InputError, or UnavailableError as runSweep returns it) or from writing
+/// one.
 llvm::Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                              const GateOptions &GO,
                                              const AutoSweepOptions &AO,

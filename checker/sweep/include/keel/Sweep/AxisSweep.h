@@ -34,21 +34,28 @@
 namespace keel {
 namespace sweep {
 
-/// What a one-axis sweep needs beyond the engine and gate options.
-struct AxisSweepOptions {
-  /// The reports ("" = not wanted, "-" = stdout); with several geometries
-  /// each geometry's path is geometryPath() of these.
+/// What both runAxisSweep and runAutoSweep need beyond the engine and gate
+/// options.
+struct SweepRunOptions {
+  /// The reports ("" = not wanted, "-" = stdout).
   ReportFiles Reports;
-  /// --best-pad-out ("" = not wanted).
-  std::string BestPadOut;
-  /// --baseline: an earlier one-axis --json ("" = none).
+  /// --baseline: an earlier --json ("" = none).
   std::string Baseline;
-  /// The journals were not asked for: remove them when the sweep completes.
+  /// The journals were not asked for (EngineOptions::JournalPath is the
+  /// default one beside the first output): remove them when the sweep
+  /// completes.
   bool RemoveJournals = false;
-  /// The error stream is a terminal: "measured N/M variants" on one line.
+  /// The progress stream is a terminal: progress on one rewritten line.
   bool Terminal = false;
   /// The name progress lines and messages start with.
   std::string Tool = "layout-sweep";
+};
+
+/// What a one-axis sweep needs beyond them: with several geometries each
+/// geometry's report path is geometryPath() of Reports.
+struct AxisSweepOptions : SweepRunOptions {
+  /// --best-pad-out ("" = not wanted).
+  std::string BestPadOut;
 };
 
 /// Several geometries (\p Several): the report (or, \p AtEnd, the journal)
@@ -61,6 +68,17 @@ std::string geometryPath(llvm::StringRef Path, const CacheGeometry &G,
 /// --best-pad-out. Failed variants never win; nullptr when none was
 /// measured.
 const Measurement *bestVariant(const SweepResult &R);
+
+/// One result's gate and reports, as runAxisSweep writes each geometry's
+/// and layout-sweep-report a saved result's: evaluateGate against
+/// \p Baseline (nullptr: none), the files \p F asks for (writeReports), then
+/// the text table on \p Table (nullptr: none) unless --json or --csv write
+/// to stdout.
+llvm::Expected<GateResult> gateAndReport(const SweepResult &R,
+                                         const GateOptions &GO,
+                                         const SweepResult *Baseline,
+                                         const ReportFiles &F,
+                                         llvm::raw_ostream *Table);
 
 /// Run the sweep \p O asks for (one axis; EngineOptions::MoreGeometries:
 /// several I1 geometries) with the gate \p GO, writing the reports asked
