@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Tool.h"
+#include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
 
@@ -63,7 +64,6 @@ static Expected<int> renderAndGate() {
       *O = "-";
   if (JSONOut == "-" && CSVOut == "-")
     return makeError("--json and --csv cannot both write to stdout");
-  bool StdoutTaken = JSONOut == "-" || CSVOut == "-";
 
   GateOptions GO;
   if (!MaxSpread.empty()) {
@@ -97,13 +97,12 @@ static Expected<int> renderAndGate() {
       return B.takeError();
     Base = std::move(*B);
   }
-  auto G = evaluateGate(*R, GO, Base ? &*Base : nullptr);
+  // As layout-sweep writes a one-axis result (keel/Sweep/AxisSweep.h).
+  auto G = gateAndReport(*R, GO, Base ? &*Base : nullptr,
+                         {JSONOut, CSVOut, SVGOut, HTMLOut},
+                         Quiet ? nullptr : &outs());
   if (!G)
     return G.takeError();
-  if (Error E = writeReports(*R, *G, {JSONOut, CSVOut, SVGOut, HTMLOut}))
-    return std::move(E);
-  if (!Quiet && !StdoutTaken)
-    writeTextReport(outs(), *R, *G);
   if (G->Failed) {
     errs() << Tool << ": gate failed: " << G->Reasons.front() << "\n";
     return ExitCheckFailed;

@@ -2,38 +2,31 @@
 //
 // layout-sweep [options] ./bin [args...]
 //
-// Phases: parse options -> build EngineOptions -> runSweep (keel/Sweep/Engine.h)
-// -> evaluate the gate (keel/Sweep/Gate.h) -> write reports (Report.h) ->
-// exit 0, or 1 with a one-line reason when the gate fails.
+// Phases: parse options -> EngineOptions and GateOptions -> one library
+// call -> print -> exit 0, 1 when a gate fails (with a one-line reason), or
+// the error's status (docs/conventions.md).
 //
-// With no --axis, --relink, --bolt-pad or --false-sharing the sweep is
-// automatic (keel/Sweep/Auto.h): every axis this binary can move, one after
-// the other on a 16-offset grid, and one combined report (runAuto below).
+// With --axis, --relink, --bolt-pad or --false-sharing the library call is
+// runAxisSweep (keel/Sweep/AxisSweep.h): runSweeps, evaluateGate and the
+// reports of one axis. With none of them the sweep is automatic:
+// runAutoSweep (keel/Sweep/AutoSweep.h) sweeps every axis this binary can
+// move (keel/Sweep/Auto.h), one after the other on a 16-offset grid, into
+// one combined report.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
-#include "keel/Support/OutputFile.h"
 #include "keel/Support/Tool.h"
-#include "keel/Support/Process.h"
 #include "keel/Sweep/Auto.h"
+#include "keel/Sweep/AutoSweep.h"
+#include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
 #include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
-
-#include <chrono>
-#include <cmath>
-#include <optional>
-#include <mutex>
-#include <thread>
 
 using namespace llvm;
 using namespace keel;
@@ -324,18 +317,6 @@ static Error buildGeometry(EngineOptions &O) {
   return Error::success();
 }
 
-/// Several --I1: the report (or journal) of geometry \p G goes to \p Path
-/// with ".i1-SIZE-ASSOC-LINE" before its extension ("-": stdout, unchanged).
-static std::string geometryPath(StringRef Path, const CacheGeometry &G,
-                                bool AtEnd = false) {
-  if (I1.size() < 2 || Path.empty() || Path == "-")
-    return Path.str();
-  std::string Label =
-      formatv(".i1-{0}-{1}-{2}", G.I1.Size, G.I1.Assoc, G.I1.Line).str();
-  StringRef Ext = AtEnd ? "" : sys::path::extension(Path);
-  return (Path.drop_back(Ext.size()) + Label + Ext).str();
-}
-
 /// --cost and --weights: the preset's weights, single ones overridden.
 static Expected<CostPreset> costModel(CostWeights &W) {
   Expected<CostPreset> P = costPreset(Cost);
@@ -423,84 +404,26 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
     O.JournalPath = firstOutputFile() + ".journal";
   if (!O.MoreGeometries.empty() && !O.JournalPath.empty()) {
     for (const CacheGeometry &G : O.MoreGeometries)
-      O.MoreJournalPaths.push_back(geometryPath(O.JournalPath, G, true));
-    O.JournalPath = geometryPath(O.JournalPath, O.Geometry, true);
+      O.MoreJournalPaths.push_back(geometryPath(O.JournalPath, G, true, true));
+    O.JournalPath = geometryPath(O.JournalPath, O.Geometry, true, true);
   }
   return O;
 }
 
-/// "[ 12/65]" on one terminal line, only when stderr is a terminal.
-static std::function<void(size_t, size_t)> progressPrinter() {
-  if (!sys::Process::StandardErrIsDisplayed())
-    return nullptr;
-  return [](size_t Done, size_t Total) {
-    errs() << formatv("\r{0}: measured {1}/{2} variants", Tool, Done, Total);
-    if (Done == Total)
-      errs() << "\n";
-    errs().flush();
-  };
-}
-
-/// The reports of one geometry's sweep: the files asked for (each path
-/// with the geometry's suffix, see geometryPath) through the library's
-/// writeReports, then the table on stdout unless a machine-readable report
-/// takes it.
-static Error writeGeometryReports(const SweepResult &R, const GateResult &G,
-                                  const CacheGeometry &Geo) {
-  auto PathOf = [&](const cl::opt<std::string> &Opt) -> std::string {
+/// What the automatic and the one-axis sweep share: the reports asked for
+/// ("" not given, "-" given with no value or "-"), --baseline, whether the
+/// journals are the default ones, whether stderr is a terminal.
+static void runOptions(SweepRunOptions &RO, bool ImplicitJournal) {
+  auto PathOf = [](const cl::opt<std::string> &Opt) -> std::string {
     if (!Opt.getNumOccurrences())
       return "";
-    return geometryPath(Opt.empty() ? "-" : Opt.getValue(), Geo);
+    return Opt.empty() ? "-" : Opt.getValue();
   };
-  if (Error E = writeReports(
-          R, G, ReportFiles{PathOf(JSON), PathOf(CSV), PathOf(SVG), PathOf(HTML)}))
-    return E;
-  bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
-                     (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
-  if (!StdoutTaken)
-    writeTextReport(outs(), R, G);
-  return Error::success();
-}
-
-/// The swept binary's cheapest offset (ties: the smallest), for
-/// --best-pad-out. Failed variants never win.
-static const Measurement *bestVariant(const SweepResult &R) {
-  const Measurement *Best = nullptr;
-  for (const Measurement &M : R.Ms)
-    if (!M.Failed && (!Best || M.Cost < Best->Cost ||
-                      (M.Cost == Best->Cost && M.V.Offset < Best->V.Offset)))
-      Best = &M;
-  return Best;
-}
-
-static Error writeBestPad(const SweepResult &R) {
-  const Measurement *Best = bestVariant(R);
-  if (!Best)
-    return inputError(BestPadOut, 0, "no variant was measured: no best pad");
-  std::optional<double> Pad0;
-  for (const Measurement &M : R.Ms)
-    if (!M.Failed && M.V.Offset == 0)
-      Pad0 = M.Cost;
-  if (Error E = writeOutput(BestPadOut, [&](raw_ostream &OS) {
-        json::OStream J(OS, 2);
-        J.object([&] {
-          J.attribute("axis", R.Axis);
-          J.attribute("pad", Best->V.Offset);
-          J.attribute("cost", Best->Cost);
-          J.attribute("baseline_pad0_cost",
-                      Pad0 ? json::Value(*Pad0) : json::Value(nullptr));
-        });
-        OS << "\n";
-        return Error::success();
-      }))
-    return E;
-  errs() << formatv("{0}: best {1} pad {2} (cost {3:F1}", Tool, R.Axis,
-                    Best->V.Offset, Best->Cost);
-  if (Pad0)
-    errs() << formatv("; pad 0: {0:F1}, ratio {1:F4}", *Pad0,
-                      *Pad0 ? Best->Cost / *Pad0 : 0.0);
-  errs() << ") -> " << BestPadOut << "\n";
-  return Error::success();
+  RO.Reports = {PathOf(JSON), PathOf(CSV), PathOf(SVG), PathOf(HTML)};
+  RO.Baseline = Baseline;
+  RO.RemoveJournals = ImplicitJournal;
+  RO.Terminal = sys::Process::StandardErrIsDisplayed();
+  RO.Tool = Tool;
 }
 
 //===----------------------------------------------------------------------===//
@@ -530,370 +453,39 @@ static Error checkAutoOptions() {
   return Error::success();
 }
 
-/// Progress of the automatic sweep on stderr: the estimate after the first
-/// round of variants (and a trial relink when code or data are swept), then a terminal line (or, when stderr is not a
-/// terminal, one line per finished axis).
-struct AutoProgress {
-  size_t Total = 0, Before = 0; ///< all variants; those of finished axes
-  size_t Rebuilt = 0;           ///< variants relinked (or BOLTed) first
-  std::optional<double> BuildSeconds; ///< one trial relink, when Rebuilt
-  std::string BuildWhat;        ///< "relink", "llvm-bolt run"
-  unsigned Parallel = 1;
-  std::string Axis;
-  bool Estimated = false;
-  bool Terminal = sys::Process::StandardErrIsDisplayed();
-  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now(),
-                                        AxisStart = Start;
-
-  double seconds(std::chrono::steady_clock::time_point From) const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - From)
-        .count();
-  }
-  void startAxis(StringRef A) {
-    Axis = A.str();
-    AxisStart = std::chrono::steady_clock::now();
-  }
-  void update(size_t Done, size_t AxisTotal) {
-    // The first round (as many variants as run at a time) gives one round's
-    // time; a single variant would miss the others' contention for the cores.
-    size_t Round = std::min<size_t>(std::max(1u, Parallel), AxisTotal);
-    if (!Estimated && Done >= Round) {
-      Estimated = true;
-      double First = seconds(Start);
-      // Parallel variants finish together: one round's time per round, plus
-      // a build for each variant of code and data.
-      double Build = BuildSeconds ? *BuildSeconds : 0;
-      double P = std::max(1u, Parallel);
-      double Estimate = First * std::ceil(Total / P) + Build * Rebuilt / P;
-      errs() << formatv("{0}: first {1} measured in {2:F1} s", Tool,
-                        Round == 1 ? std::string("variant")
-                                   : std::to_string(Round) + " variants",
-                        First);
-      if (BuildSeconds)
-        errs() << formatv("; a trial {0} took {1:F1} s ({2} variants are "
-                          "built that way)",
-                          BuildWhat, Build, Rebuilt);
-      errs() << formatv("; estimate about {0:F0} s for all {1}\n", Estimate,
-                        Total);
-    }
-    if (Terminal) {
-      errs() << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
-                        AxisTotal, Before + Done, Total);
-      if (Done == AxisTotal)
-        errs() << "\n";
-    } else if (Done == AxisTotal) {
-      errs() << formatv("{0}: {1}: {2} variants measured in {3:F0} s\n", Tool,
-                        Axis, AxisTotal, seconds(AxisStart));
-    }
-    errs().flush();
-  }
-};
-
-/// Every output must be writable before the sweep.
-static Error checkOutputsWritable() {
-  for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
-    if (Opt->getNumOccurrences())
-      if (Error E = checkOutputPath(Opt->empty() ? "-" : Opt->getValue()))
-        return E;
-  return Error::success();
-}
-
-/// --baseline's result of each axis (none without it), read before the
-/// sweep: a bad baseline must not cost one.
-static Expected<std::map<std::string, SweepResult>>
-readBaselines(const GateOptions &GO) {
-  if (Baseline.empty())
-    return std::map<std::string, SweepResult>();
-  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
-  if (!B)
-    return B.takeError();
-  if (GO.MaxMispredictRise)
-    for (const auto &[Axis, R] : *B)
-      if (Error E = checkMispredictBaseline(R, Baseline))
-        return std::move(E);
-  return B;
-}
-
-/// Refuse what cannot be swept at all (a missing file, an object file, a
-/// non-executable) before announcing a sweep; runSweep checks each axis
-/// again.
-static Error checkSweepable(const EngineOptions &Base) {
-  if (!sys::fs::exists(Base.Binary))
-    return inputError(Base.Binary, 0, "no such file");
-  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base.Binary}};
-  if (Base.CompareBinary)
-    Binaries.push_back({"compare", *Base.CompareBinary});
-  // The env axis runs any executable as it is.
-  PerturbOptions Env = Base.Perturb;
-  Env.Axis = "env";
-  return Perturber::check(Env, Binaries);
-}
-
-/// --compare: an axis is swept only when the compared binary can be moved
-/// the same way (\p CAxes: its plan); code and data relink it too.
-static void matchCompareAxes(std::vector<AutoAxis> &Axes,
-                             ArrayRef<AutoAxis> CAxes, StringRef Compare) {
-  for (AutoAxis &A : Axes) {
-    auto C = find_if(CAxes, [&](const AutoAxis &X) { return X.Axis == A.Axis; });
-    if (!A.Swept || C == CAxes.end())
-      continue;
-    if (!C->Swept || (A.BoltFunction.empty() != C->BoltFunction.empty())) {
-      A.Swept = false;
-      A.Why = formatv("the --compare binary {0} cannot be moved the same way: "
-                      "{1}",
-                      Compare, C->Swept ? C->How : C->Why)
-                  .str();
-      A.Enable = C->Enable;
-      continue;
-    }
-    A.CompareRelinkArgv = C->RelinkArgv;
-    A.CompareRelinkDir = C->RelinkDir;
-  }
-}
-
-/// Which axes can be swept, and how (planAutoAxes, for the binary and the
-/// --compare binary).
-static Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
-  bool HaveBolt = false;
-  if (Expected<std::string> B = findProgram("llvm-bolt"))
-    HaveBolt = true;
-  else
-    consumeError(B.takeError());
-  Expected<std::vector<AutoAxis>> Axes =
-      planAutoAxes(Base.Binary, Base.Perturb.HeapShim, Base.Perturb.StackShim,
-                   HaveBolt);
-  if (!Axes)
-    return Axes.takeError();
-  if (Base.CompareBinary) {
-    Expected<std::vector<AutoAxis>> CAxes =
-        planAutoAxes(*Base.CompareBinary, Base.Perturb.HeapShim,
-                     Base.Perturb.StackShim, HaveBolt);
-    if (!CAxes)
-      return CAxes.takeError();
-    matchCompareAxes(*Axes, *CAxes, *Base.CompareBinary);
-  }
-  return Axes;
-}
-
-/// The line that says what is swept, how many variants, and what is not.
-static void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
-                          const AutoProgress &Progress, size_t PerAxis) {
-  std::string Names, Skipped;
-  for (const AutoAxis &A : Axes) {
-    std::string &L = A.Swept ? Names : Skipped;
-    L += (L.empty() ? "" : ", ") + A.Axis;
-  }
-  errs() << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per axis, "
-                    "offsets {5}..{6} by {7}), backend {8}, {9} at a time",
-                    Tool, Names, Base.Binary, Progress.Total, PerAxis,
-                    Base.G.From, Base.G.To, Base.G.Step, Base.Backend,
-                    Progress.Parallel);
-  if (!Skipped.empty())
-    errs() << "; not swept: " << Skipped << " (see the summary)";
-  errs() << "\n";
-}
-
-/// The engine options of one axis.
-static EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
-  EngineOptions O = Base;
-  O.Perturb.Axis = A.Axis;
-  O.Perturb.RelinkArgv = A.RelinkArgv;
-  O.Perturb.RelinkDir = A.RelinkDir;
-  O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
-  O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
-  O.Perturb.BoltFunction = A.BoltFunction;
-  return O;
-}
-
-/// Code and data build every variant (relink or llvm-bolt) before it is
-/// measured: time one such build now, so the estimate includes them.
-static void timeTrialBuild(const EngineOptions &Base,
-                           ArrayRef<AutoAxis *> ToSweep, size_t PerAxis,
-                           AutoProgress &Progress) {
-  bool Tried = false;
-  for (AutoAxis *AP : ToSweep) {
-    if (AP->RelinkArgv.empty() && AP->BoltFunction.empty())
-      continue;
-    Progress.Rebuilt += PerAxis;
-    if (Tried)
-      continue;
-    Tried = true;
-    Expected<double> T = timeOneVariantBuild(axisOptions(Base, *AP));
-    if (!T) { // the sweep of that axis will say what is wrong
-      consumeError(T.takeError());
-      continue;
-    }
-    Progress.BuildSeconds = *T;
-    Progress.BuildWhat = AP->RelinkArgv.empty() ? "llvm-bolt run" : "relink";
-  }
-}
-
-/// Sweep each axis of \p ToSweep in turn and gate its result. An axis that
-/// needs a build and fails (after one that worked) is marked not swept;
-/// any other failure stops the whole sweep. Each axis' journal goes to
-/// \p Journals.
-static Expected<std::vector<AutoOutcome>>
-sweepAxes(const EngineOptions &Base, const GateOptions &GO,
-          const std::map<std::string, SweepResult> &Baselines,
-          ArrayRef<AutoAxis *> ToSweep, size_t PerAxis, AutoProgress &Progress,
-          std::vector<std::string> &Journals) {
-  std::vector<AutoOutcome> Outcomes;
-  for (AutoAxis *AP : ToSweep) {
-    AutoAxis &A = *AP;
-    EngineOptions O = axisOptions(Base, A);
-    if (!KeepDir.empty())
-      O.WorkDir = KeepDir + "/" + A.Axis;
-    if (!O.JournalPath.empty()) {
-      O.JournalPath += "." + A.Axis;
-      if (Error E = checkOutputPath(O.JournalPath))
-        return std::move(E);
-      Journals.push_back(O.JournalPath);
-    }
-    Progress.startAxis(A.Axis);
-    std::mutex ProgressLock;
-    O.Progress = [&](size_t Done, size_t Total) {
-      std::lock_guard<std::mutex> G(ProgressLock);
-      Progress.update(Done, Total);
-    };
-    Expected<SweepResult> R = runSweep(O);
-    Progress.Before += PerAxis;
-    if (!R) {
-      Error E = R.takeError();
-      // The machine lacks the backend, or the program itself fails as it
-      // is: nothing else can be swept either.
-      if (Outcomes.empty() || E.isA<UnavailableError>() ||
-          (A.RelinkArgv.empty() && A.BoltFunction.empty()))
-        return std::move(E);
-      A.Swept = false;
-      A.Why = toString(std::move(E));
-      A.Enable = "see the message; --axis=" + A.Axis + " --keep-dir=DIR keeps "
-                 "each variant's relink.log";
-      WithColor::warning(errs(), Tool) << A.Axis << ": not swept: " << A.Why << "\n";
-      continue;
-    }
-    auto BIt = Baselines.find(A.Axis);
-    Expected<GateResult> G =
-        evaluateGate(*R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
-    if (!G)
-      return G.takeError();
-    if (!Baseline.empty() && BIt == Baselines.end())
-      G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
-                                "not compared with it",
-                                Baseline.getValue(), A.Axis)
-                            .str());
-    Outcomes.push_back({&A, std::move(*R), std::move(*G)});
-  }
-  return Outcomes;
-}
-
-/// Write what \p Fn writes to the file \p Opt names ("-" or no value:
-/// stdout), when \p Opt was given.
-static Error writeIfAsked(cl::opt<std::string> &Opt,
-                          function_ref<void(raw_ostream &)> Fn) {
-  if (!Opt.getNumOccurrences())
-    return Error::success();
-  return writeOutput(Opt.empty() ? "-" : Opt.getValue(), [&](raw_ostream &OS) {
-    Fn(OS);
-    return Error::success();
-  });
-}
-
-/// The reports asked for, and the text table on stdout unless a
-/// machine-readable report goes there.
-static Error writeAutoReports(StringRef Binary, ArrayRef<AutoAxis> Axes,
-                              ArrayRef<AutoOutcome> Outcomes) {
-  if (Error E = writeIfAsked(JSON, [&](raw_ostream &OS) {
-        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
-      }))
-    return E;
-  if (Error E = writeIfAsked(
-          CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
-    return E;
-  if (Error E = writeIfAsked(
-          SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
-    return E;
-  if (Error E = writeIfAsked(HTML, [&](raw_ostream &OS) {
-        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
-      }))
-    return E;
-  bool StdoutTaken = (JSON.getNumOccurrences() && (JSON.empty() || JSON == "-")) ||
-                     (CSV.getNumOccurrences() && (CSV.empty() || CSV == "-"));
-  if (!StdoutTaken)
-    writeAutoTextReport(outs(), Binary, Axes, Outcomes);
-  outs().flush();
-  return Error::success();
-}
-
-/// The notes of every swept axis, then the first failed gate: the exit
-/// status.
-static int reportOutcomes(ArrayRef<AutoOutcome> Outcomes) {
-  for (const AutoOutcome &O : Outcomes)
-    for (const std::string &N : O.R.Notes)
-      WithColor::note(errs(), Tool) << O.A->Axis << ": " << N << "\n";
-  for (const AutoOutcome &O : Outcomes)
-    if (O.G.Failed) {
-      WithColor::error(errs(), Tool)
-          << "gate failed: " << O.A->Axis << ": "
-          << (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front()) << "\n";
-      return ExitCheckFailed;
-    }
-  return ExitOK;
-}
-
-static int runAuto(const char *Argv0) {
+/// Options -> runAutoSweep (keel/Sweep/AutoSweep.h) -> the text table on
+/// stdout, the notes and a failed gate on stderr -> the exit status.
+static Expected<int> runAuto(const char *Argv0) {
   if (Error E = checkAutoOptions())
-    return reportError(Tool, std::move(E));
+    return std::move(E);
   bool ImplicitJournal = false;
   Expected<EngineOptions> Base = buildOptions(Argv0, ImplicitJournal);
   if (!Base)
-    return reportError(Tool, Base.takeError());
+    return Base.takeError();
   bool GridGiven = GridPreset.getNumOccurrences() || From.getNumOccurrences() ||
                    To.getNumOccurrences() || Step.getNumOccurrences();
   if (!GridGiven)
     Base->G = autoGrid();
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
-    return reportError(Tool, GO.takeError());
-  if (Error E = checkOutputsWritable())
-    return reportError(Tool, std::move(E));
-  Expected<std::map<std::string, SweepResult>> Baselines = readBaselines(*GO);
-  if (!Baselines)
-    return reportError(Tool, Baselines.takeError());
-  if (Error E = checkSweepable(*Base))
-    return reportError(Tool, std::move(E));
-  Expected<std::vector<AutoAxis>> Axes = planAxes(*Base);
-  if (!Axes)
-    return reportError(Tool, Axes.takeError());
-
-  std::vector<AutoAxis *> ToSweep;
-  for (AutoAxis &A : *Axes)
-    if (A.Swept)
-      ToSweep.push_back(&A);
-  size_t PerAxis = Base->G.offsets().size() * (Base->CompareBinary ? 2 : 1);
-  AutoProgress Progress;
-  Progress.Total = PerAxis * ToSweep.size();
-  Progress.Parallel = Base->Jobs ? Base->Jobs
-                                 : std::max(1u, std::thread::hardware_concurrency());
-  if (!isSimBackend(Base->Backend))
-    Progress.Parallel = 1;
-  announceSweep(*Base, *Axes, Progress, PerAxis);
-  timeTrialBuild(*Base, ToSweep, PerAxis, Progress);
-  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
-
-  std::vector<std::string> Journals;
-  Expected<std::vector<AutoOutcome>> Outcomes = sweepAxes(
-      *Base, *GO, *Baselines, ToSweep, PerAxis, Progress, Journals);
-  if (!Outcomes)
-    return reportError(Tool, Outcomes.takeError());
-  if (Error E = writeAutoReports(Base->Binary, *Axes, *Outcomes))
-    return reportError(Tool, std::move(E));
-  if (ImplicitJournal)
-    for (const std::string &J : Journals)
-      sys::fs::remove(J);
-  return reportOutcomes(*Outcomes);
+    return GO.takeError();
+  AutoSweepOptions AO;
+  runOptions(AO, ImplicitJournal);
+  AO.KeepDir = KeepDir;
+  Expected<AutoSweepResult> R = runAutoSweep(*Base, *GO, AO, errs());
+  if (!R)
+    return R.takeError();
+  outs() << R->Text;
+  outs().flush();
+  for (const std::string &N : R->Notes)
+    WithColor::note(errs(), Tool) << N << "\n";
+  if (R->GateFailure)
+    WithColor::error(errs(), Tool) << "gate failed: " << *R->GateFailure << "\n";
+  return R->ExitStatus;
 }
 
-/// The sweep (or --print-cost) the parsed command line asks for.
+/// The sweep (or --print-cost) the parsed command line asks for: options ->
+/// EngineOptions and GateOptions -> runAxisSweep (keel/Sweep/AxisSweep.h).
 static Expected<int> runCommand(const char *Argv0) {
   if (PrintCost) {
     CostWeights W;
@@ -914,81 +506,10 @@ static Expected<int> runCommand(const char *Argv0) {
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return GO.takeError();
-  std::optional<SweepResult> BaselineResult;
-  if (!Baseline.empty()) { // read it first: a bad file must not cost a sweep
-    Expected<SweepResult> B = readResultFile(Baseline);
-    if (!B)
-      return B.takeError();
-    if (GO->MaxMispredictRise)
-      if (Error E = checkMispredictBaseline(*B, Baseline))
-        return std::move(E);
-    BaselineResult = std::move(*B);
-  }
-  if (GO->MaxMispredictRise && O->Backend == "time")
-    return inputError("--max-mispredict-rise", 0,
-                      "--backend=time counts no branch "
-                      "mispredicts (sim, cachegrind or perf do)");
-  // Every output (and the journal) must be writable before a sweep that may
-  // take hours runs, and a bad one must not leave the others written.
-  std::vector<CacheGeometry> Geos = {O->Geometry};
-  Geos.insert(Geos.end(), O->MoreGeometries.begin(), O->MoreGeometries.end());
-  if (Geos.size() > 1 && (!BestPadOut.empty() || !Baseline.empty()))
-    return inputError("<command line>", 0,
-                      "--best-pad-out and --baseline take one "
-                      "geometry: give --I1 once");
-  if (Geos.size() > 1 && !isSimBackend(O->Backend))
-    return inputError("<command line>", 0,
-                      "several --I1 need --backend=sim or "
-                      "cachegrind (a timed sweep has no "
-                      "cache geometry)");
-  for (const CacheGeometry &Geo : Geos)
-    for (cl::opt<std::string> *Opt : {&JSON, &CSV, &SVG, &HTML})
-      if (Opt->getNumOccurrences())
-        if (Error E = checkOutputPath(
-                geometryPath(Opt->empty() ? "-" : Opt->getValue(), Geo)))
-          return std::move(E);
-  if (!BestPadOut.empty())
-    if (Error E = checkOutputPath(BestPadOut))
-      return std::move(E);
-  std::vector<std::string> JournalPaths = {O->JournalPath};
-  JournalPaths.insert(JournalPaths.end(), O->MoreJournalPaths.begin(),
-                      O->MoreJournalPaths.end());
-  for (const std::string &J : JournalPaths)
-    if (!J.empty())
-      if (Error E = checkOutputPath(J))
-        return std::move(E);
-  O->Progress = progressPrinter();
-
-  Expected<std::vector<SweepResult>> Rs = runSweeps(*O);
-  if (!Rs)
-    return Rs.takeError();
-  bool GateFailed = false;
-  for (size_t K = 0; K < Rs->size(); ++K) {
-    const SweepResult &R = (*Rs)[K];
-    Expected<GateResult> G =
-        evaluateGate(R, *GO, BaselineResult ? &*BaselineResult : nullptr);
-    if (!G)
-      return G.takeError();
-    if (Error E = writeGeometryReports(R, *G, Geos[K]))
-      return std::move(E);
-    if (!BestPadOut.empty())
-      if (Error E = writeBestPad(R))
-        return std::move(E);
-    for (const std::string &N : R.Notes)
-      WithColor::note(errs(), Tool) << N << "\n";
-    if (G->Failed) {
-      WithColor::error(errs(), Tool)
-          << "gate failed"
-          << (Rs->size() > 1 ? " (" + R.CacheGeometry + ")" : "") << ": "
-          << (G->Reasons.empty() ? G->Verdict : G->Reasons.front()) << "\n";
-      GateFailed = true;
-    }
-  }
-  // A completed sweep no longer needs the journal the user did not ask for.
-  if (ImplicitJournal)
-    for (const std::string &J : JournalPaths)
-      sys::fs::remove(J);
-  return GateFailed ? ExitCheckFailed : ExitOK;
+  AxisSweepOptions AO;
+  runOptions(AO, ImplicitJournal);
+  AO.BestPadOut = BestPadOut;
+  return runAxisSweep(*O, *GO, AO, outs(), errs());
 }
 
 static const char *const Overview =

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/TimeBackend.h"
+#include "SweepTestDir.h"
 
 #include "keel/Support/OutputFile.h"
 
@@ -43,21 +44,8 @@ TEST(TimeBackendTest, SameLengthCopyPath) {
   EXPECT_FALSE(sameLengthCopyPath("/tmp/d", 12, 10));
 }
 
-struct TimeBackendRun : ::testing::Test {
-  std::string Dir;
-  void SetUp() override {
-    auto D = makePrivateTempDir("keel-time-test");
-    ASSERT_TRUE(bool(D));
-    Dir = *D;
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
-  /// A copy of /bin/true as Dir/<Name>.
-  std::string trueCopy(const std::string &Name) {
-    std::string P = Dir + "/" + Name;
-    EXPECT_FALSE(llvm::sys::fs::copy_file("/bin/true", P));
-    llvm::sys::fs::setPermissions(P, llvm::sys::fs::owner_all);
-    return P;
-  }
+struct TimeBackendRun : SweepTestDir {
+  TimeBackendRun() : SweepTestDir("keel-time-test") {}
 };
 
 TEST_F(TimeBackendRun, MeasuresVariantsAndAACopies) {

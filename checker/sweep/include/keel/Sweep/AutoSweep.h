@@ -1,0 +1,87 @@
+//===- keel/Sweep/AutoSweep.h - run the automatic sweep ----------*- C++ -*-===//
+//
+// `layout-sweep ./bin` with no --axis, --relink, --bolt-pad or
+// --false-sharing: every axis planAutoAxes (Auto.h) can move, one after the
+// other, each through runSweep and evaluateGate, then one combined report.
+// The phases of runAutoSweep, in order:
+//   1. every requested output must be writable;
+//   2. --baseline is read (a bad baseline must not cost a sweep);
+//   3. the binary (and the --compare binary) must be sweepable at all;
+//   4. the axes are planned (a --compare binary's axis is swept only when it
+//      moves the same way);
+//   5. one line announces what is swept; one variant build is timed when
+//      code or data are swept, for the estimate;
+//   6. each axis is swept and gated (progress on the Progress stream);
+//   7. the reports are written, and the default journals removed.
+// What is left to print (the text table, the notes, the failed gate) and
+// the exit status come back in AutoSweepResult.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_AUTOSWEEP_H
+#define KEEL_SWEEP_AUTOSWEEP_H
+
+#include "keel/Sweep/Auto.h"
+#include "keel/Sweep/AxisSweep.h"
+#include "keel/Sweep/Engine.h"
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Report.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+/// What the automatic sweep needs beyond the engine and gate options. In
+/// SweepRunOptions: Reports are the combined reports; Baseline is an
+/// earlier automatic or one-axis --json; without Terminal, one progress
+/// line per finished axis.
+struct AutoSweepOptions : SweepRunOptions {
+  /// --keep-dir: each axis builds and runs in <KeepDir>/<axis> ("" = private
+  /// directories, removed).
+  std::string KeepDir;
+};
+
+/// The automatic sweep's outcome, and what is left to print.
+struct AutoSweepResult {
+  /// Every planned axis (swept or not) and each swept axis' result; the
+  /// outcomes point into Axes (a moved result keeps them valid; a copy
+  /// would not, so there is none).
+  std::vector<AutoAxis> Axes;
+  std::vector<AutoOutcome> Outcomes;
+  /// The text report for stdout; empty when --json or --csv took stdout.
+  std::string Text;
+  /// "<axis>: <note>" of every swept axis, for the tool to print as notes.
+  std::vector<std::string> Notes;
+  /// "<axis>: <reason>" of the first axis whose gate failed.
+  std::optional<std::string> GateFailure;
+  /// ExitOK, or ExitCheckFailed when a gate failed.
+  int ExitStatus = 0;
+
+  AutoSweepResult() = default;
+  AutoSweepResult(AutoSweepResult &&) = default;
+  AutoSweepResult &operator=(AutoSweepResult &&) = default;
+  AutoSweepResult(const AutoSweepResult &) = delete;
+  AutoSweepResult &operator=(const AutoSweepResult &) = delete;
+};
+
+/// Run the automatic sweep of \p Base.Binary (its grid already chosen, e.g.
+/// autoGrid()) with the gate \p GO. The announcement, progress lines and an
+/// axis that could not be swept go to \p Progress as they happen. An error
+/// comes before any report is written (an output that cannot be written, a
+/// bad baseline, a binary that cannot be swept, the first axis failing:
+/// InputError, or UnavailableError as runSweep returns it) or from writing
+/// one.
+llvm::Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
+                                             const GateOptions &GO,
+                                             const AutoSweepOptions &AO,
+                                             llvm::raw_ostream &Progress);
+
+} // namespace sweep
+} // namespace keel
+
+#endif

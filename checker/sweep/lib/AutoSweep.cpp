@@ -1,0 +1,412 @@
+//===- AutoSweep.cpp - run the automatic sweep of `layout-sweep ./bin` ----===//
+#include "keel/Sweep/AutoSweep.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/Process.h"
+#include "keel/Sweep/Perturb.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+namespace {
+
+/// Progress of the automatic sweep: the estimate after the first round of
+/// variants (and a trial relink when code or data are swept), then a
+/// terminal line (or, when the stream is not a terminal, one line per
+/// finished axis).
+struct AutoProgress {
+  raw_ostream &OS;
+  StringRef Tool;
+  bool Terminal;
+  size_t Total = 0, Before = 0; ///< all variants; those of finished axes
+  size_t Rebuilt = 0;           ///< variants relinked (or BOLTed) first
+  std::optional<double> BuildSeconds; ///< one trial relink, when Rebuilt
+  std::string BuildWhat;        ///< "relink", "llvm-bolt run"
+  unsigned Parallel = 1;
+  std::string Axis;
+  bool Estimated = false;
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now(),
+                                        AxisStart = Start;
+
+  AutoProgress(raw_ostream &OS, StringRef Tool, bool Terminal)
+      : OS(OS), Tool(Tool), Terminal(Terminal) {}
+
+  double seconds(std::chrono::steady_clock::time_point From) const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - From)
+        .count();
+  }
+  void startAxis(StringRef A) {
+    Axis = A.str();
+    AxisStart = std::chrono::steady_clock::now();
+  }
+  void estimate(size_t Round) {
+    Estimated = true;
+    double First = seconds(Start);
+    // Parallel variants finish together: one round's time per round, plus
+    // a build for each variant of code and data.
+    double Build = BuildSeconds ? *BuildSeconds : 0;
+    double P = std::max(1u, Parallel);
+    double Estimate = First * std::ceil(Total / P) + Build * Rebuilt / P;
+    OS << formatv("{0}: first {1} measured in {2:F1} s", Tool,
+                  Round == 1 ? std::string("variant")
+                             : std::to_string(Round) + " variants",
+                  First);
+    if (BuildSeconds)
+      OS << formatv("; a trial {0} took {1:F1} s ({2} variants are "
+                    "built that way)",
+                    BuildWhat, Build, Rebuilt);
+    OS << formatv("; estimate about {0:F0} s for all {1}\n", Estimate, Total);
+  }
+  void update(size_t Done, size_t AxisTotal) {
+    // The first round (as many variants as run at a time) gives one round's
+    // time; a single variant would miss the others' contention for the cores.
+    size_t Round = std::min<size_t>(std::max(1u, Parallel), AxisTotal);
+    if (!Estimated && Done >= Round)
+      estimate(Round);
+    if (Terminal) {
+      OS << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
+                    AxisTotal, Before + Done, Total);
+      if (Done == AxisTotal)
+        OS << "\n";
+    } else if (Done == AxisTotal) {
+      OS << formatv("{0}: {1}: {2} variants measured in {3:F0} s\n", Tool,
+                    Axis, AxisTotal, seconds(AxisStart));
+    }
+    OS.flush();
+  }
+};
+
+/// Every output must be writable before the sweep.
+Error checkOutputsWritable(const ReportFiles &F) {
+  for (const std::string *Path : {&F.JSON, &F.CSV, &F.SVG, &F.HTML})
+    if (!Path->empty())
+      if (Error E = checkOutputPath(*Path))
+        return E;
+  return Error::success();
+}
+
+/// --baseline's result of each axis (none without it), read before the
+/// sweep: a bad baseline must not cost one.
+Expected<std::map<std::string, SweepResult>>
+readBaselines(StringRef Baseline, const GateOptions &GO) {
+  if (Baseline.empty())
+    return std::map<std::string, SweepResult>();
+  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+  if (!B)
+    return B.takeError();
+  if (GO.MaxMispredictRise)
+    for (const auto &[Axis, R] : *B)
+      if (Error E = checkMispredictBaseline(R, Baseline))
+        return std::move(E);
+  return B;
+}
+
+/// Refuse what cannot be swept at all (a missing file, an object file, a
+/// non-executable) before announcing a sweep; runSweep checks each axis
+/// again.
+Error checkSweepable(const EngineOptions &Base) {
+  if (!sys::fs::exists(Base.Binary))
+    return inputError(Base.Binary, 0, "no such file");
+  std::vector<std::pair<std::string, std::string>> Binaries = {{"base", Base.Binary}};
+  if (Base.CompareBinary)
+    Binaries.push_back({"compare", *Base.CompareBinary});
+  // The env axis runs any executable as it is.
+  PerturbOptions Env = Base.Perturb;
+  Env.Axis = "env";
+  return Perturber::check(Env, Binaries);
+}
+
+/// --compare: an axis is swept only when the compared binary can be moved
+/// the same way (\p CAxes: its plan); code and data relink it too.
+void matchCompareAxes(std::vector<AutoAxis> &Axes, ArrayRef<AutoAxis> CAxes,
+                      StringRef Compare) {
+  for (AutoAxis &A : Axes) {
+    auto C = find_if(CAxes, [&](const AutoAxis &X) { return X.Axis == A.Axis; });
+    if (!A.Swept || C == CAxes.end())
+      continue;
+    if (!C->Swept || (A.BoltFunction.empty() != C->BoltFunction.empty())) {
+      A.Swept = false;
+      A.Why = formatv("the --compare binary {0} cannot be moved the same way: "
+                      "{1}",
+                      Compare, C->Swept ? C->How : C->Why)
+                  .str();
+      A.Enable = C->Enable;
+      continue;
+    }
+    A.CompareRelinkArgv = C->RelinkArgv;
+    A.CompareRelinkDir = C->RelinkDir;
+  }
+}
+
+/// Which axes can be swept, and how (planAutoAxes, for the binary and the
+/// --compare binary).
+Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
+  bool HaveBolt = false;
+  if (Expected<std::string> B = findProgram("llvm-bolt"))
+    HaveBolt = true;
+  else
+    consumeError(B.takeError());
+  Expected<std::vector<AutoAxis>> Axes =
+      planAutoAxes(Base.Binary, Base.Perturb.HeapShim, Base.Perturb.StackShim,
+                   HaveBolt);
+  if (!Axes)
+    return Axes.takeError();
+  if (Base.CompareBinary) {
+    Expected<std::vector<AutoAxis>> CAxes =
+        planAutoAxes(*Base.CompareBinary, Base.Perturb.HeapShim,
+                     Base.Perturb.StackShim, HaveBolt);
+    if (!CAxes)
+      return CAxes.takeError();
+    matchCompareAxes(*Axes, *CAxes, *Base.CompareBinary);
+  }
+  return Axes;
+}
+
+/// The line that says what is swept, how many variants, and what is not.
+void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
+                   const AutoProgress &Progress, size_t PerAxis) {
+  std::string Names, Skipped;
+  for (const AutoAxis &A : Axes) {
+    std::string &L = A.Swept ? Names : Skipped;
+    L += (L.empty() ? "" : ", ") + A.Axis;
+  }
+  Progress.OS << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per "
+                         "axis, offsets {5}..{6} by {7}), backend {8}, {9} at "
+                         "a time",
+                         Progress.Tool, Names, Base.Binary, Progress.Total,
+                         PerAxis, Base.G.From, Base.G.To, Base.G.Step,
+                         Base.Backend, Progress.Parallel);
+  if (!Skipped.empty())
+    Progress.OS << "; not swept: " << Skipped << " (see the summary)";
+  Progress.OS << "\n";
+}
+
+/// The engine options of one axis.
+EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
+  EngineOptions O = Base;
+  O.Perturb.Axis = A.Axis;
+  O.Perturb.RelinkArgv = A.RelinkArgv;
+  O.Perturb.RelinkDir = A.RelinkDir;
+  O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
+  O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
+  O.Perturb.BoltFunction = A.BoltFunction;
+  return O;
+}
+
+/// Code and data build every variant (relink or llvm-bolt) before it is
+/// measured: time one such build now, so the estimate includes them.
+void timeTrialBuild(const EngineOptions &Base, ArrayRef<AutoAxis *> ToSweep,
+                    size_t PerAxis, AutoProgress &Progress) {
+  bool Tried = false;
+  for (AutoAxis *AP : ToSweep) {
+    if (AP->RelinkArgv.empty() && AP->BoltFunction.empty())
+      continue;
+    Progress.Rebuilt += PerAxis;
+    if (Tried)
+      continue;
+    Tried = true;
+    Expected<double> T = timeOneVariantBuild(axisOptions(Base, *AP));
+    if (!T) { // the sweep of that axis will say what is wrong
+      consumeError(T.takeError());
+      continue;
+    }
+    Progress.BuildSeconds = *T;
+    Progress.BuildWhat = AP->RelinkArgv.empty() ? "llvm-bolt run" : "relink";
+  }
+}
+
+/// The engine options of axis \p A as swept: its own work directory under
+/// --keep-dir, its own journal (checked writable and added to \p Journals),
+/// progress through \p Progress.
+Expected<EngineOptions> sweptAxisOptions(const EngineOptions &Base,
+                                         const AutoSweepOptions &AO,
+                                         const AutoAxis &A,
+                                         AutoProgress &Progress,
+                                         std::mutex &ProgressLock,
+                                         std::vector<std::string> &Journals) {
+  EngineOptions O = axisOptions(Base, A);
+  if (!AO.KeepDir.empty())
+    O.WorkDir = AO.KeepDir + "/" + A.Axis;
+  if (!O.JournalPath.empty()) {
+    O.JournalPath += "." + A.Axis;
+    if (Error E = checkOutputPath(O.JournalPath))
+      return std::move(E);
+    Journals.push_back(O.JournalPath);
+  }
+  O.Progress = [&Progress, &ProgressLock](size_t Done, size_t Total) {
+    std::lock_guard<std::mutex> G(ProgressLock);
+    Progress.update(Done, Total);
+  };
+  return O;
+}
+
+/// Sweep each axis of \p ToSweep in turn and gate its result. An axis that
+/// needs a build and fails (after one that worked) is marked not swept;
+/// any other failure stops the whole sweep. Each axis' journal goes to
+/// \p Journals.
+Expected<std::vector<AutoOutcome>>
+sweepAxes(const EngineOptions &Base, const GateOptions &GO,
+          const AutoSweepOptions &AO,
+          const std::map<std::string, SweepResult> &Baselines,
+          ArrayRef<AutoAxis *> ToSweep, size_t PerAxis, AutoProgress &Progress,
+          std::vector<std::string> &Journals) {
+  std::vector<AutoOutcome> Outcomes;
+  for (AutoAxis *AP : ToSweep) {
+    AutoAxis &A = *AP;
+    std::mutex ProgressLock;
+    Expected<EngineOptions> O =
+        sweptAxisOptions(Base, AO, A, Progress, ProgressLock, Journals);
+    if (!O)
+      return O.takeError();
+    Progress.startAxis(A.Axis);
+    Expected<SweepResult> R = runSweep(*O);
+    Progress.Before += PerAxis;
+    if (!R) {
+      Error E = R.takeError();
+      // The machine lacks the backend, or the program itself fails as it
+      // is: nothing else can be swept either.
+      if (Outcomes.empty() || E.isA<UnavailableError>() ||
+          (A.RelinkArgv.empty() && A.BoltFunction.empty()))
+        return std::move(E);
+      A.Swept = false;
+      A.Why = toString(std::move(E));
+      A.Enable = "see the message; --axis=" + A.Axis + " --keep-dir=DIR keeps "
+                 "each variant's relink.log";
+      WithColor::warning(Progress.OS, AO.Tool)
+          << A.Axis << ": not swept: " << A.Why << "\n";
+      continue;
+    }
+    auto BIt = Baselines.find(A.Axis);
+    Expected<GateResult> G =
+        evaluateGate(*R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
+    if (!G)
+      return G.takeError();
+    if (!AO.Baseline.empty() && BIt == Baselines.end())
+      G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
+                                "not compared with it",
+                                AO.Baseline, A.Axis)
+                            .str());
+    Outcomes.push_back({&A, std::move(*R), std::move(*G)});
+  }
+  return Outcomes;
+}
+
+/// Write what \p Fn writes to \p Path ("-": stdout), unless it is "".
+Error writeIfAsked(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
+  if (Path.empty())
+    return Error::success();
+  return writeOutput(Path, [&](raw_ostream &OS) {
+    Fn(OS);
+    return Error::success();
+  });
+}
+
+/// The reports asked for; the text table into \p R.Text unless a
+/// machine-readable report goes to stdout.
+Error writeAutoReports(StringRef Binary, const ReportFiles &F,
+                       AutoSweepResult &R) {
+  ArrayRef<AutoAxis> Axes = R.Axes;
+  ArrayRef<AutoOutcome> Outcomes = R.Outcomes;
+  if (Error E = writeIfAsked(F.JSON, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
+      }))
+    return E;
+  if (Error E = writeIfAsked(
+          F.CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
+    return E;
+  if (Error E = writeIfAsked(
+          F.SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
+    return E;
+  if (Error E = writeIfAsked(F.HTML, [&](raw_ostream &OS) {
+        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
+      }))
+    return E;
+  if (F.JSON != "-" && F.CSV != "-") {
+    raw_string_ostream OS(R.Text);
+    writeAutoTextReport(OS, Binary, Axes, Outcomes);
+  }
+  return Error::success();
+}
+
+/// The notes of every swept axis, and the first failed gate: the exit
+/// status.
+void collectOutcomes(AutoSweepResult &R) {
+  for (const AutoOutcome &O : R.Outcomes)
+    for (const std::string &N : O.R.Notes)
+      R.Notes.push_back(O.A->Axis + ": " + N);
+  R.ExitStatus = ExitOK;
+  for (const AutoOutcome &O : R.Outcomes)
+    if (O.G.Failed) {
+      R.GateFailure = O.A->Axis + ": " +
+                      (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front());
+      R.ExitStatus = ExitCheckFailed;
+      return;
+    }
+}
+
+} // namespace
+
+Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
+                                       const GateOptions &GO,
+                                       const AutoSweepOptions &AO,
+                                       raw_ostream &ProgressOS) {
+  if (Error E = checkOutputsWritable(AO.Reports))
+    return std::move(E);
+  Expected<std::map<std::string, SweepResult>> Baselines =
+      readBaselines(AO.Baseline, GO);
+  if (!Baselines)
+    return Baselines.takeError();
+  if (Error E = checkSweepable(Base))
+    return std::move(E);
+  AutoSweepResult Result;
+  Expected<std::vector<AutoAxis>> Axes = planAxes(Base);
+  if (!Axes)
+    return Axes.takeError();
+  Result.Axes = std::move(*Axes);
+
+  std::vector<AutoAxis *> ToSweep;
+  for (AutoAxis &A : Result.Axes)
+    if (A.Swept)
+      ToSweep.push_back(&A);
+  size_t PerAxis = Base.G.offsets().size() * (Base.CompareBinary ? 2 : 1);
+  AutoProgress Progress(ProgressOS, AO.Tool, AO.Terminal);
+  Progress.Total = PerAxis * ToSweep.size();
+  Progress.Parallel = Base.Jobs ? Base.Jobs
+                                : std::max(1u, std::thread::hardware_concurrency());
+  if (!isSimBackend(Base.Backend))
+    Progress.Parallel = 1;
+  announceSweep(Base, Result.Axes, Progress, PerAxis);
+  timeTrialBuild(Base, ToSweep, PerAxis, Progress);
+  Progress.Start = Progress.AxisStart = std::chrono::steady_clock::now();
+
+  std::vector<std::string> Journals;
+  Expected<std::vector<AutoOutcome>> Outcomes = sweepAxes(
+      Base, GO, AO, *Baselines, ToSweep, PerAxis, Progress, Journals);
+  if (!Outcomes)
+    return Outcomes.takeError();
+  Result.Outcomes = std::move(*Outcomes);
+  if (Error E = writeAutoReports(Base.Binary, AO.Reports, Result))
+    return std::move(E);
+  if (AO.RemoveJournals)
+    for (const std::string &J : Journals)
+      sys::fs::remove(J);
+  collectOutcomes(Result);
+  return std::move(Result);
+}
+
+} // namespace sweep
+} // namespace keel

@@ -1,0 +1,226 @@
+//===- AxisSweep.cpp - run a one-axis sweep and report it -----------------===//
+#include "keel/Sweep/AxisSweep.h"
+
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+
+#include <optional>
+#include <vector>
+
+using namespace llvm;
+
+namespace keel {
+namespace sweep {
+
+std::string geometryPath(StringRef Path, const CacheGeometry &G, bool Several,
+                         bool AtEnd) {
+  if (!Several || Path.empty() || Path == "-")
+    return Path.str();
+  std::string Label =
+      formatv(".i1-{0}-{1}-{2}", G.I1.Size, G.I1.Assoc, G.I1.Line).str();
+  StringRef Ext = AtEnd ? "" : sys::path::extension(Path);
+  return (Path.drop_back(Ext.size()) + Label + Ext).str();
+}
+
+const Measurement *bestVariant(const SweepResult &R) {
+  const Measurement *Best = nullptr;
+  for (const Measurement &M : R.Ms)
+    if (!M.Failed && (!Best || M.Cost < Best->Cost ||
+                      (M.Cost == Best->Cost && M.V.Offset < Best->V.Offset)))
+      Best = &M;
+  return Best;
+}
+
+Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
+                                   const SweepResult *Baseline,
+                                   const ReportFiles &F, raw_ostream *Table) {
+  Expected<GateResult> G = evaluateGate(R, GO, Baseline);
+  if (!G)
+    return G.takeError();
+  if (Error E = writeReports(R, *G, F))
+    return std::move(E);
+  if (Table && F.JSON != "-" && F.CSV != "-")
+    writeTextReport(*Table, R, *G);
+  return G;
+}
+
+namespace {
+
+/// --baseline, read first (a bad file must not cost a sweep), then what
+/// cannot be combined.
+Expected<std::optional<SweepResult>>
+readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
+                     const AxisSweepOptions &AO, size_t Geometries) {
+  std::optional<SweepResult> BaselineResult;
+  if (!AO.Baseline.empty()) {
+    Expected<SweepResult> B = readResultFile(AO.Baseline);
+    if (!B)
+      return B.takeError();
+    if (GO.MaxMispredictRise)
+      if (Error E = checkMispredictBaseline(*B, AO.Baseline))
+        return std::move(E);
+    BaselineResult = std::move(*B);
+  }
+  if (GO.MaxMispredictRise && O.Backend == "time")
+    return inputError("--max-mispredict-rise", 0,
+                      "--backend=time counts no branch "
+                      "mispredicts (sim, cachegrind or perf do)");
+  if (Geometries > 1 && (!AO.BestPadOut.empty() || !AO.Baseline.empty()))
+    return inputError("<command line>", 0,
+                      "--best-pad-out and --baseline take one "
+                      "geometry: give --I1 once");
+  if (Geometries > 1 && !isSimBackend(O.Backend))
+    return inputError("<command line>", 0,
+                      "several --I1 need --backend=sim or "
+                      "cachegrind (a timed sweep has no "
+                      "cache geometry)");
+  return BaselineResult;
+}
+
+/// The reports of geometry \p Geo, asked for in \p F.
+ReportFiles geometryReports(const ReportFiles &F, const CacheGeometry &Geo,
+                            bool Several) {
+  return {geometryPath(F.JSON, Geo, Several), geometryPath(F.CSV, Geo, Several),
+          geometryPath(F.SVG, Geo, Several), geometryPath(F.HTML, Geo, Several)};
+}
+
+/// Every output (and the journal) must be writable before a sweep that may
+/// take hours runs, and a bad one must not leave the others written.
+Error checkOutputsWritable(const AxisSweepOptions &AO,
+                           ArrayRef<CacheGeometry> Geos,
+                           ArrayRef<std::string> JournalPaths) {
+  for (const CacheGeometry &Geo : Geos) {
+    ReportFiles F = geometryReports(AO.Reports, Geo, Geos.size() > 1);
+    for (const std::string *Path : {&F.JSON, &F.CSV, &F.SVG, &F.HTML})
+      if (!Path->empty())
+        if (Error E = checkOutputPath(*Path))
+          return E;
+  }
+  if (!AO.BestPadOut.empty())
+    if (Error E = checkOutputPath(AO.BestPadOut))
+      return E;
+  for (const std::string &J : JournalPaths)
+    if (!J.empty())
+      if (Error E = checkOutputPath(J))
+        return E;
+  return Error::success();
+}
+
+/// "measured 12/65 variants" on one terminal line, only on a terminal.
+std::function<void(size_t, size_t)> progressPrinter(const AxisSweepOptions &AO,
+                                                    raw_ostream &Err) {
+  if (!AO.Terminal)
+    return nullptr;
+  return [&Err, Tool = AO.Tool](size_t Done, size_t Total) {
+    Err << formatv("\r{0}: measured {1}/{2} variants", Tool, Done, Total);
+    if (Done == Total)
+      Err << "\n";
+    Err.flush();
+  };
+}
+
+/// --best-pad-out: the cheapest offset as JSON, and one line on \p Err.
+Error writeBestPad(const SweepResult &R, const AxisSweepOptions &AO,
+                   raw_ostream &Err) {
+  const Measurement *Best = bestVariant(R);
+  if (!Best)
+    return inputError(AO.BestPadOut, 0, "no variant was measured: no best pad");
+  std::optional<double> Pad0;
+  for (const Measurement &M : R.Ms)
+    if (!M.Failed && M.V.Offset == 0)
+      Pad0 = M.Cost;
+  if (Error E = writeOutput(AO.BestPadOut, [&](raw_ostream &OS) {
+        json::OStream J(OS, 2);
+        J.object([&] {
+          J.attribute("axis", R.Axis);
+          J.attribute("pad", Best->V.Offset);
+          J.attribute("cost", Best->Cost);
+          J.attribute("baseline_pad0_cost",
+                      Pad0 ? json::Value(*Pad0) : json::Value(nullptr));
+        });
+        OS << "\n";
+        return Error::success();
+      }))
+    return E;
+  Err << formatv("{0}: best {1} pad {2} (cost {3:F1}", AO.Tool, R.Axis,
+                 Best->V.Offset, Best->Cost);
+  if (Pad0)
+    Err << formatv("; pad 0: {0:F1}, ratio {1:F4}", *Pad0,
+                   *Pad0 ? Best->Cost / *Pad0 : 0.0);
+  Err << ") -> " << AO.BestPadOut << "\n";
+  return Error::success();
+}
+
+/// One geometry's result: gate, reports (the table on \p Out unless a
+/// machine-readable report takes stdout), --best-pad-out, notes and a
+/// failed gate. Returns whether the gate failed.
+Expected<bool> reportGeometry(const SweepResult &R, const GateOptions &GO,
+                              const SweepResult *Baseline,
+                              const AxisSweepOptions &AO,
+                              const CacheGeometry &Geo, bool Several,
+                              raw_ostream &Out, raw_ostream &Err) {
+  Expected<GateResult> G = gateAndReport(
+      R, GO, Baseline, geometryReports(AO.Reports, Geo, Several), &Out);
+  if (!G)
+    return G.takeError();
+  if (!AO.BestPadOut.empty())
+    if (Error E = writeBestPad(R, AO, Err))
+      return std::move(E);
+  for (const std::string &N : R.Notes)
+    WithColor::note(Err, AO.Tool) << N << "\n";
+  if (!G->Failed)
+    return false;
+  WithColor::error(Err, AO.Tool)
+      << "gate failed" << (Several ? " (" + R.CacheGeometry + ")" : "") << ": "
+      << (G->Reasons.empty() ? G->Verdict : G->Reasons.front()) << "\n";
+  return true;
+}
+
+} // namespace
+
+Expected<int> runAxisSweep(const EngineOptions &Opts, const GateOptions &GO,
+                           const AxisSweepOptions &AO, raw_ostream &Out,
+                           raw_ostream &Err) {
+  std::vector<CacheGeometry> Geos = {Opts.Geometry};
+  Geos.insert(Geos.end(), Opts.MoreGeometries.begin(),
+              Opts.MoreGeometries.end());
+  Expected<std::optional<SweepResult>> Baseline =
+      readBaselineAndCheck(Opts, GO, AO, Geos.size());
+  if (!Baseline)
+    return Baseline.takeError();
+  std::vector<std::string> JournalPaths = {Opts.JournalPath};
+  JournalPaths.insert(JournalPaths.end(), Opts.MoreJournalPaths.begin(),
+                      Opts.MoreJournalPaths.end());
+  if (Error E = checkOutputsWritable(AO, Geos, JournalPaths))
+    return std::move(E);
+  EngineOptions O = Opts;
+  O.Progress = progressPrinter(AO, Err);
+
+  Expected<std::vector<SweepResult>> Rs = runSweeps(O);
+  if (!Rs)
+    return Rs.takeError();
+  // One result per geometry, in the order of Geos.
+  bool GateFailed = false;
+  for (size_t K = 0; K < Rs->size(); ++K) {
+    Expected<bool> Failed =
+        reportGeometry((*Rs)[K], GO, *Baseline ? &**Baseline : nullptr, AO,
+                       Geos[K], Geos.size() > 1, Out, Err);
+    if (!Failed)
+      return Failed.takeError();
+    GateFailed |= *Failed;
+  }
+  // A completed sweep no longer needs the journal the user did not ask for.
+  if (AO.RemoveJournals)
+    for (const std::string &J : JournalPaths)
+      sys::fs::remove(J);
+  return GateFailed ? ExitCheckFailed : ExitOK;
+}
+
+} // namespace sweep
+} // namespace keel
