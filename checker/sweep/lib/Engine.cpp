@@ -179,26 +179,17 @@ static std::string processNote(const KeelSimOutput &K) {
       .str();
 }
 
-/// A measurement of \p V that failed for \p Reason.
-static Measurement failed(const Variant &V, std::string Reason) {
-  Measurement M;
-  M.V = V;
-  M.Failed = true;
-  M.FailReason = std::move(Reason);
-  return M;
-}
-
 /// cachegrind's counters and per-function Ir in \p OutFile as the
 /// measurement of \p V.
 static Measurement cachegrindMeasurement(const EngineOptions &O,
                                          const Variant &V, StringRef OutFile) {
   Expected<std::string> Text = readWholeFile(OutFile);
   if (!Text)
-    return failed(V, "no cachegrind result: " + toString(Text.takeError()));
+    return failedMeasurement(V, "no cachegrind result: " + toString(Text.takeError()));
   Expected<std::map<std::string, double>> C =
       parseCachegrindText(*Text, OutFile);
   if (!C)
-    return failed(V, "no cachegrind result: " + toString(C.takeError()));
+    return failedMeasurement(V, "no cachegrind result: " + toString(C.takeError()));
   return simCounts(O, V, std::move(*C), cachegrindFunctionIr(*Text));
 }
 
@@ -227,7 +218,7 @@ Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
     return cachegrindMeasurement(O, V, OutFile);
   Expected<KeelSimOutput> K = readKeelSimOutput(OutFile);
   if (!K)
-    return failed(V, "no keel-sim result: " + toString(K.takeError()));
+    return failedMeasurement(V, "no keel-sim result: " + toString(K.takeError()));
   return keelSimMeasurement(O, V, *K, std::move(K->Variants[0].Counters));
 }
 
@@ -240,10 +231,10 @@ std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
   Expected<KeelSimOutput> K = readKeelSimOutput(OutFile);
   if (!K)
     return std::vector<Measurement>(
-        NG, failed(V, "no keel-sim result: " + toString(K.takeError())));
+        NG, failedMeasurement(V, "no keel-sim result: " + toString(K.takeError())));
   if (K->Variants[0].ByGeometry.size() != NG)
     return std::vector<Measurement>(
-        NG, failed(V, formatv("no keel-sim result: {0} geometries, expected {1}",
+        NG, failedMeasurement(V, formatv("no keel-sim result: {0} geometries, expected {1}",
                               K->Variants[0].ByGeometry.size(), NG)
                           .str()));
   std::vector<Measurement> Ms;
@@ -313,7 +304,7 @@ Measurement measureSim(const EngineOptions &O, const SimTools &T,
       P.Dir + (T.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
   RunOutcome R = runSimulator(O, T, P, OutFile);
   if (R.Failed)
-    return failed(P.V, R.Reason);
+    return failedMeasurement(P.V, R.Reason);
   return simOwnMeasurement(O, T, P.V, OutFile);
 }
 
@@ -324,7 +315,7 @@ std::vector<Measurement> measureSimAll(const EngineOptions &O, const SimTools &T
   RunOutcome R = runSimulator(O, T, P, OutFile);
   if (R.Failed)
     return std::vector<Measurement>(1 + O.MoreGeometries.size(),
-                                    failed(P.V, R.Reason));
+                                    failedMeasurement(P.V, R.Reason));
   return simOwnMeasurements(O, T, P.V, OutFile);
 }
 
@@ -338,10 +329,10 @@ Measurement measurePerf(const EngineOptions &O, StringRef Perf,
   Cmd.insert(Cmd.end(), P.Argv.begin(), P.Argv.end());
   RunOutcome R = runVariantCommand(O, P, Cmd, P.Dir + "/stderr");
   if (R.Failed)
-    return failed(P.V, R.Reason);
+    return failedMeasurement(P.V, R.Reason);
   Expected<std::string> Text = readWholeFile(OutFile);
   if (!Text)
-    return failed(P.V, toString(Text.takeError()));
+    return failedMeasurement(P.V, toString(Text.takeError()));
   Measurement M;
   M.V = P.V;
   for (StringRef Line : split(*Text, '\n')) {
@@ -354,7 +345,7 @@ Measurement measurePerf(const EngineOptions &O, StringRef Perf,
     M.Counters[Event.str()] = static_cast<double>(V);
   }
   if (!M.Counters.count("cycles"))
-    return failed(P.V, "perf stat counted no cycles (see " + OutFile + ")");
+    return failedMeasurement(P.V, "perf stat counted no cycles (see " + OutFile + ")");
   M.Cost = M.Counters["cycles"];
   M.Instructions = static_cast<uint64_t>(M.Counters["instructions"]);
   return M;
@@ -631,7 +622,7 @@ void measureInParallel(const EngineOptions &O, Perturber &P,
       if (!PV)
         return Rec.fail(PV.takeError());
       if (!PV->Failure.empty())
-        return Rec.record(failed(V, PV->Failure));
+        return Rec.record(failedMeasurement(V, PV->Failure));
       if (!PV->Argv.empty())
         Rec.binarySeen(V.Series, PV->Argv[0]);
       // valgrind and perf pass their command's path on as argv[0].
@@ -675,7 +666,7 @@ public:
           if (!PV)
             return Recs[0]->fail(PV.takeError());
           if (!PV->Failure.empty())
-            return recordAll(failed(Work[I].second, PV->Failure));
+            return recordAll(failedMeasurement(Work[I].second, PV->Failure));
           if (!PV->Argv.empty())
             for (Recorder *Rec : Recs)
               Rec->binarySeen(PV->V.Series, PV->Argv[0]);
@@ -939,7 +930,7 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
     if (!PV)
       return PV.takeError();
     if (!PV->Failure.empty()) {
-      Rec.record(failed(V, PV->Failure));
+      Rec.record(failedMeasurement(V, PV->Failure));
       continue;
     }
     // Executed as /dev/fd/N directly, so argv[0] can stay the user's path.

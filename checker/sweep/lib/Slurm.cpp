@@ -148,19 +148,11 @@ std::string oneLine(StringRef Text) {
   return join(Lines, "; ");
 }
 
-Measurement failedVariant(const Variant &V, std::string Reason) {
-  Measurement M;
-  M.V = V;
-  M.Failed = true;
-  M.FailReason = std::move(Reason);
-  return M;
-}
-
 /// What a task's status file says, as the Measurement a local run makes.
 Measurement collect(const EngineOptions &O, const SimTools &T,
                     const TaskEntry &E, const json::Object &Status) {
   if (Status.getBoolean("failed").value_or(true))
-    return failedVariant(E.V, Status.getString("reason").value_or("").str());
+    return failedMeasurement(E.V, Status.getString("reason").value_or("").str());
   return simOwnMeasurement(O, T, E.V, E.OutFile);
 }
 
@@ -317,7 +309,7 @@ taskEntries(const EngineOptions &O, const SimTools &Sim, StringRef Dir,
     }
     PreparedVariant &PV = *Prepared[I];
     if (!PV.Failure.empty()) {
-      Sink.Record(failedVariant(PV.V, PV.Failure));
+      Sink.Record(failedMeasurement(PV.V, PV.Failure));
       continue;
     }
     if (!PV.Argv.empty())

@@ -79,6 +79,15 @@ struct Measurement {
   std::string Fallback;
 };
 
+/// A variant that could not be measured, and why (one line).
+inline Measurement failedMeasurement(const Variant &V, std::string Reason) {
+  Measurement M;
+  M.V = V;
+  M.Failed = true;
+  M.FailReason = std::move(Reason);
+  return M;
+}
+
 /// A function whose executed-instruction count differs across variants.
 struct FunctionDiff {
   std::string Name; ///< demangled
