@@ -778,8 +778,7 @@ Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
   }
   (void)TPid, (void)TTid;
   ByteCursor C(Body, BodySize);
-  // TSize <= BodySize: the strings end where the trailer starts.
-  const size_t StrEnd = BodySize - TSize;
+  const size_t StrEnd = BodySize - TSize; // strings end at the trailer
   auto Trunc = [&](const char *What) {
     return fail(Off, "truncated {0} record ({1} bytes)", What, Size);
   };

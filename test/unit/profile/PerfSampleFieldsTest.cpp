@@ -42,20 +42,20 @@ Bytes allFields() {
   return W;
 }
 
+/// Id, IP, Pid, Tid, Time, Addr, StreamId, CPU, Period.
+std::vector<uint64_t> fields(const SampleFixedFields &F) {
+  return {F.Id,   F.IP,       F.Pid, F.Tid,   F.Time,
+          F.Addr, F.StreamId, F.CPU, F.Period};
+}
+
 TEST(PerfSampleFields, EveryFixedField) {
   Bytes W = allFields();
   ByteCursor C(W.B);
   SampleFixedFields F;
   ASSERT_TRUE(readSampleFixedFields(C, AllFixed, F));
-  EXPECT_EQ(F.Id, 77u);
-  EXPECT_EQ(F.IP, 0x401000u);
-  EXPECT_EQ(F.Pid, 100u);
-  EXPECT_EQ(F.Tid, 101u);
-  EXPECT_EQ(F.Time, 123456789u);
-  EXPECT_EQ(F.Addr, 0x7fff0000u);
-  EXPECT_EQ(F.StreamId, 78u);
-  EXPECT_EQ(F.CPU, 3u);
-  EXPECT_EQ(F.Period, 100003u);
+  EXPECT_EQ(fields(F), (std::vector<uint64_t>{77, 0x401000, 100, 101,
+                                               123456789, 0x7fff0000, 78, 3,
+                                               100003}));
   EXPECT_EQ(C.offset(), 72u);
   EXPECT_EQ(C.left(), 8u);
   uint64_t Next;
@@ -71,14 +71,8 @@ TEST(PerfSampleFields, OnlyTheNamedFields) {
   SampleFixedFields F;
   ASSERT_TRUE(readSampleFixedFields(
       C, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, F));
-  EXPECT_EQ(F.IP, 0x401000u);
-  EXPECT_EQ(F.Pid, 7u);
-  EXPECT_EQ(F.Tid, 8u);
-  EXPECT_EQ(F.Period, 100003u);
-  EXPECT_EQ(F.Time, 0u);
-  EXPECT_EQ(F.Addr, 0u);
-  EXPECT_EQ(F.Id, 0u);
-  EXPECT_EQ(F.CPU, 0u);
+  EXPECT_EQ(fields(F),
+            (std::vector<uint64_t>{0, 0x401000, 7, 8, 0, 0, 0, 0, 100003}));
   EXPECT_EQ(C.left(), 0u);
 }
 
