@@ -56,7 +56,8 @@ public:
   uint64_t left() const { return Bytes.size() - Pos; }
   /// The byte at the cursor.
   const uint8_t *data() const { return Bytes.data() + Pos; }
-  /// Up to \p N bytes at the cursor (fewer at the end of the body).
+  /// Up to \p N bytes at the cursor (fewer at the end of the body:
+  /// ArrayRef::slice does not check its bounds in release builds).
   llvm::ArrayRef<uint8_t> bytes(size_t N) const {
     return Bytes.slice(Pos, std::min<size_t>(N, left()));
   }
