@@ -46,6 +46,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
+#include "keel/Profile/PerfSampleFields.h"
 
 #include "keel/Support/Diagnostics.h"
 
@@ -138,59 +139,8 @@ File::~File() = default;
 
 namespace {
 
-/// Bounds-checked little-endian reads of one record's body.
-class Cursor {
-public:
-  Cursor(const uint8_t *P, uint64_t Size) : P(P), End(P + Size) {}
-  bool u64(uint64_t &V) {
-    if (End - P < 8)
-      return false;
-    V = read64le(P);
-    P += 8;
-    return true;
-  }
-  bool u32(uint32_t &V) {
-    if (End - P < 4)
-      return false;
-    V = read32le(P);
-    P += 4;
-    return true;
-  }
-  bool skip(uint64_t N) {
-    if (uint64_t(End - P) < N)
-      return false;
-    P += N;
-    return true;
-  }
-  uint64_t left() const { return End - P; }
-  const uint8_t *pos() const { return P; }
-  /// A NUL-terminated string in the rest of the record minus \p Tail bytes.
-  bool str(StringRef &S, uint64_t Tail) {
-    if (left() < Tail)
-      return false;
-    const char *B = reinterpret_cast<const char *>(P);
-    uint64_t Max = left() - Tail;
-    S = StringRef(B, strnlen(B, Max));
-    P += Max;
-    return true;
-  }
-
-private:
-  const uint8_t *P, *End;
-};
-
 std::string hex(ArrayRef<uint8_t> Bytes) {
   return toHex(Bytes, /*LowerCase=*/true);
-}
-
-unsigned trailerSize(uint64_t ST) {
-  unsigned N = 0;
-  for (uint64_t Bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-                       PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-                       PERF_SAMPLE_IDENTIFIER})
-    if (ST & Bit)
-      N += 8;
-  return N;
 }
 
 } // namespace
@@ -511,7 +461,7 @@ Error File::finishAttrs(uint64_t Off) {
       N += (SampleType & Bit) != 0;
     IdPosSample = N + 1;
   }
-  TrailerSize = trailerSize(SampleType);
+  TrailerSize = sampleIdTrailerSize(SampleType);
   if (SampleType & PERF_SAMPLE_IDENTIFIER) {
     IdPosTrailer = TrailerSize / 8; // the last u64
   } else if (SampleType & PERF_SAMPLE_ID) {
@@ -811,7 +761,7 @@ Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
     if (It == AttrById.end())
       return fail(Off, "sample_id names event id {0}, which no attr has", Id);
     ST = Attrs[It->second].SampleType;
-    TSize = trailerSize(ST);
+    TSize = sampleIdTrailerSize(ST);
   }
   if (TSize > BodySize)
     return fail(Off, "record of {0} bytes is too short for its sample_id "
@@ -820,15 +770,15 @@ Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
   uint32_t TPid = 0, TTid = 0;
   uint64_t TTime = 0;
   if (TSize) {
-    Cursor T(Body + BodySize - TSize, TSize);
+    ByteCursor T(Body + BodySize - TSize, TSize);
     if (ST & PERF_SAMPLE_TID)
       T.u32(TPid), T.u32(TTid);
     if (ST & PERF_SAMPLE_TIME)
       T.u64(TTime);
   }
   (void)TPid, (void)TTid;
-  Cursor C(Body, BodySize);
-  uint64_t Tail = TSize;
+  ByteCursor C(Body, BodySize);
+  const size_t StrEnd = BodySize - TSize; // strings end at the trailer
   auto Trunc = [&](const char *What) {
     return fail(Off, "truncated {0} record ({1} bytes)", What, Size);
   };
@@ -845,13 +795,13 @@ Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
         !C.u64(M.Length) || !C.u64(M.PgOff))
       return Trunc(What);
     if (M.IsMmap2) {
-      const uint8_t *Id = C.pos();
+      const uint8_t *Id = C.data();
       if (!C.skip(24) || !C.u32(M.Prot) || !C.u32(M.Flags))
         return Trunc(What);
       if (Misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
         M.BuildID = hex(ArrayRef<uint8_t>(Id + 4, std::min<uint8_t>(Id[0], 20)));
     }
-    if (!C.str(M.Path, Tail))
+    if (!C.str(M.Path, StrEnd))
       return Trunc(What);
     return V.mmap(M);
   }
@@ -859,7 +809,7 @@ Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,
     Comm Cm;
     Cm.Time = TTime;
     Cm.Exec = Misc & PERF_RECORD_MISC_COMM_EXEC;
-    if (!C.u32(Cm.Pid) || !C.u32(Cm.Tid) || !C.str(Cm.Name, Tail))
+    if (!C.u32(Cm.Pid) || !C.u32(Cm.Tid) || !C.str(Cm.Name, StrEnd))
       return Trunc("COMM");
     return V.comm(Cm);
   }
@@ -911,29 +861,13 @@ Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
   }
   S.Event = A;
   const uint64_t ST = A->SampleType;
-  Cursor C(Body, Size);
+  ByteCursor C(Body, Size);
   uint64_t Skip;
-  bool OK = true;
-  if (ST & PERF_SAMPLE_IDENTIFIER)
-    OK &= C.u64(S.Id);
-  if (ST & PERF_SAMPLE_IP)
-    OK &= C.u64(S.IP);
-  if (ST & PERF_SAMPLE_TID)
-    OK &= C.u32(S.Pid) && C.u32(S.Tid);
-  if (ST & PERF_SAMPLE_TIME)
-    OK &= C.u64(S.Time);
-  if (ST & PERF_SAMPLE_ADDR)
-    OK &= C.u64(S.Addr);
-  if (ST & PERF_SAMPLE_ID)
-    OK &= C.u64(S.Id);
-  if (ST & PERF_SAMPLE_STREAM_ID)
-    OK &= C.u64(S.StreamId);
-  if (ST & PERF_SAMPLE_CPU) {
-    uint32_t Res;
-    OK &= C.u32(S.CPU) && C.u32(Res);
-  }
-  if (ST & PERF_SAMPLE_PERIOD)
-    OK &= C.u64(S.Period);
+  SampleFixedFields F;
+  bool OK = readSampleFixedFields(C, ST, F);
+  S.IP = F.IP, S.Time = F.Time, S.Addr = F.Addr, S.Id = F.Id;
+  S.StreamId = F.StreamId, S.Period = F.Period;
+  S.Pid = F.Pid, S.Tid = F.Tid, S.CPU = F.CPU;
   if (!OK)
     return fail(Off, "truncated SAMPLE record ({0} bytes): its fixed fields "
                      "need more",
@@ -958,7 +892,7 @@ Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
                          "the record ({1} bytes left)",
                     N, C.left());
       S.NumValues = N;
-      S.Values = C.pos();
+      S.Values = C.data();
       C.skip(N * Stride);
     } else {
       // value, time_enabled?, time_running?, id?, lost?: the times sit
@@ -969,9 +903,9 @@ Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
       if (C.left() < Need)
         return fail(Off, "truncated SAMPLE record: read value");
       S.NumValues = 1;
-      S.Values = C.pos();
+      S.Values = C.data();
       if (S.ValueHasId)
-        S.SingleId = read64le(C.pos() + 8 + 8 * Times);
+        S.SingleId = read64le(C.data() + 8 + 8 * Times);
       C.skip(Need);
     }
   }
@@ -1001,7 +935,7 @@ Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
                        "the record ({1} bytes left)",
                   N, C.left());
     S.NumBranches = N;
-    S.Branches = C.pos();
+    S.Branches = C.data();
     C.skip(N * 24);
     if ((ST & SampleBranchCountersBit) &&
         (A->BranchSampleType & BranchCountersBit) && !C.skip(N * 8))

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Record/RingBuffer.h"
 #include "keel/Profile/PerfData.h"
+#include "keel/Profile/PerfSampleFields.h"
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -36,66 +37,15 @@ namespace keel {
 
 namespace {
 
-/// A bounds-checked little-endian reader over one record.
-class Cursor {
-public:
-  explicit Cursor(ArrayRef<uint8_t> B) : Bytes(B) {}
-  bool u64(uint64_t &V) { return fixed(V); }
-  bool u32(uint32_t &V) { return fixed(V); }
-  bool skip(uint64_t N) {
-    if (N > Bytes.size() - Pos)
-      return false;
-    Pos += N;
-    return true;
-  }
-  /// A NUL-terminated string padded to 8 bytes, ending before \p Limit.
-  bool str(std::string &S, size_t Limit) {
-    if (Limit > Bytes.size() || Pos > Limit)
-      return false;
-    const char *Begin = reinterpret_cast<const char *>(Bytes.data() + Pos);
-    S.assign(Begin, strnlen(Begin, Limit - Pos));
-    Pos = Limit;
-    return true;
-  }
-  size_t pos() const { return Pos; }
-  size_t size() const { return Bytes.size(); }
-  /// Up to \p N bytes at the cursor (fewer at the end of the record:
-  /// ArrayRef::slice does not check its bounds in release builds).
-  ArrayRef<uint8_t> bytes(size_t N) const {
-    return Bytes.slice(Pos, std::min<size_t>(N, Bytes.size() - Pos));
-  }
-
-private:
-  template <typename T> bool fixed(T &V) {
-    if (sizeof(T) > Bytes.size() - Pos)
-      return false;
-    V = support::endian::read<T, llvm::endianness::little>(Bytes.data() + Pos);
-    Pos += sizeof(T);
-    return true;
-  }
-  ArrayRef<uint8_t> Bytes;
-  size_t Pos = 0;
-};
-
 /// The sample_id trailer of non-sample records.
 struct SampleId {
   uint32_t Pid = 0, Tid = 0, CPU = 0;
   uint64_t Time = 0;
 };
 
-size_t sampleIdSize(uint64_t ST) {
-  size_t N = 0;
-  for (uint64_t Bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-                       PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-                       PERF_SAMPLE_IDENTIFIER})
-    if (ST & Bit)
-      N += 8;
-  return N;
-}
-
 SampleId readSampleId(ArrayRef<uint8_t> Trailer, uint64_t ST) {
   SampleId Id;
-  Cursor C(Trailer);
+  ByteCursor C(Trailer);
   uint64_t Skip;
   if (ST & PERF_SAMPLE_TID)
     C.u32(Id.Pid), C.u32(Id.Tid);
@@ -226,12 +176,12 @@ Error RecordParser::parseRecord(ArrayRef<uint8_t> Record) {
   if (H.type == PERF_RECORD_SAMPLE)
     return parseSample(Body, H.misc);
 
-  size_t IdSize = Layout.SampleIdAll ? sampleIdSize(Layout.SampleType) : 0;
+  size_t IdSize = Layout.SampleIdAll ? sampleIdTrailerSize(Layout.SampleType) : 0;
   if (IdSize > Body.size())
     return truncated("sample_id");
   SampleId Id = readSampleId(Body.take_back(IdSize), Layout.SampleType);
   size_t End = Body.size() - IdSize; // where the record's own fields stop
-  Cursor C(Body);
+  ByteCursor C(Body);
 
   switch (H.type) {
   case PERF_RECORD_MMAP:
@@ -256,8 +206,10 @@ Error RecordParser::parseRecord(ArrayRef<uint8_t> Record) {
       // PERF_RECORD_MISC_MMAP_DATA).
       M.Prot = (H.misc & PERF_RECORD_MISC_MMAP_DATA) ? 1 : 5;
     }
-    if (!C.str(M.Path, End))
+    StringRef Path;
+    if (!C.str(Path, End))
       return truncated("MMAP");
+    M.Path = Path.str();
     Out.Mappings.push_back(std::move(M));
     return Error::success();
   }
@@ -266,8 +218,10 @@ Error RecordParser::parseRecord(ArrayRef<uint8_t> Record) {
     T.Kind = TaskEvent::Comm;
     T.Time = Id.Time;
     T.Exec = H.misc & PERF_RECORD_MISC_COMM_EXEC;
-    if (!C.u32(T.Pid) || !C.u32(T.Tid) || !C.str(T.Name, End))
+    StringRef Name;
+    if (!C.u32(T.Pid) || !C.u32(T.Tid) || !C.str(Name, End))
       return truncated("COMM");
+    T.Name = Name.str();
     Out.Tasks.push_back(std::move(T));
     return Error::success();
   }
@@ -314,29 +268,12 @@ Error RecordParser::parseSample(ArrayRef<uint8_t> Body, uint16_t Misc) {
   RecordedSample S;
   RawSample &R = S.Sample;
   R.Event = Layout.EventName;
-  Cursor C(Body);
+  ByteCursor C(Body);
   uint64_t Skip;
-  bool OK = true;
-  if (ST & PERF_SAMPLE_IDENTIFIER)
-    OK &= C.u64(Skip);
-  if (ST & PERF_SAMPLE_IP)
-    OK &= C.u64(R.IP);
-  if (ST & PERF_SAMPLE_TID)
-    OK &= C.u32(R.Pid) && C.u32(R.Tid);
-  if (ST & PERF_SAMPLE_TIME)
-    OK &= C.u64(R.Time);
-  if (ST & PERF_SAMPLE_ADDR)
-    OK &= C.u64(S.Addr);
-  if (ST & PERF_SAMPLE_ID)
-    OK &= C.u64(Skip);
-  if (ST & PERF_SAMPLE_STREAM_ID)
-    OK &= C.u64(Skip);
-  if (ST & PERF_SAMPLE_CPU) {
-    uint32_t Res;
-    OK &= C.u32(S.CPU) && C.u32(Res);
-  }
-  if (ST & PERF_SAMPLE_PERIOD)
-    OK &= C.u64(S.Period);
+  SampleFixedFields F;
+  bool OK = readSampleFixedFields(C, ST, F);
+  R.IP = F.IP, R.Pid = F.Pid, R.Tid = F.Tid, R.Time = F.Time;
+  S.Addr = F.Addr, S.CPU = F.CPU, S.Period = F.Period;
   if (!OK)
     return truncated("SAMPLE");
 
