@@ -36,6 +36,15 @@ Error writeOutput(StringRef Path, function_ref<Error(raw_ostream &)> Write) {
   });
 }
 
+Error writeOutputIfNamed(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  if (Path.empty())
+    return Error::success();
+  return writeOutput(Path, [&](raw_ostream &OS) {
+    Write(OS);
+    return Error::success();
+  });
+}
+
 Expected<std::string> makePrivateTempDir(StringRef Prefix) {
   // mkdtemp creates the directory 0700 in one step (createUniqueDirectory
   // creates it with the umask's permissions first, leaving a window in which

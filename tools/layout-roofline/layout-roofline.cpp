@@ -15,7 +15,6 @@
 #include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
 using namespace keel;

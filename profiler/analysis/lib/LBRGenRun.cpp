@@ -132,15 +132,6 @@ Expected<LBRGenResult> generateFromTrace(const LBRGenRunOptions &Opts,
 Error writeLBRGenOutputs(const LBRGenResult &R, const LBRGenOptions &O,
                          const LBRGenRunOptions &Opts) {
   const std::string &Output = Opts.Samples;
-  auto Write = [](StringRef Path,
-                  function_ref<void(raw_ostream &)> Fn) -> Error {
-    if (Path.empty())
-      return Error::success();
-    return writeOutput(Path, [&](raw_ostream &OS) {
-      Fn(OS);
-      return Error::success();
-    });
-  };
   const PerfDataWriteOptions &PDO = Opts.PerfDataOpts;
   auto WritePerfData = [&](StringRef Path) -> Error {
     if (Path.empty())
@@ -152,18 +143,18 @@ Error writeLBRGenOutputs(const LBRGenResult &R, const LBRGenOptions &O,
   if (StringRef(Output).ends_with("perf.data")) {
     if (Error E = WritePerfData(Output))
       return E;
-  } else if (Error E = Write(Output, [&](raw_ostream &OS) {
+  } else if (Error E = writeOutputIfNamed(Output, [&](raw_ostream &OS) {
                writeSampleFile(R.Recording, OS);
              })) {
     return E;
   }
   if (Error E = WritePerfData(Opts.PerfData))
     return E;
-  if (Error E = Write(Opts.PerfScript, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(Opts.PerfScript, [&](raw_ostream &OS) {
         exportPerfScript(R.Recording, OS);
       }))
     return E;
-  return Write(Opts.Truth,
+  return writeOutputIfNamed(Opts.Truth,
                [&](raw_ostream &OS) { writeTruthJSON(R.Truth, O, OS); });
 }
 

@@ -26,15 +26,6 @@ bool LBRReportOutputs::stdoutTaken() const {
 
 namespace {
 
-Error writeTo(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
-  if (Path.empty())
-    return Error::success();
-  return writeOutput(Path, [&](raw_ostream &OS) {
-    Fn(OS);
-    return Error::success();
-  });
-}
-
 /// Print each of the hottest estimated blocks beside its truth.
 Error compareBlocks(const BlockTable &T, StringRef Truth, unsigned Top,
                     raw_ostream &OS) {
@@ -111,11 +102,11 @@ Expected<LBRReport> runBlocksReport(const LBRReportOptions &Opts,
   if (!Opts.Truth.empty())
     if (Error E = compareBlocks(*T, Opts.Truth, Opts.Top, TS))
       return std::move(E);
-  if (Error E = writeTo(Opts.Out.Json, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(Opts.Out.Json, [&](raw_ostream &OS) {
         writeBlockTableJSON(*T, Opts.PerSample, OS);
       }))
     return std::move(E);
-  if (Error E = writeTo(Opts.Out.Csv, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(Opts.Out.Csv, [&](raw_ostream &OS) {
         writeBlockTableCSV(*T, Opts.PerSample, OS);
       }))
     return std::move(E);
@@ -156,17 +147,17 @@ Expected<LBRReport> runTimelineReport(const LBRReportOptions &Opts,
     R.Errors = &Errors;
   }
   const LBRReportOutputs &Out = Opts.Out;
-  if (Error E = writeTo(Out.Json,
+  if (Error E = writeOutputIfNamed(Out.Json,
                         [&](raw_ostream &OS) { writeTimelineJSON(*T, R, OS); }))
     return std::move(E);
   if (Error E =
-          writeTo(Out.Csv, [&](raw_ostream &OS) { writeTimelineCSV(*T, OS); }))
+          writeOutputIfNamed(Out.Csv, [&](raw_ostream &OS) { writeTimelineCSV(*T, OS); }))
     return std::move(E);
-  if (Error E = writeTo(Out.Svg, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(Out.Svg, [&](raw_ostream &OS) {
         writeTimelineSVG(*T, *M, Opts.Windows, Opts.Rows, OS);
       }))
     return std::move(E);
-  if (Error E = writeTo(Out.Html, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(Out.Html, [&](raw_ostream &OS) {
         writeTimelineHTML(*T, R, Opts.Windows, Opts.Rows, OS);
       }))
     return std::move(E);

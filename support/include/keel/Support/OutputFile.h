@@ -22,6 +22,11 @@ namespace keel {
 llvm::Error writeOutput(llvm::StringRef Path,
                         llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Write);
 
+/// writeOutput for an output the user may not have asked for: nothing when
+/// \p Path is empty; \p Write cannot fail.
+llvm::Error writeOutputIfNamed(llvm::StringRef Path,
+                               llvm::function_ref<void(llvm::raw_ostream &)> Write);
+
 /// Create a private (0700) temporary directory "<TMPDIR>/<Prefix>-XXXXXX".
 llvm::Expected<std::string> makePrivateTempDir(llvm::StringRef Prefix);
 

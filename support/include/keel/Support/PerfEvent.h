@@ -1,8 +1,8 @@
 //===- keel/Support/PerfEvent.h - do hardware counters work here -*- C++ -*-===//
 //
-// The one probe for "can this machine count": layout-record (and its tests),
-// layout-sweep --backend=perf and layout-roofline all ask it, and each words
-// its own message from the errno it returns.
+// The one probe for "can this machine count": layout-sweep --backend=perf,
+// layout-roofline and the recorder's tests ask it, and each words its own
+// message from the errno it returns.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SUPPORT_PERFEVENT_H
