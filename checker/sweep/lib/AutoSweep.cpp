@@ -90,15 +90,6 @@ struct AutoProgress {
   }
 };
 
-/// Every output must be writable before the sweep.
-Error checkOutputsWritable(const ReportFiles &F) {
-  for (const std::string *Path : {&F.JSON, &F.CSV, &F.SVG, &F.HTML})
-    if (!Path->empty())
-      if (Error E = checkOutputPath(*Path))
-        return E;
-  return Error::success();
-}
-
 /// --baseline's result of each axis (none without it), read before the
 /// sweep: a bad baseline must not cost one.
 Expected<std::map<std::string, SweepResult>>
@@ -305,37 +296,27 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
   return Outcomes;
 }
 
-/// Write what \p Fn writes to \p Path ("-": stdout), unless it is "".
-Error writeIfAsked(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
-  if (Path.empty())
-    return Error::success();
-  return writeOutput(Path, [&](raw_ostream &OS) {
-    Fn(OS);
-    return Error::success();
-  });
-}
-
 /// The reports asked for; the text table into \p R.Text unless a
 /// machine-readable report goes to stdout.
 Error writeAutoReports(StringRef Binary, const ReportFiles &F,
                        AutoSweepResult &R) {
   ArrayRef<AutoAxis> Axes = R.Axes;
   ArrayRef<AutoOutcome> Outcomes = R.Outcomes;
-  if (Error E = writeIfAsked(F.JSON, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(F.JSON, [&](raw_ostream &OS) {
         OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
       }))
     return E;
-  if (Error E = writeIfAsked(
+  if (Error E = writeOutputIfNamed(
           F.CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
     return E;
-  if (Error E = writeIfAsked(
+  if (Error E = writeOutputIfNamed(
           F.SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
     return E;
-  if (Error E = writeIfAsked(F.HTML, [&](raw_ostream &OS) {
+  if (Error E = writeOutputIfNamed(F.HTML, [&](raw_ostream &OS) {
         writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
       }))
     return E;
-  if (F.JSON != "-" && F.CSV != "-") {
+  if (textTableToStdout(F)) {
     raw_string_ostream OS(R.Text);
     writeAutoTextReport(OS, Binary, Axes, Outcomes);
   }
@@ -364,7 +345,7 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                        const GateOptions &GO,
                                        const AutoSweepOptions &AO,
                                        raw_ostream &ProgressOS) {
-  if (Error E = checkOutputsWritable(AO.Reports))
+  if (Error E = checkReportFiles(AO.Reports)) // before the sweep
     return std::move(E);
   Expected<std::map<std::string, SweepResult>> Baselines =
       readBaselines(AO.Baseline, GO);

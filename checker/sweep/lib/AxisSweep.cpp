@@ -45,7 +45,7 @@ Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
     return G.takeError();
   if (Error E = writeReports(R, *G, F))
     return std::move(E);
-  if (Table && F.JSON != "-" && F.CSV != "-")
+  if (Table && textTableToStdout(F))
     writeTextReport(*Table, R, *G);
   return G;
 }
@@ -96,11 +96,9 @@ Error checkOutputsWritable(const AxisSweepOptions &AO,
                            ArrayRef<CacheGeometry> Geos,
                            ArrayRef<std::string> JournalPaths) {
   for (const CacheGeometry &Geo : Geos) {
-    ReportFiles F = geometryReports(AO.Reports, Geo, Geos.size() > 1);
-    for (const std::string *Path : {&F.JSON, &F.CSV, &F.SVG, &F.HTML})
-      if (!Path->empty())
-        if (Error E = checkOutputPath(*Path))
-          return E;
+    if (Error E =
+            checkReportFiles(geometryReports(AO.Reports, Geo, Geos.size() > 1)))
+      return E;
   }
   if (!AO.BestPadOut.empty())
     if (Error E = checkOutputPath(AO.BestPadOut))

@@ -796,25 +796,30 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
   OS << "</body>\n</html>\n";
 }
 
+Error checkReportFiles(const ReportFiles &F) {
+  for (StringRef Path : {StringRef(F.JSON), StringRef(F.CSV), StringRef(F.SVG),
+                         StringRef(F.HTML)})
+    if (Error E = checkOutputPath(Path))
+      return E;
+  return Error::success();
+}
+
+bool textTableToStdout(const ReportFiles &F) {
+  return F.JSON != "-" && F.CSV != "-";
+}
+
 Error writeReports(const SweepResult &R, const GateResult &G,
                    const ReportFiles &F) {
   using Writer = void (*)(raw_ostream &, const SweepResult &, const GateResult &);
   auto Write = [&](StringRef Path, Writer W) -> Error {
-    if (Path.empty())
-      return Error::success();
-    return writeOutput(Path, [&](raw_ostream &OS) {
-      W(OS, R, G);
-      return Error::success();
-    });
+    return writeOutputIfNamed(Path, [&](raw_ostream &OS) { W(OS, R, G); });
   };
   auto CSV = [](raw_ostream &OS, const SweepResult &R, const GateResult &) {
     writeCSVReport(OS, R);
   };
   // A bad path among several outputs must not leave the others written.
-  for (StringRef Path : {StringRef(F.JSON), StringRef(F.CSV), StringRef(F.SVG),
-                         StringRef(F.HTML)})
-    if (Error E = checkOutputPath(Path))
-      return E;
+  if (Error E = checkReportFiles(F))
+    return E;
   if (Error E = Write(F.JSON, writeJSONReport))
     return E;
   if (Error E = Write(F.CSV, CSV))

@@ -61,6 +61,12 @@ struct ReportFiles {
   std::string JSON, CSV, SVG, HTML;
 };
 
+/// Check, before any work, that every requested file can be written.
+llvm::Error checkReportFiles(const ReportFiles &F);
+
+/// The text table goes to stdout unless --json or --csv took it ("-").
+bool textTableToStdout(const ReportFiles &F);
+
 /// Render and write every requested file atomically (keel::writeOutput):
 /// a failure leaves no half-written file.
 llvm::Error writeReports(const SweepResult &R, const GateResult &G,
