@@ -372,7 +372,9 @@ static Error applyPreset(const Binary &Bin) {
   presetValue(HotBudget, P->HotBudget);
   presetValue(Spacers, P->Spacers);
   presetValue(PackEndShare, P->PackEndShare);
-  presetValue(DominantLast, P->DominantLast);
+  // The preset's --dominant-last goes with its --hot-budget: an explicit
+  // --hot-budget=0 turns both off.
+  presetValue(DominantLast, HotBudget ? P->DominantLast : 0);
   presetValue(AlignLoops, P->AlignLoops);
   presetValue(DataPad, P->DataPad);
   if (Blocks.getNumOccurrences()) {
