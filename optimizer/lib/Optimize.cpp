@@ -161,12 +161,16 @@ Error Flow::build() {
   Env.push_back("CXX=" + tool("keel-cc") + " --c++");
   Env.push_back(std::string(LogEnv) + "=" + Log);
   Env.push_back(std::string(CompilerEnv) + "=" + O.Compiler);
-  progress("build", formatv("{0} (CC={1}; commands recorded in {2})",
-                            displayCommand(O.Build), tool("keel-cc"), Log));
+  progress("build", formatv("{0} (CC={1}; commands recorded in {2}; its "
+                            "output in {3})",
+                            displayCommand(O.Build), tool("keel-cc"), Log,
+                            path("logs/build.out")));
   RunOptions R;
   R.Env = Env;
-  R.Stdout = "/dev/stderr"; // stdout is the table's
+  R.Stdout = path("logs/build.out"); // stdout is the table's; stderr passes
   Expected<RunResult> Res = runProgram(O.Build, R);
+  if (Res && (Res->Crashed || Res->ExitCode != 0))
+    Err << tailOf(path("logs/build.out")) << "\n";
   if (!Res)
     return makeError("build: cannot run `{0}`: {1}", displayCommand(O.Build),
                      toString(Res.takeError()));
