@@ -118,8 +118,7 @@ GuardDecision decideGuard(const BuildSummary &Default,
     if (D.Verdicts.back().Passed) {
       D.Kept = C.Name;
       D.CandidateKept = true;
-      D.Why = formatv("kept {0}: its {1}", C.Name, D.Verdicts.back().Reason)
-                  .str();
+      D.Why = "kept " + D.Verdicts.back().Reason; // "kept NAME: mean cost ..."
       return D;
     }
   }
