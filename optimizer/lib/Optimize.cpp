@@ -13,6 +13,7 @@
 #include "keel/Profile/Load.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/PerfEvent.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
@@ -28,6 +29,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/StringSaver.h"
+
+#include <cstring>
 
 extern char **environ;
 
@@ -136,6 +139,13 @@ Error Flow::checkTools() {
         "check: lld is missing (install lld-22): the plan's order file and "
         "linker script are lld's: " +
         toString(Lld.takeError()));
+  if (O.Backend == "perf" && !hardwareCountersAvailable())
+    return make_error<UnavailableError>(
+        formatv("check: --backend=perf needs hardware counters, and "
+                "perf_event_open of cycles fails here ({0}); the sim backend "
+                "(the default) needs none",
+                std::strerror(probeCycleCounter()))
+            .str());
   for (StringRef T : {"keel-cc", "layout-record", "layout-order", "layout-sweep"})
     if (!sys::fs::can_execute(tool(T)))
       return make_error<UnavailableError>(
