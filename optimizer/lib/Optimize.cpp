@@ -216,6 +216,16 @@ Error Flow::findProgram() {
     return inputError(Log, P.Link.Line, "find: the recorded link wrote {0}, "
                       "which is gone", P.Binary);
   Name = sys::path::filename(P.Binary).str();
+  // The kept program is DIR/NAME, beside DIR's own files and folders.
+  for (StringRef Own : {"commands.jsonl", "default", "exttsp", "keep", "logs",
+                        "measure", "plan", "plan-keep", "objects-exttsp",
+                        "objects-keep", "profile.fdata", "report.json",
+                        "report.txt", "stamp"})
+    if (Name == Own)
+      return inputError("<command line>", 0,
+                        "find: the program is named '{0}', as a file of the plan "
+                        "directory {1} is; link it under another name",
+                        Name, Dir);
   progress("find", formatv("{0}: linked in {1}; {2} compile{3} to replay, "
                            "{4} archive{5}, {6} input{7} linked as {8}",
                            P.Binary, P.Link.Cwd, P.Compiles.size(),
