@@ -59,6 +59,9 @@ struct Preset {
 };
 } // namespace
 
+/// The first is the default. The cl::init values of the options below that a
+/// preset names are never used: applyPreset gives each one the preset's
+/// value unless the command line gave it.
 static const Preset Presets[] = {
     {"recommended", true, "exttsp", 1, 32768, 4096, 0, 10, 1, 2048},
     {"functions", false, "exttsp", 0.99, 0, 0, 10, 0, 0, 0},
