@@ -175,6 +175,10 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   if (LP.Format == ProfileFormat::PerfScript) {
     LP.NumItems = LP.Addr.NumEntries;
     LP.ItemName = "brstack entries";
+    if (!LP.Addr.NumEntries) { // IP samples or callchains, as for perf.data
+      LP.NumItems = LP.Addr.NumSamples;
+      LP.ItemName = "samples";
+    }
   }
   return LP;
 }
