@@ -968,4 +968,32 @@ TEST(PerfDataReader, MutatedWriterOutputNeverCrashes) {
   }
 }
 
+TEST(PerfDataReader, MutatedCallChainsNeverCrash) {
+  // The same for a recording with callchains, read as a recording and as
+  // a profile (the arcs): a callchain count larger than its record, frames
+  // that are context markers or any other value, are errors or arcs.
+  std::string W = written(callChainRecording());
+  std::mt19937_64 Rng(11);
+  for (unsigned I = 0; I < 3000; ++I) {
+    std::string M = W;
+    unsigned Flips = 1 + Rng() % 4;
+    for (unsigned F = 0; F < Flips; ++F)
+      M[Rng() % M.size()] ^= char(1u << (Rng() % 8));
+    if (I % 5 == 0)
+      M.resize(Rng() % M.size());
+    auto F = perfdata::File::fromBuffer(
+        MemoryBuffer::getMemBufferCopy(M, "m"), "m.perf.data");
+    if (!F) {
+      consumeError(F.takeError());
+      continue;
+    }
+    QualityReport Q;
+    auto AP = readPerfData(**F, nullptr, Q);
+    if (!AP) {
+      std::string E = errText(AP.takeError());
+      EXPECT_NE(E.find("at byte offset"), std::string::npos) << E;
+    }
+  }
+}
+
 } // namespace
