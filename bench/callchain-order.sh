@@ -19,7 +19,7 @@
 # unwinds by frame pointers; valgrind 3.19 reads DWARF 4); the plans are
 # function-level (layout-order, default c3, no --blocks), linked with
 # order.txt + layout.ld + -z separate-code. perf records lua-bench.lua 100
-# (a sampled profile needs run time: ~1.6 s, ~16 K samples at -F 10000);
+# (a sampled profile needs run time: 11 K to 14 K samples at -F 10000);
 # valgrind, and the measurement, lua-bench.lua (1). Each binary is measured
 # once by layout-sweep --backend=sim --cost=skylake (keel-sim's front-end
 # model) at I1 32 KB 8-way and 8 KB 2-way, D1 32 KB, LL 256 KB, from
