@@ -12,10 +12,11 @@
 //    context's interrupted IP (exact, no -1), and no pair crosses one;
 //  - each pair counts once per sample, however often the chain repeats it
 //    (recursion), and a function calling itself gives no pair: perf's
-//    callchain code (`perf report -g`) and hfsort (Ottoni and Maher,
-//    "Optimizing Function Placement for Large-Scale Data-Center
-//    Applications", CGO'17) count a sample's weight once per arc the same
-//    way. The weight is the caller's to choose (docs/planner.md).
+//    callchain code (`perf report -g --children`) adds a sample's period
+//    once per distinct entry of its chain in the same way, and hfsort
+//    (Ottoni and Maher, "Optimizing Function Placement for Large-Scale
+//    Data-Center Applications", CGO'17) weighs arcs by samples. The weight
+//    is the caller's to choose (docs/planner.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_PROFILE_CALLCHAIN_H
