@@ -291,7 +291,8 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                   D.Name, dataKindName(D.Kind), D.Size, D.Weight,
                   D.Written ? "written" : "read");
   }
-  OS << "call graph: " << P.Graph.Arcs.size() << " arcs\n";
+  OS << "call graph: " << P.Graph.Arcs.size() << " arcs from "
+     << P.Graph.Source << "\n";
 }
 
 void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
@@ -346,6 +347,7 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
         });
     });
     J.attribute("call-arcs", int64_t(P.Graph.Arcs.size()));
+    J.attribute("call-graph-source", P.Graph.Source);
   });
   OS << '\n';
 }
