@@ -4,7 +4,8 @@
 //
 // Runs LINK COMMAND (argv, no shell) with the terminal's streams. When it
 // exits 0 and wrote its output (the word after -o, else a.out), saves the
-// command, the working directory and the output's SHA-1 in
+// command (its @response files expanded), the working directory and the
+// output's SHA-1 in
 // <output>.keel-link.json (or FILE), written to a temporary name and renamed
 // (keel/Sweep/LinkRecord.h). The exit status is the link's own. A later
 // `layout-sweep ./output` with no options relinks variants from this record
@@ -64,8 +65,14 @@ static Expected<int> linkAndRecord() {
     return ExitBadInput;
   }
   Rec.Cwd = Cwd.str().str();
-  Rec.Argv = Argv;
-  Rec.Output = linkOutput(Argv);
+  // @files expanded: the -o, -T and --defsym words inside them are the
+  // record's, and the record stays true when the file is rewritten.
+  Expected<std::vector<std::string>> Words =
+      expandResponseFiles(Argv, Rec.Cwd, Rec.ResponseFiles);
+  if (!Words)
+    return Words.takeError();
+  Rec.Argv = std::move(*Words);
+  Rec.Output = linkOutput(Rec.Argv);
   if (!sys::fs::exists(Rec.Output)) {
     WithColor::warning(errs(), Tool)
         << "the link wrote no " << Rec.Output << "; nothing recorded\n";

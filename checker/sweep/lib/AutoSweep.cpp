@@ -139,6 +139,8 @@ void matchCompareAxes(std::vector<AutoAxis> &Axes, ArrayRef<AutoAxis> CAxes,
       continue;
     }
     A.CompareRelinkArgv = C->RelinkArgv;
+    A.CompareRelinkZeroArgv = C->RelinkZeroArgv;
+    A.CompareRelinkPadBase = C->RelinkPadBase;
     A.CompareRelinkDir = C->RelinkDir;
   }
 }
@@ -194,6 +196,10 @@ EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
   O.Perturb.RelinkDir = A.RelinkDir;
   O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
   O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
+  O.Perturb.RelinkZeroArgv = A.RelinkZeroArgv;
+  O.Perturb.CompareRelinkZeroArgv = A.CompareRelinkZeroArgv;
+  O.Perturb.RelinkPadBase = A.RelinkPadBase;
+  O.Perturb.CompareRelinkPadBase = A.CompareRelinkPadBase;
   O.Perturb.BoltFunction = A.BoltFunction;
   return O;
 }

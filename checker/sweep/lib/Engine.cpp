@@ -105,6 +105,16 @@ std::string sweepFingerprint(const EngineOptions &O) {
     F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
   if (!O.Perturb.CompareRelinkArgv.empty())
     F["compare_relink_argv"] = json::Array(O.Perturb.CompareRelinkArgv);
+  // Offset 0 as the recorded link itself, and the pads added to the link's
+  // own value: a journal of a sweep that relinked otherwise is not this.
+  if (!O.Perturb.RelinkZeroArgv.empty())
+    F["relink_zero_argv"] = json::Array(O.Perturb.RelinkZeroArgv);
+  if (!O.Perturb.CompareRelinkZeroArgv.empty())
+    F["compare_relink_zero_argv"] = json::Array(O.Perturb.CompareRelinkZeroArgv);
+  if (O.Perturb.RelinkPadBase)
+    F["relink_pad_base"] = O.Perturb.RelinkPadBase;
+  if (O.Perturb.CompareRelinkPadBase)
+    F["compare_relink_pad_base"] = O.Perturb.CompareRelinkPadBase;
   std::string S;
   raw_string_ostream(S) << json::Value(std::move(F));
   return S;
