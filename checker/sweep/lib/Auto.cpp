@@ -522,8 +522,10 @@ static std::string sweptText(const AutoOutcome &O) {
                                                           : O.G.Reasons.front())
       : O.G.GateSet ? std::string("gate passed")
                     : std::string("no gate set");
-  return formatv("swept ({0} variant{1}): {2}; {3}", O.R.Ms.size(),
-                 O.R.Ms.size() == 1 ? "" : "s", O.G.Verdict, Gate)
+  // A data axis that moved code measured code effects too: say so here.
+  return formatv("swept ({0} variant{1}): {2}; {3}{4}", O.R.Ms.size(),
+                 O.R.Ms.size() == 1 ? "" : "s", O.G.Verdict, Gate,
+                 O.R.CodeMoved.empty() ? "" : "; " + O.R.CodeMoved)
       .str();
 }
 

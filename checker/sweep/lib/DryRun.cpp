@@ -4,6 +4,7 @@
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/Slurm.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -29,9 +30,13 @@ Error writeAxisDryRun(raw_ostream &OS, const EngineOptions &O) {
     Binaries.push_back({"compare", *O.CompareBinary});
   if (Error E = validateGrid(O.G))
     return E;
-  Expected<std::unique_ptr<Perturber>> P = Perturber::create(
-      O.Perturb, O.WorkDir.empty() ? DryRunWorkDir : O.WorkDir, Binaries,
-      O.Args);
+  // --keep-dir made absolute, as the sweep makes it (relinks change
+  // directory).
+  SmallString<256> Work(O.WorkDir.empty() ? DryRunWorkDir : O.WorkDir);
+  if (!O.WorkDir.empty())
+    sys::fs::make_absolute(Work);
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(O.Perturb, Work.str().str(), Binaries, O.Args);
   if (!P)
     return P.takeError();
   // The engine's numbering (gridVariants): every base offset, then every
