@@ -447,10 +447,7 @@ static std::string relinkHow(const AutoAxis &A, StringRef Axis,
                                   A.RelinkPadBase, PadFrom)
                               .str()
                         : "--defsym=" + Sym + "=N";
-  return formatv("relinked from {0} with {1}; offset 0 is the recorded link "
-                 "itself",
-                 RecPath, With)
-      .str();
+  return formatv("relinked from {0} with {1}", RecPath, With).str();
 }
 
 /// The code or data axis: relinked from the link record, else (code) moved
