@@ -1025,6 +1025,8 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
       Rec.record(failedMeasurement(V, PV->Failure));
       continue;
     }
+    if (!PV->Argv.empty())
+      Rec.variantBuilt(V, PV->Argv[0]);
     // Executed as /dev/fd/N directly, so argv[0] can stay the user's path.
     applyExecAs(O, *PV, O.Binary);
     Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env, PV->ExecFile});
