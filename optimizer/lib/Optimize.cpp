@@ -490,11 +490,14 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
   LinkRecord R;
   R.Cwd = Cwd.str();
   R.Argv = expandResponseFiles(LinkArgv, Cwd);
-  Expected<std::vector<std::string>> W = relinkFromRecord(R, "code");
+  // The --relink template's {pad} is the offset itself: the recommended
+  // link sets no __keel_code_pad of its own, so the script's default (0)
+  // is the base either way.
+  Expected<RecordRelink> W = relinkFromRecord(R, "code");
   if (!W)
     return makeError("report: {0}", toString(W.takeError()));
   std::string T = "env -C " + templateWord(Cwd);
-  for (const std::string &S : *W)
+  for (const std::string &S : W->Argv)
     T += " " + templateWord(S);
   std::string JSON = path("measure/code-" + B.Name + ".json");
   B.CodeSweep = sweepArgv(O, tool("layout-sweep"), "code", O.CodeStep,
