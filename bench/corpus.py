@@ -12,7 +12,7 @@ usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...]
 
 Per program: apt-get source into WORKDIR/debsrc (bench/lib-real-programs.sh), build
 (lua, zstd: the .c files compiled directly, as layout-compare.py does; the others: the
-package's own ./configure and make, run once with bench/keel-cc-record as CC and AR so
+package's own ./configure and make, run once with the product's keel-cc --plain as CC and AR so
 every compile and the program's link are recorded, then replayed with the bench's
 CFLAGS into WORKDIR/<program>/builds/obj*/), profile the default build on the train
 input (layout-record --source=valgrind), plan from that profile, link every build, and
@@ -24,7 +24,8 @@ are printed beside it, and "B spr%", the spread of Bcm+Bim over the pads of (1) 
 much cachegrind's branch predictor, indexed by 7 address bits, moves with the code
 alone). keel-rec is the product's recommended build: layout-order with no other option,
 the objects compiled with clang @PLAN/compile.rsp and linked with @PLAN/link.rsp, and
-the guard of bench/recommended.json (--recommended).
+the product's guard (layout-optimize --guard-only on the train input: the Ext-TSP plan,
+else the plan with --recommended's fallback block order, else the default link).
 
 Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
 cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
@@ -48,7 +49,11 @@ import keelbench
 from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, cachegrind,
                        debian_source, run, sha1_of, spread)
 
-RECORD = os.path.join(TOP, "bench", "keel-cc-record")
+# The product's keel-cc records the package's build: `keel-cc --plain -- CMD` appends
+# {"argv": [CMD, ARGS...], "cwd"} to $KEEL_CC_LOG and runs CMD as it is (no profiling
+# flags: the package's objects only finish its own build; the bench replays the
+# recorded compiles with its CFLAGS).
+KEEL_CC = os.path.join(keelbench.BIN, "keel-cc")
 WORKLOADS = os.path.join(TOP, "bench", "workloads")
 
 
@@ -65,10 +70,10 @@ def pinned_env(**extra):
 
 # ---------------------------------------------------------------- recorded builds
 class Recorded(Program):
-    """A program built by its package's own build system, recorded by keel-cc-record:
-    steps (argv lists, run in the source tree; CC/AR are the recorder) build it once
-    (objects at -O0: only the record is used); compile() replays the recorded compiles
-    of the objects the program's link uses, with the bench's CFLAGS."""
+    """A program built by its package's own build system, recorded by keel-cc --plain:
+    steps (argv lists, run in the source tree; CC/AR are keel-cc) build it once (only
+    the record is used); compile() replays the recorded compiles of the objects the
+    program's link uses, with the bench's CFLAGS."""
 
     def __init__(self, name, work, pkg, steps, target, subdir="", link_inputs=None, libs=()):
         super().__init__(name, work)
@@ -83,12 +88,13 @@ class Recorded(Program):
         if not os.path.exists(done):
             log(f"{self.name}: building {self.src} once with the recorder (configure, make)")
             open(logf, "w").close()
-            cc, ar = f"{RECORD} cc", f"{RECORD} ar"
+            cc, ar = f"{KEEL_CC} --plain -- {keelbench.CC}", f"{KEEL_CC} --plain -- llvm-ar-22"
             for step in self.steps:
-                env = dict(pinned_env(), CC=cc, AR=ar, KEEL_REC_FAST="1")
+                env = dict(pinned_env(), CC=cc, AR=ar)
+                env.pop("KEEL_CC_LOG", None)
                 argv = [a.replace("@CC@", cc).replace("@AR@", ar) for a in step]
                 if argv[0] == "make":
-                    env["KEEL_REC_LOG"] = logf
+                    env["KEEL_CC_LOG"] = logf
                 r = subprocess.run(["nice", *argv], cwd=os.path.join(self.src, self.subdir), env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 if r.returncode != 0:
@@ -100,9 +106,9 @@ class Recorded(Program):
         self.compiles, archives, links = {}, {}, []
         for line in open(logf):
             r = json.loads(line)
-            cwd, argv = r["cwd"], r["argv"]
+            cwd, tool, argv = r["cwd"], r["argv"][0], r["argv"][1:]
             absp = lambda p: os.path.normpath(os.path.join(cwd, p))
-            if r["tool"] == "ar":
+            if os.path.basename(tool).startswith("llvm-ar"):
                 ops = [a for a in argv if not a.startswith("-")]
                 if len(ops) >= 2 and any(c in ops[0] for c in "qr"):
                     archives.setdefault(absp(ops[1]), []).extend(absp(m) for m in ops[2:])
@@ -602,8 +608,10 @@ def main():
     ap.add_argument("--pads", default="0:4096:256", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's guard (default: bench/recommended.json; the plan and its "
-                         "flags are layout-order's defaults)")
+                    help="keel-rec's fallback block order, its guard's fallback_block_order "
+                         "(default: bench/recommended.json's, keep; the plan and its flags are "
+                         "layout-order's defaults, the guard's rule is the product's: "
+                         "layout-optimize --guard-only)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): a build named by its "
                          "\"name\", to be listed in --builds (repeatable)")
@@ -631,8 +639,9 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             sys.exit(f"corpus: unknown program {p} (known: {', '.join(PROGRAMS)})")
-    log(f"tools from {keelbench.BUILD}; keel-rec: layout-order's defaults, its guard from "
-        f"{keelbench.RECOMMENDED} (sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
+    log(f"tools from {keelbench.BUILD}; keel-rec: layout-order's defaults, the product's guard "
+        f"(layout-optimize --guard-only), its fallback block order from {keelbench.RECOMMENDED} "
+        f"(sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
     all_res = {}
     for name in progs:
         pw = os.path.join(work, name)

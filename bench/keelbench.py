@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,9 @@ CC = "clang-22"
 LLD = "/usr/lib/llvm-22/bin/ld.lld"
 GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
-WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
+# The cost weights: the product's (`layout-sweep --cost=NAME --print-cost`, the one
+# table, checker/sweep/lib/SimBackend.cpp); read on first use (weights()).
+WEIGHTS = None
 KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
 # keel-rec is the product's own recommended build: layout-order's defaults, applied
 # with the plan's compile.rsp and link.rsp. recommended.json spells the same recipe
@@ -261,18 +264,20 @@ class Builds:
         return RECIPES.get(name)
 
     def prepare_rec(self):
-        """keel-rec, as a user builds it: layout-order with no other option into
-        plan-rec, the objects compiled with @plan-rec/compile.rsp, linked with
-        @plan-rec/link.rsp. recommended.json's guard decides, as for any recipe,
-        whether the plan is made again with its fallback block order."""
+        """keel-rec, as layout-optimize builds it (docs/optimize.md): layout-order with no
+        other option into plan-rec (Ext-TSP block order), the objects compiled with
+        @plan-rec/compile.rsp, linked with @plan-rec/link.rsp; the plan made again with
+        the fallback block order of --recommended's guard ("keep") into plan-rec-keep;
+        then the product's guard (product_guard) keeps the first of the two whose mean
+        cost is below the default link's, else the default link."""
         if "keel-rec" in self.recipe_builds:
             return
-        plan = self.path("plan-rec")
-        self.recipe_builds["keel-rec"] = self.plan_product([], plan)
         g = load_recipe(RECOMMENDED).get("guard")
-        if g and self.guard_fires("keel-rec", g):
-            self.recipe_builds["keel-rec"] = self.plan_product(
-                [f"--block-order={g['fallback_block_order']}"], plan)
+        cands = [("exttsp", self.plan_product([], self.path("plan-rec")))]
+        if g:
+            order = g["fallback_block_order"]
+            cands.append((order, self.plan_product([f"--block-order={order}"], self.path("plan-rec-" + order))))
+        self.recipe_builds["keel-rec"] = self.product_guard("keel-rec", cands)
 
     def plan_product(self, flags, plan):
         """layout-order's defaults (and FLAGS) into PLAN; the objects compiled with the
@@ -298,14 +303,15 @@ class Builds:
         r = load_recipe(self.recipe_file(name))
         plan = self.path("plan-rec" if name == "keel-rec" else "plan-" + name)
         flags = r.get("layout_order_flags", [])
-        self.recipe_builds[name] = self.plan_recipe(r, flags, plan)
+        cands = [("recipe", self.plan_recipe(r, flags, plan))]
         g = r.get("guard")
-        if g and self.guard_fires(name, g):
+        if g:
             order = f"--block-order={g['fallback_block_order']}"
             flags = [order if f.startswith("--block-order=") else f for f in flags]
             if order not in flags:
                 flags.append(order)
-            self.recipe_builds[name] = self.plan_recipe(r, flags, plan)
+            cands.append(("fallback", self.plan_recipe(r, flags, plan + "-fallback")))
+        self.recipe_builds[name] = self.product_guard(name, cands) if g else cands[0][1]
 
     def plan_recipe(self, r, flags, plan):
         """layout-order with FLAGS into PLAN, the objects the recipe R compiles, and
@@ -317,58 +323,48 @@ class Builds:
                 else self.objs)
         return (objs, [f.replace("{plan}", plan) for f in r.get("link_flags", [])], None)
 
-    def guard_fires(self, name, g):
-        """The recipe's guard (README.md, "The recommended build"): the build, linked
-        once, against the default link on the train input, both measured by
-        layout-sweep with the model in use (--cost=MODEL; cachegrind's Bcm+Bim
-        without one), gated by --max-mispredict-rise. True when the gate fails: the
-        recipe is then planned again with its fallback block order. The decision is
-        kept in guard-NAME-MODEL.json, keyed by both binaries' sha1."""
-        d = self.path("guard")
-        os.makedirs(os.path.join(d, "dflt"), exist_ok=True)
-        os.makedirs(os.path.join(d, "cand"), exist_ok=True)
-        # The same file name and path length for both: argv[0] reaches the program.
-        base, cand = os.path.join(d, "dflt", "prog"), os.path.join(d, "cand", "prog")
-        shutil.copyfile(self.default, base)
-        self.build(name, cand)
-        for b in (base, cand):
-            os.chmod(b, 0o755)
-        key = {"default": sha1_of(base), "candidate": sha1_of(cand), "model": MODEL_TAG,
-               "max_mispredict_rise": g["max_mispredict_rise"]}
+    def product_guard(self, name, cands):
+        """The product's guard on the builds CANDS ([(name, (objects, link flags, None))],
+        in the order judged) against the default link: `layout-optimize --guard-only`
+        (docs/optimize.md) measures each on the train input over the environment
+        offsets its guard step uses, with --cost=MODEL (the product's default model
+        without one), and keeps the first whose mean total cost is below the default
+        link's; returns the kept build's configuration (the default link's when none
+        is kept). The decision is kept in guard-NAME-MODEL.json, keyed by the binaries'
+        and the tools' sha1."""
+        d = self.path("guard-" + name)
+        bins = {}
+        for n, cfg in [("default", None), *cands]:
+            os.makedirs(os.path.join(d, n), exist_ok=True)
+            out = bins[n] = os.path.join(d, n, "prog")
+            if cfg is None:
+                shutil.copyfile(self.default, out)
+                os.chmod(out, 0o755)
+            else:
+                link(cfg[0], out, cfg[1], self.p.libs)
+        tool = os.path.join(BIN, "layout-optimize")
+        argv = [tool, "--guard-only", f"--dir={d}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else []),
+                f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--default={bins['default']}",
+                *(f"--candidate={n}={bins[n]}" for n, _ in cands)]
+        key = {"binaries": {n: sha1_of(b) for n, b in bins.items()}, "model": MODEL_TAG,
+               "tools": [sha1_of(tool), sha1_of(os.path.join(BIN, "layout-sweep"))],
+               "argv": argv[1:]}
         saved = self.path(f"guard-{name}-{MODEL_TAG}.json")
+        doc = None
         if os.path.exists(saved):
             with open(saved) as f:
                 old = json.load(f)
             if old.get("key") == key:
-                return old["fires"]
-        sweep = [os.path.join(BIN, "layout-sweep"), "--backend=sim", "--axis=env", "--from=0", "--to=0"]
-        if MODEL:
-            sweep.append(f"--cost={MODEL}")
-        run([*sweep, f"--json={os.path.join(d, 'default.json')}", base, *self.p.run_args],
-            cwd=self.w, env=self.p.run_env)
-        r = subprocess.run([*sweep, f"--baseline={os.path.join(d, 'default.json')}",
-                            f"--max-mispredict-rise={g['max_mispredict_rise']}",
-                            f"--json={os.path.join(d, 'candidate.json')}", cand, *self.p.run_args],
-                           cwd=self.w, env=self.p.run_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True, errors="replace")
-        if r.returncode not in (0, 1):
-            sys.exit(f"keelbench: the guard's sweep failed ({r.returncode}):\n{r.stderr[-2000:]}")
-        fires = r.returncode == 1
-        # The rise as layout-sweep counted it (its events: CondMiss+IndMiss under a
-        # model, else Bcm+Bim), for the log and the results.
-        mis = [sum(m["counters"].get(e, 0) for e in (("CondMiss", "IndMiss") if "CondMiss" in m["counters"]
-                                                     else ("Bcm", "Bim")))
-               for j in ("default.json", "candidate.json")
-               for m in json.load(open(os.path.join(d, j)))["measurements"][:1]]
-        rise = mis[1] / mis[0] - 1 if mis[0] else 0.0
-        reason = r.stderr.strip().splitlines()[-1] if fires else "gate: passed"
-        print(f"keelbench: {self.p.name}: {name}: guard: mispredicts {rise:+.2%} on the train input: {reason}"
-              + (f"; planned again with --block-order={g['fallback_block_order']}" if fires else ""),
+                doc = old["guard"]
+        if doc is None:
+            doc = json.loads(run(argv, cwd=self.w, env=self.p.run_env))
+            with open(saved + ".tmp", "w") as f:
+                json.dump({"key": key, "guard": doc}, f, indent=1)
+            os.replace(saved + ".tmp", saved)
+        kept = doc["decision"]["kept"]
+        print(f"keelbench: {self.p.name}: {name}: guard (layout-optimize --guard-only): {doc['decision']['why']}",
               file=sys.stderr, flush=True)
-        with open(saved + ".tmp", "w") as f:
-            json.dump({"key": key, "fires": fires, "rise": rise, "mispredicts": mis, "reason": reason}, f, indent=1)
-        os.replace(saved + ".tmp", saved)
-        return fires
+        return dict(cands).get(kept, (self.objs, [], None))
 
     # Each build: (objects, extra link flags, post-link step)
     def configs(self):
@@ -597,8 +593,29 @@ def load_recipe(path):
     return r
 
 
+def weights():
+    """The weights in use: use_model's, else (the cachegrind runner) those of
+    layout-sweep's cachegrind cost, integral ones as integers (as the counts are)."""
+    global WEIGHTS
+    if WEIGHTS is None:
+        w = print_cost("cachegrind")[0]
+        WEIGHTS = {k: int(v) if float(v).is_integer() else float(v) for k, v in w.items()}
+    return WEIGHTS
+
+
 def cost_of(c):
-    return sum(WEIGHTS[k] * c.get(k, 0) for k in WEIGHTS)
+    w = weights()
+    return sum(w[k] * c.get(k, 0) for k in w)
+
+
+def print_cost(name):
+    """(weights, branch events) of `layout-sweep --cost=NAME --print-cost`."""
+    out = run([os.path.join(BIN, "layout-sweep"), f"--cost={name}", "--print-cost"])
+    doc = json.loads(out)
+    w = doc.get("weights", doc)
+    if not isinstance(w, dict) or not w:
+        sys.exit(f"keelbench: layout-sweep --cost={name} --print-cost printed no weights: {out[:200]}")
+    return w, doc.get("branch_events")
 
 
 # ---------------------------------------------------------------- the model
@@ -616,11 +633,7 @@ def use_model(name):
     """Select the front-end model NAME (a layout-sweep --cost preset) for every
     measurement that follows; returns the weights."""
     global MODEL, WEIGHTS
-    out = run([os.path.join(BIN, "layout-sweep"), f"--cost={name}", "--print-cost"])
-    doc = json.loads(out)
-    w = doc.get("weights", doc)
-    if not isinstance(w, dict) or not w:
-        sys.exit(f"keelbench: layout-sweep --cost={name} --print-cost printed no weights: {out[:200]}")
+    w, branch = print_cost(name)
     global BRANCH
     MODEL, WEIGHTS = name, {k: float(v) for k, v in w.items()}
     # Results are kept per model and per build of the tool: a changed model never
@@ -628,7 +641,7 @@ def use_model(name):
     global MODEL_TAG
     MODEL_TAG = f"{name}-{sha1_of(os.path.join(BUILD, 'lib', 'keel-sim', 'keel-sim-amd64-linux'))[:10]}"
     # keel-sim's model names its mispredicts CondMiss and IndMiss (docs/frontend-model.md).
-    BRANCH = tuple(doc.get("branch_events", ("CondMiss", "IndMiss")))
+    BRANCH = tuple(branch or ("CondMiss", "IndMiss"))
     return WEIGHTS
 
 

@@ -21,7 +21,9 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
   keel-rec  the recommended build as a user makes it: layout-order with no other option,
             the objects recompiled with clang @PLAN/compile.rsp, linked with @PLAN/link.rsp;
-            its guard from bench/recommended.json (--recommended FILE); --recipe FILE adds
+            guarded as layout-optimize guards it (layout-optimize --guard-only: the
+            Ext-TSP plan, else the plan with --recommended's fallback block order, else
+            the default link, by mean cost over 4 env offsets); --recipe FILE adds
             recipes of that file's schema (flag lists), each a build named by its "name"
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
@@ -139,8 +141,10 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's guard (default: bench/recommended.json; the plan and its "
-                         "flags are layout-order's defaults)")
+                    help="keel-rec's fallback block order, its guard's fallback_block_order "
+                         "(default: bench/recommended.json's, keep; the plan and its flags are "
+                         "layout-order's defaults, the guard's rule is the product's: "
+                         "layout-optimize --guard-only)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/CommandLog.h"
+#include "keel/Optimize/Measure.h"
 #include "keel/Optimize/Replay.h"
 
 #include "keel/Profile/Binary.h"
@@ -112,17 +113,6 @@ Expected<RunResult> Flow::runLogged(StringRef Step, ArrayRef<std::string> Argv,
   if (!Res)
     return Res.takeError();
   return Res;
-}
-
-/// The last lines of a log, for an error message.
-static std::string tailOf(StringRef Path) {
-  Expected<std::string> T = readWholeFile(Path);
-  if (!T) {
-    consumeError(T.takeError());
-    return "";
-  }
-  StringRef S = StringRef(*T).rtrim();
-  return S.take_back(1200).str();
 }
 
 Error Flow::checkTools() {
@@ -394,51 +384,9 @@ Error Flow::rebuild(Build &B) {
   });
 }
 
-/// layout-sweep's argv for one axis of \p Bin on the workload.
-static std::vector<std::string> sweepArgv(const OptimizeOptions &O,
-                                          StringRef Sweep, StringRef Axis,
-                                          int64_t Step, unsigned N,
-                                          StringRef JSON, StringRef Bin) {
-  std::vector<std::string> A = {
-      Sweep.str(), "--backend=" + O.Backend, "--axis=" + Axis.str(),
-      "--from=0", formatv("--to={0}", Step * int64_t(N ? N - 1 : 0)).str(),
-      formatv("--step={0}", Step).str(), formatv("-j{0}", O.Jobs).str(),
-      "--json=" + JSON.str()};
-  if (O.Backend == "sim")
-    A.insert(A.begin() + 2, "--cost=" + O.Cost);
-  A.push_back(Bin.str());
-  A.insert(A.end(), O.Workload.begin(), O.Workload.end());
-  return A;
-}
-
-/// Run one layout-sweep and summarize its JSON as build \p Name.
-static Expected<BuildSummary> sweepSummary(StringRef Name,
-                                       ArrayRef<std::string> Argv,
-                                       StringRef JSON, StringRef LogBase,
-                                       StringRef LogDir) {
-  RunOptions R;
-  R.Stdout = (LogDir + "/" + LogBase + ".out").str();
-  R.Stderr = (LogDir + "/" + LogBase + ".err").str();
-  Expected<RunResult> Res = runProgram(Argv, R);
-  if (!Res)
-    return Res.takeError();
-  if (Res->Crashed || Res->ExitCode != 0)
-    return makeError("guard: `{0}` {1}:\n{2}", displayCommand(Argv),
-                     Res->Crashed ? Res->Message
-                                  : formatv("exited with status {0}",
-                                            Res->ExitCode)
-                                        .str(),
-                     tailOf(*R.Stderr));
-  Expected<SweepResult> SR = readResultFile(JSON);
-  if (!SR)
-    return SR.takeError();
-  return summarizeBuild(Name, *SR);
-}
-
 Error Flow::measure(Build &B) {
   std::string JSON = path("measure/guard-" + B.Name + ".json");
-  B.Sweep = sweepArgv(O, tool("layout-sweep"), "env", O.GuardStep,
-                      O.GuardVariants, JSON, B.Binary);
+  B.Sweep = guardSweepArgv(O, tool("layout-sweep"), JSON, B.Binary);
   progress("guard", displayCommand(B.Sweep));
   Expected<BuildSummary> S =
       sweepSummary(B.Name, B.Sweep, JSON, "guard-" + B.Name, path("logs"));

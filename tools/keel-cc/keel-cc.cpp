@@ -5,6 +5,10 @@
 //                                             clang++-22) with ARGS
 // keel-cc [--log=FILE] -- COMPILER ARGS...    the launcher form (CMake's
 //                                             <LANG>_COMPILER_LAUNCHER)
+// keel-cc [--log=FILE] --plain -- CMD ARGS... log CMD, run it without the
+//                                             profiling flags (an archiver;
+//                                             a build recorded only to be
+//                                             replayed with other flags)
 //
 // When a log is named (--log, else $KEEL_CC_LOG), the command (its working
 // directory and argv, the compiler first) is appended to it as one JSON line
@@ -54,12 +58,17 @@ static Expected<int> wrap(int Argc, char **Argv) {
       First = I + 1;
       break;
     }
-    if (!StringRef(Args[I]).starts_with("--log="))
+    if (!StringRef(Args[I]).starts_with("--log=") && Args[I] != "--plain")
       break;
   }
+  bool Plain = false; // --plain: log the command, run it as it is
   if (Launcher) {
-    for (size_t I = 0; I + 1 < First; ++I)
-      Log = StringRef(Args[I]).drop_front(6).str();
+    for (size_t I = 0; I + 1 < First; ++I) {
+      if (Args[I] == "--plain")
+        Plain = true;
+      else
+        Log = StringRef(Args[I]).drop_front(6).str();
+    }
     if (First >= Args.size())
       return inputError("<command line>", 0,
                         "no compiler after --: keel-cc --log=FILE -- clang-22 ...");
@@ -82,7 +91,8 @@ static Expected<int> wrap(int Argc, char **Argv) {
     C.Argv = Cmd;
     if (Error E = appendCommand(Log, C))
       return std::move(E);
-    Exec.insert(Exec.end(), profilingFlags().begin(), profilingFlags().end());
+    if (!Plain)
+      Exec.insert(Exec.end(), profilingFlags().begin(), profilingFlags().end());
   }
   std::vector<char *> CArgv;
   for (std::string &S : Exec)

@@ -4,15 +4,22 @@
 //
 // Options -> keel::optimize::runOptimize (keel/Optimize/Optimize.h), which
 // builds through keel-cc, profiles, plans, rebuilds, guards and reports.
+// --guard-only --default=BIN --candidate=NAME=BIN...: the guard step alone
+// on builds made elsewhere (keel::optimize::runGuardOnly, Measure.h), its
+// decision as JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/Optimize/Measure.h"
 #include "keel/Optimize/Optimize.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
@@ -65,12 +72,65 @@ cl::opt<bool> Force("force", cl::desc("run every step even when the stamp says "
 cl::opt<std::string> JSON("json", cl::desc("also write the report as JSON here "
                                            "(always in DIR/report.json)"),
                           cl::value_desc("file"), cl::cat(Cat));
+cl::opt<bool> GuardOnly(
+    "guard-only", cl::desc("only the guard: measure --default and each --candidate "
+                           "on the workload as the guard step does, print the "
+                           "decision as JSON (stdout, or --json)"),
+    cl::cat(Cat));
+cl::opt<std::string> DefaultBin("default", cl::desc("--guard-only: the default build"),
+                                cl::value_desc("binary"), cl::cat(Cat));
+cl::list<std::string> CandidateBins(
+    "candidate", cl::desc("--guard-only: a candidate build, judged in the order "
+                          "given (the first that passes is kept)"),
+    cl::value_desc("name=binary"), cl::cat(Cat));
 } // namespace
+
+/// --guard-only: the builds named on the command line, judged by the guard.
+static Expected<int> runGuardCommand(const optimize::OptimizeOptions &O) {
+  if (!O.Build.empty())
+    return inputError("<command line>", 0,
+                      "--guard-only takes no build command (the builds are "
+                      "--default and --candidate)");
+  if (DefaultBin.empty() || CandidateBins.empty())
+    return inputError("<command line>", 0,
+                      "--guard-only needs --default=BIN and at least one "
+                      "--candidate=NAME=BIN");
+  std::vector<optimize::GuardBuild> Cands;
+  for (StringRef C : CandidateBins) {
+    auto [N, B] = C.split('=');
+    if (N.empty() || B.empty() || N == "default" ||
+        N.find_first_of("/ ") != StringRef::npos)
+      return inputError("<command line>", 0,
+                        "--candidate: '{0}' is not NAME=BINARY (a name other "
+                        "than default, without '/' or spaces)",
+                        C);
+    for (const optimize::GuardBuild &Seen : Cands)
+      if (Seen.Name == N)
+        return inputError("<command line>", 0, "--candidate: '{0}' given twice", N);
+    Cands.push_back({N.str(), B.str()});
+  }
+  if (!sys::fs::exists(DefaultBin))
+    return inputError(DefaultBin, 0, "--default: no such binary");
+  for (const optimize::GuardBuild &C : Cands)
+    if (!sys::fs::exists(C.Binary))
+      return inputError(C.Binary, 0, "--candidate {0}: no such binary", C.Name);
+  Expected<json::Value> J =
+      optimize::runGuardOnly(O, {"default", DefaultBin}, Cands, errs());
+  if (!J)
+    return J.takeError();
+  std::string Path = JSON.empty() ? "-" : std::string(JSON);
+  if (Error E = writeOutput(Path, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", *J) << "\n";
+        return Error::success();
+      }))
+    return std::move(E);
+  return ExitOK;
+}
 
 static Expected<int> runCommand(const char *Argv0) {
   optimize::OptimizeOptions O;
   O.Build.assign(BuildCmd.begin(), BuildCmd.end());
-  if (O.Build.empty() && CommandsOpt.empty())
+  if (O.Build.empty() && CommandsOpt.empty() && !GuardOnly)
     return inputError("<command line>", 0,
                       "no build command: layout-optimize --workload='ARGS' -- "
                       "make -j2 (or --commands=FILE: a log keel-cc wrote)");
@@ -97,6 +157,8 @@ static Expected<int> runCommand(const char *Argv0) {
   O.JSONPath = JSON;
   std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&runCommand);
   O.ToolDir = sys::path::parent_path(Exe).str();
+  if (GuardOnly)
+    return runGuardCommand(O);
   return optimize::runOptimize(O, outs(), errs());
 }
 
@@ -113,6 +175,10 @@ static const char *const Overview =
     "else the default build is kept). Prints a before/after table and the\n"
     "commands that reproduce it; DIR/report.json. A second run with the same\n"
     "program and profile does nothing. The optimized program is DIR/<name>.\n\n"
+    "  layout-optimize --guard-only --default=a.out --candidate=exttsp=b.out \\\n"
+    "      --candidate=keep=c.out --workload='ARGS'\n\n"
+    "measures builds made elsewhere as the guard does and prints the\n"
+    "decision as JSON (decision.kept: the kept build's name).\n\n"
     "Exit: 0 done; 2 bad usage, a failing build or workload, no samples;\n"
     "3 clang, lld, valgrind or a Keel tool missing.\n";
 
