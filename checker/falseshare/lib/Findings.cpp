@@ -10,6 +10,7 @@
 #include "keel/Profile/Binary.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -412,7 +413,7 @@ void Findings::plan(const SymbolInfo *S, const std::string &Reason,
 Expected<ReportInput> keel::fs::readReportInput(const ReportOptions &O) {
   if (O.Input.empty())
     return inputError("<command line>", 0, "give the keelfs report to read");
-  Expected<std::string> Text = readWholeFile(O.Input);
+  Expected<std::string> Text = readTextFile(O.Input);
   if (!Text)
     return Text.takeError();
   Expected<RawReport> RR = parseRawReport(*Text, O.Input);
