@@ -109,8 +109,9 @@ Expected<std::unique_ptr<MemoryBuffer>> readStdin(InputKind Kind,
 Error binaryDataError(StringRef Path, StringRef Text, size_t At) {
   StringRef Before = Text.take_front(At);
   unsigned Line = 1 + Before.count('\n');
-  size_t LineStart = Before.rfind('\n');
-  unsigned Col = unsigned(At - (LineStart == StringRef::npos ? 0 : LineStart + 1)) + 1;
+  size_t NL = Before.rfind('\n');
+  size_t LineStart = NL == StringRef::npos ? 0 : NL + 1;
+  unsigned Col = unsigned(At - LineStart) + 1;
   return make_error<InputError>(
       Path.str(), Line,
       formatv("binary data where text was expected (byte {0}: '{1}')", At,
