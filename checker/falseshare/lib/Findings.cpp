@@ -9,6 +9,7 @@
 #include "keel/FalseShare/Fields.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"
 
@@ -454,10 +455,14 @@ Findings keel::fs::findSharing(const ReportInput &In,
 
 void keel::fs::writeReport(raw_ostream &OS, const ReportInput &In,
                            const Findings &F, bool JSON) {
-  if (JSON)
+  if (JSON) {
     writeJSON(OS, In, F);
-  else
-    writeText(OS, In, F);
+    return;
+  }
+  std::string Text; // global and field names: never raw control or bidi
+  raw_string_ostream TS(Text);
+  writeText(TS, In, F);
+  OS << printableText(Text);
 }
 
 Error keel::fs::writePlanFile(StringRef Path, const ReportInput &In,

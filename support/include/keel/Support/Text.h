@@ -31,8 +31,8 @@ std::string printableMessage(llvm::StringRef S);
 /// printableMessage for a whole text report: the same escapes, but
 /// newlines and tabs kept. A report's text goes through it on its way to
 /// the terminal (layout-profile show/blocks/timeline, layout-order's
-/// plan summary), so a symbol named "main" plus U+202E never prints as
-/// "main".
+/// plan summary, layout-falseshare's text report), so a symbol named
+/// U+202E + "niam" never prints as "main".
 std::string printableText(llvm::StringRef S);
 
 /// printableMessage(S) cut to about \p Max characters ("..." at the end),
