@@ -75,11 +75,22 @@ Error sniffText(StringRef Path, StringRef Head, bool More) {
   return Error::success();
 }
 
-/// Standard input, read to its end but never past \p Cap bytes.
+/// What the first bytes of standard input must be: text for Text; perf.data
+/// (its magic, file or pipe mode) or text for Profile.
+Error sniffStream(InputKind Kind, StringRef Head, bool More) {
+  if (Kind == InputKind::Profile && Head.starts_with("PERFILE2"))
+    return Error::success();
+  return sniffText("-", Head, More);
+}
+
+/// Standard input, read to its end but never past \p Cap bytes; a stream
+/// of binary data where text (or perf.data) was expected is refused from
+/// its first 64 KiB (`layout-profile show - < /dev/zero` must not read
+/// 256 MiB first).
 Expected<std::unique_ptr<MemoryBuffer>> readStdin(InputKind Kind,
                                                   uint64_t Cap) {
   SmallString<0> Data;
-  bool Sniffed = Kind != InputKind::Text;
+  bool Sniffed = Kind != InputKind::Text && Kind != InputKind::Profile;
   char Chunk[65536];
   for (;;) {
     ssize_t N = ::read(0, Chunk, sizeof Chunk);
@@ -93,13 +104,13 @@ Expected<std::unique_ptr<MemoryBuffer>> readStdin(InputKind Kind,
     if (Data.size() > Cap)
       return tooLarge("-", Data.size(), Cap, Kind);
     if (!Sniffed && Data.size() >= SniffBytes) {
-      if (Error E = sniffText("-", Data, /*More=*/true))
+      if (Error E = sniffStream(Kind, Data, /*More=*/true))
         return std::move(E);
       Sniffed = true;
     }
   }
   if (!Sniffed)
-    if (Error E = sniffText("-", Data, /*More=*/false))
+    if (Error E = sniffStream(Kind, Data, /*More=*/false))
       return std::move(E);
   return MemoryBuffer::getMemBufferCopy(Data, "-");
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""resource-check.py [--each NAME=PATH]... CODE [--absent PATH]... -- CMD ARGS...
+"""resource-check.py [--each NAME=PATH]... [--stdin PATH] CODE [--absent PATH]... -- CMD ARGS...
 
 Run CMD (argv, no shell) under /usr/bin/time -f '%e %M' and succeed only if
 it exits with CODE, in under 1 second and 200 MB of peak RSS (generous
@@ -9,7 +9,8 @@ A command still running after 10 seconds is killed and reported as hung.
 CMD's stdout and stderr are copied to stdout for FileCheck, then one line
 "resources: ok" or the reasons it failed. With --each, CMD runs once per
 NAME with @IN@ in its words replaced by PATH, each run's output after a
-line "== NAME"; it succeeds only if every run does."""
+line "== NAME"; it succeeds only if every run does. --stdin gives CMD that
+file as its standard input (else /dev/null)."""
 import os
 import signal
 import subprocess
@@ -25,6 +26,10 @@ each = []
 while args and args[0] == "--each":
     each.append(tuple(args[1].split("=", 1)))
     args = args[2:]
+stdin = os.devnull
+if args and args[0] == "--stdin":
+    stdin = args[1]
+    args = args[2:]
 code = int(args.pop(0))
 absent = []
 while args and args[0] == "--absent":
@@ -36,9 +41,9 @@ template = args[1:]
 
 def check(cmd):
     """Run cmd; print its output and the verdict; True when all is well."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf, open(stdin, "rb") as si:
         p = subprocess.Popen(["/usr/bin/time", "-f", "%e %M", "-o", tf.name] + cmd,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stdin=si, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
         try:
             out, _ = p.communicate(timeout=KILL_AFTER)

@@ -34,7 +34,8 @@ enum class InputKind {
   /// Profiles and traces (perf.data, perf script text, callgrind output,
   /// keel-samples, lackey logs): a regular file is mapped, not copied, up
   /// to MappedCap bytes; standard input is read into memory, at most
-  /// StdinCap bytes. The reader sniffs the format itself.
+  /// StdinCap bytes, once its first 64 KiB pass as perf.data (its magic)
+  /// or text. The reader sniffs the format of a file itself.
   Profile,
   /// An ELF binary: a regular file, mapped, up to MappedCap bytes; never
   /// standard input.
