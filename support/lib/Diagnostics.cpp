@@ -15,7 +15,7 @@ char UnavailableError::ID = 0;
 
 /// Length of the valid UTF-8 sequence of a printable code point at \p S
 /// (2..4), or 0.
-static size_t utf8Printable(StringRef S) {
+static size_t utf8Printable(StringRef S, uint32_t *CodePoint = nullptr) {
   unsigned char C = S[0];
   size_t N = C >= 0xf0 && C <= 0xf4 ? 4 : C >= 0xe0 ? 3 : C >= 0xc2 ? 2 : 0;
   if (C >= 0xf5 || N == 0 || S.size() < N)
@@ -32,10 +32,24 @@ static size_t utf8Printable(StringRef S) {
     return 0; // overlong, out of range, surrogate
   if (CP < 0xa0)
     return 0; // C1 control characters
+  if (CodePoint)
+    *CodePoint = CP;
   return N;
 }
 
-std::string printableMessage(StringRef S) {
+/// Invisible format characters that reorder or hide the text around them
+/// in a terminal: the bidi embeddings, overrides and isolates (a symbol
+/// "main" followed by U+202E prints as something else), the marks,
+/// zero-width characters, separators and the BOM. They are valid text
+/// (firstBinaryByte accepts them) but never printed raw.
+static bool isFormatCharacter(uint32_t CP) {
+  return CP == 0xad || CP == 0x61c || CP == 0x180e ||
+         (CP >= 0x200b && CP <= 0x200f) || (CP >= 0x2028 && CP <= 0x202e) ||
+         (CP >= 0x2060 && CP <= 0x206f) || CP == 0xfeff ||
+         (CP >= 0xfff9 && CP <= 0xfffb);
+}
+
+static std::string printable(StringRef S, bool KeepLayout) {
   std::string Out;
   Out.reserve(S.size());
   for (size_t I = 0; I < S.size();) {
@@ -45,13 +59,19 @@ std::string printableMessage(StringRef S) {
       ++I;
       continue;
     }
+    uint32_t CP = 0;
     if (C >= 0x80)
-      if (size_t N = utf8Printable(S.substr(I))) {
-        Out.append(S.data() + I, N);
+      if (size_t N = utf8Printable(S.substr(I), &CP)) {
+        if (isFormatCharacter(CP))
+          Out += formatv("\\u{0:x-4}", CP).str();
+        else
+          Out.append(S.data() + I, N);
         I += N;
         continue;
       }
-    if (C == '\n')
+    if (KeepLayout && (C == '\n' || C == '\t'))
+      Out += char(C);
+    else if (C == '\n')
       Out += "\\n";
     else if (C == '\t')
       Out += "\\t";
@@ -62,6 +82,14 @@ std::string printableMessage(StringRef S) {
     ++I;
   }
   return Out;
+}
+
+std::string printableMessage(StringRef S) {
+  return printable(S, /*KeepLayout=*/false);
+}
+
+std::string printableText(StringRef S) {
+  return printable(S, /*KeepLayout=*/true);
 }
 
 std::string quoteInput(StringRef S, size_t Max) {
@@ -108,6 +136,8 @@ void InputError::log(raw_ostream &OS) const {
   OS << printableMessage(File);
   if (Line)
     OS << ':' << Line;
+  if (Line && Column)
+    OS << ':' << Column;
   OS << ": " << printableMessage(Msg);
 }
 
@@ -127,10 +157,21 @@ uint64_t QualityReport::get(StringRef What) const {
 void QualityReport::print(raw_ostream &OS, StringRef Tool, uint64_t Total,
                           StringRef ItemName) const {
   for (const auto &[What, N] : Counts) {
-    double Pct = Total ? 100.0 * double(N) / double(Total) : 0.0;
-    WithColor::warning(OS, Tool)
-        << N << " of " << Total << ' ' << ItemName << " ("
-        << format("%.2f", Pct) << "%) " << What << '\n';
+    uint64_t Of = Total;
+    StringRef Items = ItemName;
+    if (auto U = Units.find(What); U != Units.end()) {
+      auto T = Totals.find(U->second);
+      Items = U->second;
+      Of = T == Totals.end() ? 0 : T->second;
+    }
+    raw_ostream &W = WithColor::warning(OS, Tool);
+    if (!Of) {
+      W << N << ' ' << What << " (no " << Items << ")\n";
+      continue;
+    }
+    W << N << " of " << Of << ' ' << Items << " ("
+      << format("%.2f", 100.0 * double(N) / double(Of)) << "%) " << What
+      << '\n';
   }
 }
 

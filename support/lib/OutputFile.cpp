@@ -1,6 +1,7 @@
 //===- OutputFile.cpp - atomic outputs and private temporaries ------------===//
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -94,10 +95,9 @@ Error prepareOutputDir(StringRef Dir) {
 }
 
 Expected<std::string> readWholeFile(StringRef Path) {
-  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto MB = readInputFile(Path, InputKind::Bytes);
   if (!MB)
-    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+    return MB.takeError();
   return (*MB)->getBuffer().str();
 }
 

@@ -19,6 +19,7 @@
 #include "keel/Blocks/BlockLayout.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -68,9 +69,9 @@ static Expected<std::vector<std::string>> readOrder(StringRef Path) {
   std::vector<std::string> Out;
   if (Path.empty())
     return Out;
-  auto MB = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto MB = readInputFile(Path, InputKind::Text);
   if (!MB)
-    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+    return MB.takeError();
   for (line_iterator L(**MB, /*SkipBlanks=*/true, '#'); !L.is_at_eof(); ++L)
     Out.push_back(L->trim().str());
   return Out;

@@ -26,7 +26,9 @@
 #include "keel/Profile/Formats.h"
 #include "keel/Profile/Load.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 #include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -240,7 +242,7 @@ static Expected<uint64_t> parseCodePad(StringRef Arg) {
     return V;
   }
   StringRef Path = Arg.drop_front();
-  auto Text = readWholeFile(Path);
+  auto Text = readTextFile(Path);
   if (!Text)
     return Text.takeError();
   auto J = json::parse(*Text);
@@ -281,7 +283,7 @@ static Expected<SpacerOptions> spacerOptions() {
   O.FunctionAlign = PackAlign;
   if (SectionSizes.empty())
     return O;
-  auto Text = readWholeFile(SectionSizes);
+  auto Text = readTextFile(SectionSizes);
   if (!Text)
     return Text.takeError();
   auto Sizes = parseSectionSizes(*Text, SectionSizes);
@@ -503,7 +505,10 @@ static void printPlan(const LayoutPlan &LP, const PlanReport &R,
   if (JSON) {
     printPlanJSON(LP, outs());
   } else if (PrintPlan) {
-    printPlanSummary(LP, outs());
+    std::string Text; // symbol names: never raw control or bidi characters
+    raw_string_ostream TS(Text);
+    printPlanSummary(LP, TS);
+    outs() << printableText(Text);
     for (const auto &[What, N] : R.DataQuality.counts())
       outs() << "  " << N << " of " << R.DataReferences
              << " referenced addresses: " << What << '\n';

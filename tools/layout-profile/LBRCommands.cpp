@@ -9,6 +9,7 @@
 #include "keel/Analysis/LBRReports.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Text.h"
 
 using namespace llvm;
 
@@ -129,7 +130,7 @@ Error runLBRSubcommand() {
   if (!R)
     return R.takeError();
   if (!O.Out.stdoutTaken())
-    outs() << R->Text;
+    outs() << printableText(R->Text); // symbol names, escaped
   Q.print(errs(), Tool, R->NumEntries, "LBR entries");
   return Error::success();
 }

@@ -24,6 +24,7 @@
 #include "keel/Record/PerfDataFile.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
@@ -213,8 +214,12 @@ Error runShow(const Binary *Bin) {
     return S.takeError();
   if (Json)
     printProfileSummaryJSON(*S, *LP, SO, outs());
-  else
-    printProfileSummary(*S, *LP, SO, outs());
+  else { // symbol names: never raw control or bidi characters
+    std::string Text;
+    raw_string_ostream TS(Text);
+    printProfileSummary(*S, *LP, SO, TS);
+    outs() << printableText(Text);
+  }
   printQuality(Q, *LP);
   return Error::success();
 }

@@ -9,7 +9,9 @@
 #include "keel/FalseShare/Fields.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -412,7 +414,7 @@ void Findings::plan(const SymbolInfo *S, const std::string &Reason,
 Expected<ReportInput> keel::fs::readReportInput(const ReportOptions &O) {
   if (O.Input.empty())
     return inputError("<command line>", 0, "give the keelfs report to read");
-  Expected<std::string> Text = readWholeFile(O.Input);
+  Expected<std::string> Text = readTextFile(O.Input);
   if (!Text)
     return Text.takeError();
   Expected<RawReport> RR = parseRawReport(*Text, O.Input);
@@ -453,10 +455,14 @@ Findings keel::fs::findSharing(const ReportInput &In,
 
 void keel::fs::writeReport(raw_ostream &OS, const ReportInput &In,
                            const Findings &F, bool JSON) {
-  if (JSON)
+  if (JSON) {
     writeJSON(OS, In, F);
-  else
-    writeText(OS, In, F);
+    return;
+  }
+  std::string Text; // global and field names: never raw control or bidi
+  raw_string_ostream TS(Text);
+  writeText(TS, In, F);
+  OS << printableText(Text);
 }
 
 Error keel::fs::writePlanFile(StringRef Path, const ReportInput &In,

@@ -8,6 +8,7 @@
 #include "keel/Roofline/Subcommands.h"
 #include "keel/Roofline/JSONInput.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -25,7 +26,7 @@ keel::roofline::ceilingsFrom(const CeilingOptions &O,
   if (O.KComputer)
     C = kComputerCeilings();
   if (!O.MachineFile.empty()) {
-    auto Text = readWholeFile(O.MachineFile);
+    auto Text = readTextFile(O.MachineFile);
     if (!Text)
       return Text.takeError();
     auto V = parseJSON(*Text, O.MachineFile);
@@ -92,7 +93,7 @@ Error keel::roofline::writeChartFile(StringRef Path, const ChartData &D) {
 static Expected<std::vector<KernelCounts>> kernelsOf(const ModelOptions &O) {
   std::vector<KernelCounts> Kernels;
   if (!O.Input.empty()) {
-    auto Text = readWholeFile(O.Input);
+    auto Text = readTextFile(O.Input);
     if (!Text)
       return Text.takeError();
     auto K = parseKernels(*Text, O.Input);
@@ -224,7 +225,7 @@ Expected<ChartData> keel::roofline::pointsChart(const ChartOptions &O) {
   ChartData D = chartFor(*C, "measured points");
   if (O.Points.empty())
     return D;
-  auto Text = readWholeFile(O.Points);
+  auto Text = readTextFile(O.Points);
   if (!Text)
     return Text.takeError();
   auto V = parseJSON(*Text, O.Points);

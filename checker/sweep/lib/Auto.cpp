@@ -2,6 +2,7 @@
 #include "keel/Sweep/Auto.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
@@ -665,7 +666,7 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
 
 Expected<std::map<std::string, SweepResult>>
 readBaselineAxes(StringRef Path) {
-  Expected<std::string> Text = readWholeFile(Path);
+  Expected<std::string> Text = readTextFile(Path);
   if (!Text)
     return Text.takeError();
   Expected<json::Value> V = json::parse(*Text);

@@ -11,6 +11,7 @@
 #include "keel/Sweep/Report.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -573,7 +574,7 @@ Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
 }
 
 Expected<SweepResult> readResultFile(StringRef Path) {
-  auto Text = readWholeFile(Path);
+  auto Text = readTextFile(Path);
   if (!Text)
     return Text.takeError();
   Expected<json::Value> V = json::parse(*Text);

@@ -2,6 +2,7 @@
 #include "keel/Sweep/Journal.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -68,7 +69,7 @@ Journal::open(StringRef Path, StringRef Fingerprint, bool Resume,
   bool Exists = sys::fs::exists(Path);
   bool WriteHeader = true;
   if (Exists && Resume) {
-    Expected<std::string> Text = readWholeFile(Path);
+    Expected<std::string> Text = readTextFile(Path);
     if (!Text)
       return Text.takeError();
     if (!Text->empty()) {

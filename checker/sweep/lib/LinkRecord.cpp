@@ -2,6 +2,7 @@
 #include "keel/Sweep/LinkRecord.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -36,10 +37,10 @@ std::string linkOutput(ArrayRef<std::string> Argv) {
 }
 
 Expected<std::string> fileSHA1(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> B =
-      MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> B =
+      readInputFile(Path, InputKind::Binary);
   if (!B)
-    return inputError(Path, 0, "cannot read: {0}", B.getError().message());
+    return B.takeError();
   std::array<uint8_t, 20> H = SHA1::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>((*B)->getBufferStart()),
                         (*B)->getBufferSize()));
@@ -103,7 +104,7 @@ Error writeLinkRecord(StringRef Path, const LinkRecord &R) {
 }
 
 Expected<LinkRecord> readLinkRecord(StringRef Path) {
-  Expected<std::string> Text = readWholeFile(Path);
+  Expected<std::string> Text = readTextFile(Path);
   if (!Text)
     return Text.takeError();
   Expected<json::Value> V = json::parse(*Text);

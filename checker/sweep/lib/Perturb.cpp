@@ -2,6 +2,7 @@
 #include "keel/Sweep/Perturb.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 
@@ -121,10 +122,10 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
   if (sys::fs::is_directory(Bin))
     return inputError(Bin, 0, "is a directory, not an executable");
   Expected<std::string> Head = [&]() -> Expected<std::string> {
-    auto MB = MemoryBuffer::getFileSlice(Bin, 64, 0);
+    auto MB = readInputFile(Bin, InputKind::Binary);
     if (!MB)
-      return inputError(Bin, 0, "cannot read: {0}", MB.getError().message());
-    return (*MB)->getBuffer().str();
+      return MB.takeError();
+    return (*MB)->getBuffer().take_front(64).str();
   }();
   if (!Head)
     return Head.takeError();

@@ -12,6 +12,8 @@
 
 #include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Support/Input.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -93,9 +95,17 @@ struct Meta {
   unsigned Func = 0;
   double CPI = 1;
   Kind K = Kind::None;
+  bool Outside = false;  ///< not the binary's code (ld.so, a library)
+  bool NoDecode = false; ///< in its code, but no instruction decodes there
   /// Always leaves the fall-through path (jump, call, return).
   bool Unconditional() const { return K != Kind::None && K != Kind::Cond; }
 };
+
+/// Quality counts, per traced instruction.
+const char *const OutsideBinary =
+    "are outside the binary (the dynamic loader, shared libraries)";
+const char *const NotDecoded =
+    "are in the binary's code where no instruction decodes";
 
 class Emulator {
 public:
@@ -169,10 +179,14 @@ const Meta &Emulator::meta(uint64_t A) {
   M.Func = FI->second;
   auto C = Opts.FunctionCPI.find(Name);
   M.CPI = C == Opts.FunctionCPI.end() ? Opts.BaseCPI : C->second;
+  if (!Bin.isExecutableAddress(A)) {
+    M.Outside = true;
+    return M;
+  }
   auto I = Bin.instructionAt(A);
   if (!I) {
     consumeError(I.takeError());
-    Q.count("traced instructions that the binary does not hold");
+    M.NoDecode = true;
     return M;
   }
   if (I->IsReturn)
@@ -204,9 +218,11 @@ void Emulator::branch(uint64_t From, uint64_t To, const Meta &M) {
   RunStart = To;
   RunInstrs = 0;
   RunCycles = 0;
+  if (M.Outside) // no disassembly there: its branches have no kind
+    return;
   if (M.K == Kind::None) {
-    Q.count("trace discontinuities after a non-branch instruction (not "
-            "recorded)");
+    Q.count("follow a non-branch instruction they do not fall through to "
+            "(a trace discontinuity, not recorded)");
     return;
   }
   if (!recorded(M.K))
@@ -267,6 +283,8 @@ void Emulator::instruction(uint64_t A, uint64_t Size) {
     }
   }
   const Meta &M = meta(A);
+  if (M.Outside || M.NoDecode)
+    Q.count(M.Outside ? OutsideBinary : NotDecoded);
   if (FuncNames.size() > WindowTime.size()) {
     WindowTime.resize(FuncNames.size());
     FuncInstrs.resize(FuncNames.size());
@@ -318,6 +336,75 @@ Mapping binaryMapping(const Binary &Bin) {
   return M;
 }
 
+/// "I  ADDR,SIZE" -> ADDR, SIZE; false for every other line.
+bool parseInstructionLine(StringRef Line, uint64_t &A, uint64_t &Size,
+                          bool &Bad) {
+  Bad = false;
+  if (!Line.starts_with("I "))
+    return false;
+  auto [AddrS, SizeS] = Line.drop_front(1).ltrim().split(',');
+  Bad = AddrS.getAsInteger(16, A) || SizeS.trim().getAsInteger(10, Size);
+  return !Bad;
+}
+
+/// Whether the trace, from its instruction at \p Pos (address \p A), runs
+/// \p Bin's code loaded \p Bias higher: the next instructions, while they
+/// fall through, have the sizes the disassembly gives at A - Bias.
+bool runsBinaryAt(StringRef Text, size_t Pos, uint64_t Bias,
+                  const Binary &Bin) {
+  unsigned Checked = 0;
+  uint64_t Expect = 0;
+  for (; Pos < Text.size() && Checked < 8;) {
+    size_t NL = Text.find('\n', Pos);
+    StringRef Line = Text.slice(Pos, NL == StringRef::npos ? Text.size() : NL);
+    Pos = NL == StringRef::npos ? Text.size() : NL + 1;
+    uint64_t A, Size;
+    bool Bad;
+    if (!parseInstructionLine(Line, A, Size, Bad))
+      continue;
+    if (Checked && A != Expect)
+      break; // a taken branch: what matched so far decides
+    auto I = Bin.instructionAt(A - Bias);
+    if (!I) {
+      consumeError(I.takeError());
+      return false;
+    }
+    if (I->Size != Size)
+      return false;
+    ++Checked;
+    Expect = A + Size;
+  }
+  return Checked >= 2;
+}
+
+/// The load bias of \p Bin in the lackey trace \p Text: 0 unless it is a
+/// PIE, whose run-time addresses (valgrind loads a PIE at 0x108000) are
+/// found from its entry point: the first traced instruction a whole number
+/// of pages from the entry whose code there is the binary's.
+Expected<uint64_t> traceBias(StringRef Text, StringRef Name,
+                             const Binary &Bin) {
+  if (!Bin.isPIE())
+    return 0;
+  Expected<uint64_t> Entry = Bin.object().getStartAddress();
+  if (!Entry)
+    return Entry.takeError();
+  for (size_t Pos = 0; Pos < Text.size();) {
+    size_t NL = Text.find('\n', Pos);
+    size_t Next = NL == StringRef::npos ? Text.size() : NL + 1;
+    uint64_t A, Size;
+    bool Bad;
+    if (parseInstructionLine(Text.slice(Pos, Next), A, Size, Bad) &&
+        ((A - *Entry) & 0xfff) == 0 && A >= *Entry &&
+        runsBinaryAt(Text, Pos, A - *Entry, Bin))
+      return A - *Entry;
+    Pos = Next;
+  }
+  return inputError(Name, 0,
+                    "the trace never runs the entry point of the PIE '{0}' "
+                    "({1:x}): not a trace of this binary",
+                    Bin.path(), *Entry);
+}
+
 } // namespace
 
 Expected<LBRGenResult> generateLBRSamples(StringRef Text, StringRef Name,
@@ -326,6 +413,20 @@ Expected<LBRGenResult> generateLBRSamples(StringRef Text, StringRef Name,
                                           QualityReport &Quality) {
   if (Opts.Depth == 0 || Opts.Period == 0)
     return inputError(Name, 0, "the LBR depth and the period must be > 0");
+  // A lackey log is text: binary data is refused from its first bytes.
+  if (std::optional<size_t> At = firstBinaryByte(Text))
+    return binaryDataError(Name, Text, *At);
+  Expected<uint64_t> Bias = traceBias(Text, Name, Bin);
+  if (!Bias)
+    return Bias.takeError();
+  // The run-time extent of the binary's code; addresses in it go back to
+  // link time, the rest (ld.so, libraries) stay as they ran.
+  uint64_t Lo = UINT64_MAX, Hi = 0;
+  for (const SectionInfo &S : Bin.sections())
+    if (S.IsExec && S.IsAlloc) {
+      Lo = std::min(Lo, S.Addr + *Bias);
+      Hi = std::max(Hi, S.Addr + S.Size + *Bias);
+    }
   Emulator Em(Bin, Opts, Quality);
   unsigned LineNo = 0;
   uint64_t Seen = 0;
@@ -337,16 +438,17 @@ Expected<LBRGenResult> generateLBRSamples(StringRef Text, StringRef Name,
     StringRef Line = Text.slice(Pos, NL);
     Pos = NL + 1;
     ++LineNo;
-    if (!Line.starts_with("I "))
-      continue;
-    auto [AddrS, SizeS] = Line.drop_front(1).ltrim().split(',');
     uint64_t A, Size;
-    if (AddrS.getAsInteger(16, A) || SizeS.trim().getAsInteger(10, Size))
-      return inputError(Name, LineNo, "bad lackey instruction line '{0}'",
-                        Line);
+    bool Bad;
+    if (!parseInstructionLine(Line, A, Size, Bad)) {
+      if (Bad)
+        return inputError(Name, LineNo, "bad lackey instruction line '{0}'",
+                          quoteInput(Line));
+      continue;
+    }
     if (Seen++ < Opts.Skip)
       continue;
-    Em.instruction(A, Size);
+    Em.instruction(A >= Lo && A < Hi ? A - *Bias : A, Size);
   }
   if (!Seen)
     return inputError(Name, 0,
@@ -358,6 +460,17 @@ Expected<LBRGenResult> generateLBRSamples(StringRef Text, StringRef Name,
                       "the trace has {0} instructions, fewer than one period "
                       "({1}): no sample",
                       R.Truth.Instructions, Opts.Period);
+  // Samples with empty branch stacks would look like a profile and measure
+  // nothing (every analysis would say "[unknown] 100%").
+  if (!R.Truth.Recorded)
+    return inputError(Name, 0,
+                      "no branch of '{0}' was recorded ({1} taken branches "
+                      "traced, {2} of its {3} instructions in the binary, "
+                      "LBR filter '{4}'): every sample's branch stack would "
+                      "be empty",
+                      Bin.path(), R.Truth.TakenBranches,
+                      R.Truth.Instructions - Quality.get(OutsideBinary),
+                      R.Truth.Instructions, filterName(Opts));
   RecordInfo &I = R.Recording.Info;
   I.Command = {Bin.path().str()};
   I.Event = "instructions";

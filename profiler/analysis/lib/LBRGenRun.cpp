@@ -9,6 +9,7 @@
 #include "keel/Profile/Binary.h"
 #include "keel/Record/SampleFile.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Valgrind.h"
 
@@ -108,10 +109,10 @@ Expected<LBRGenResult> generateFromTrace(const LBRGenRunOptions &Opts,
       return L.takeError();
     Log = *L;
   }
-  auto Buf = MemoryBuffer::getFile(Log, /*IsText=*/true);
+  auto Buf = readInputFile(Log, InputKind::Profile, /*AllowStdin=*/false);
   if (!Buf) {
     Cleanup();
-    return inputError(Log, 0, "cannot read: {0}", Buf.getError().message());
+    return Buf.takeError();
   }
   auto R = generateLBRSamples((*Buf)->getBuffer(), Log, Bin, O, Q);
   if (R && !KeepTrace.empty()) {

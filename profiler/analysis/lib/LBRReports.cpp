@@ -4,6 +4,7 @@
 #include "keel/Analysis/BlockTable.h"
 #include "keel/Analysis/Timeline.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -29,9 +30,9 @@ namespace {
 /// Print each of the hottest estimated blocks beside its truth.
 Error compareBlocks(const BlockTable &T, StringRef Truth, unsigned Top,
                     raw_ostream &OS) {
-  auto Buf = MemoryBuffer::getFile(Truth, /*IsText=*/true);
+  auto Buf = readInputFile(Truth, InputKind::Text);
   if (!Buf)
-    return inputError(Truth, 0, "cannot read: {0}", Buf.getError().message());
+    return Buf.takeError();
   auto V = json::parse((*Buf)->getBuffer());
   if (!V)
     return inputError(Truth, 0, "not JSON: {0}", toString(V.takeError()));
@@ -78,9 +79,37 @@ Error compareBlocks(const BlockTable &T, StringRef Truth, unsigned Top,
   return Error::success();
 }
 
+/// Samples with no LBR record in \p B's code measure nothing: every
+/// method would give "[unknown] 100%" and agree with any truth, so that is
+/// an error that says why, never a report.
+Error requireRecordsInBinary(const SampleSet &S, const Binary &B,
+                             StringRef Input) {
+  uint64_t Records = 0;
+  for (const RawSample &R : S.Samples) {
+    for (const LBREntry &E : R.Stack)
+      if (B.functionAt(E.From) || B.functionAt(E.To))
+        return Error::success();
+    Records += R.Stack.size();
+  }
+  if (!Records)
+    return inputError(Input, 0,
+                      "none of its {0} samples has an LBR record (a "
+                      "recording without branch stacks): nothing to measure",
+                      S.Samples.size());
+  return inputError(Input, 0,
+                    "none of its {0} LBR records is in the code of '{1}' "
+                    "({2} samples): a profile of another binary, or of a PIE "
+                    "whose mappings are missing",
+                    Records, B.path(), S.Samples.size());
+}
+
 Expected<SampleSet> load(const LBRReportOptions &Opts, const Binary &B,
                          QualityReport &Q) {
-  return loadSamples(Opts.Input, B, Q, Opts.Perf);
+  Expected<SampleSet> S = loadSamples(Opts.Input, B, Q, Opts.Perf);
+  if (S)
+    if (Error E = requireRecordsInBinary(*S, B, Opts.Input))
+      return std::move(E);
+  return S;
 }
 
 } // namespace

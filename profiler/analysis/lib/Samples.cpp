@@ -5,7 +5,9 @@
 #include "keel/Profile/PerfData.h"
 #include "keel/Record/PerfDataFile.h"
 #include "keel/Record/SampleFile.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -73,9 +75,9 @@ static void noteCounters(SampleSet &S) {
 Expected<SampleSet> loadSamples(StringRef Path, const Binary &Bin,
                                 QualityReport &Quality,
                                 const PerfScriptOptions &Opts) {
-  auto Buf = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  auto Buf = readInputFile(Path, InputKind::Profile);
   if (!Buf)
-    return inputError(Path, 0, "cannot read: {0}", Buf.getError().message());
+    return Buf.takeError();
   StringRef Text = (*Buf)->getBuffer();
   SampleSet S;
   S.FileName = Path.str();
@@ -97,6 +99,10 @@ Expected<SampleSet> loadSamples(StringRef Path, const Binary &Bin,
     AddressProfile AP = toAddressProfile(*Rec, Bin, Quality);
     S.Samples = std::move(AP.Samples);
   } else {
+    // perf script text: binary data (a zero-filled or random file) is
+    // refused from its first bytes, not parsed to its end.
+    if (std::optional<size_t> At = firstBinaryByte(Text))
+      return binaryDataError(Path, Text, *At);
     PerfScriptOptions PO = Opts;
     PO.KeepSamples = true;
     auto AP = readPerfScript(Text, Path, &Bin, Quality, PO);

@@ -3,6 +3,7 @@
 
 #include "keel/Analysis/Samples.h"
 #include "keel/Profile/Binary.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -202,9 +203,9 @@ Expected<Timeline> buildTimeline(const SampleSet &S, const Binary &Bin,
 //---------------------------------------------------===//
 
 Expected<TruthTimeline> readTruthTimeline(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+  auto Buf = readInputFile(Path, InputKind::Text);
   if (!Buf)
-    return inputError(Path, 0, "cannot read: {0}", Buf.getError().message());
+    return Buf.takeError();
   auto V = json::parse((*Buf)->getBuffer());
   if (!V)
     return inputError(Path, 0, "not JSON: {0}", toString(V.takeError()));

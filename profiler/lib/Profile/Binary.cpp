@@ -1,6 +1,7 @@
 //===- Binary.cpp - an ELF binary seen through LLVM Object and MC ---------===//
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,14 +30,23 @@ namespace keel {
 Binary::~Binary() = default;
 
 Expected<std::unique_ptr<Binary>> Binary::open(StringRef Path) {
-  auto OB = ObjectFile::createObjectFile(Path);
+  // A regular file, mapped (a FIFO or /dev/zero given as the binary must
+  // neither hang nor fill memory).
+  auto MB = readInputFile(Path, InputKind::Binary);
+  if (!MB)
+    return handleErrors(MB.takeError(), [&](const InputError &E) {
+      StringRef Why = E.detail();
+      Why.consume_front("cannot read: ");
+      return inputError(Path, 0, "cannot open binary: {0}", Why);
+    });
+  auto OB = ObjectFile::createObjectFile((*MB)->getMemBufferRef());
   if (!OB)
     return handleErrors(OB.takeError(), [&](const ErrorInfoBase &E) {
       return inputError(Path, 0, "cannot open binary: {0}", E.message());
     });
   std::unique_ptr<Binary> B(new Binary());
   B->Path = Path.str();
-  B->Owner = std::move(*OB);
+  B->Owner = OwningBinary<ObjectFile>(std::move(*OB), std::move(*MB));
   B->Obj = B->Owner.getBinary();
   if (!isa<ELF64LEObjectFile>(B->Obj))
     return inputError(Path, 0, "not a 64-bit little-endian ELF file");

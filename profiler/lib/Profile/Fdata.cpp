@@ -123,6 +123,18 @@ Expected<uint64_t> FdataParser::decimal(StringRef Tok, const char *What) {
   return V;
 }
 
+/// "truncated branch record: expected 8 fields, found 5", or for a line
+/// with too many: "branch record with 10 fields, 2 more than its 8".
+static std::string fieldCount(StringRef What, size_t Want, size_t Found) {
+  if (Found < Want)
+    return formatv("truncated {0} record: expected {1} fields, found {2}",
+                   What, Want, Found)
+        .str();
+  return formatv("{0} record with {1} fields, {2} more than its {3}", What,
+                 Found, Found - Want, Want)
+      .str();
+}
+
 Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
   char K = F[0][0];
   if (F[0].size() != 1 || K < '0' || K > '5')
@@ -130,8 +142,7 @@ Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
   bool IsMem = K >= '3';
   if (IsMem) {
     if (F.size() != 7)
-      return error("truncated memory record: expected 7 fields, found {0}",
-                   F.size());
+      return error("{0}", fieldCount("memory", 7, F.size()));
     auto Inst = location(F.slice(0, 3), 3);
     if (!Inst)
       return Inst.takeError();
@@ -146,8 +157,7 @@ Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
   }
   if (P.NoLBR) {
     if (F.size() != 4)
-      return error("no_lbr sample record: expected 4 fields, found {0}",
-                   F.size());
+      return error("{0}", fieldCount("no_lbr sample", 4, F.size()));
     auto L = location(F.slice(0, 3), 0);
     if (!L)
       return L.takeError();
@@ -158,8 +168,7 @@ Error FdataParser::record(ArrayRef<StringRef> F, BranchProfile &P) {
     return Error::success();
   }
   if (F.size() != 8)
-    return error("truncated branch record: expected 8 fields, found {0}",
-                 F.size());
+    return error("{0}", fieldCount("branch", 8, F.size()));
   auto From = location(F.slice(0, 3), 0);
   if (!From)
     return From.takeError();

@@ -4,6 +4,7 @@
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/PerfData.h"
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/Text.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -82,15 +83,16 @@ ProfileFormat detectFormat(StringRef Text) {
   return ProfileFormat::PerfScript;
 }
 
-Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
-                                    const Binary *Bin, QualityReport &Quality,
-                                    const PerfScriptOptions &PerfOpts) {
+static Expected<LoadedProfile>
+loadAnyFormat(StringRef Path, ProfileFormat Want, const Binary *Bin,
+              QualityReport &Quality, const PerfScriptOptions &PerfOpts) {
   // Map the file: perf-script text can be gigabytes.
-  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto MB = readInputFile(Path, InputKind::Profile);
   if (!MB)
-    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+    return MB.takeError();
   StringRef Text = (*MB)->getBuffer();
+  if (Text.empty())
+    return inputError(Path, 0, "an empty file: no profile records");
   if (Want == ProfileFormat::PerfData ||
       (Want == ProfileFormat::Auto && perfdata::looksLikePerfData(Text))) {
     auto F = perfdata::File::fromBuffer(std::move(*MB), Path);
@@ -114,10 +116,7 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   // Every other profile format read here is text; binary data (a perf.data, an
   // executable, random bytes) would only produce a confusing parse error.
   if (std::optional<size_t> At = firstBinaryByte(Text))
-    return inputError(Path, 0,
-                      "not a text profile: binary data at byte {0} (starts "
-                      "with '{1}')",
-                      *At, quoteInput(Text.take_front(24), 40));
+    return binaryDataError(Path, Text, *At);
 
   LoadedProfile LP;
   LP.Path = Path.str();
@@ -181,6 +180,33 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
     }
   }
   return LP;
+}
+
+/// Whether \p LP holds anything a tool can use.
+static bool hasRecords(const LoadedProfile &LP) {
+  if (LP.Symbolic)
+    return !LP.Sym.Branches.empty() || !LP.Sym.Samples.empty() ||
+           !LP.Sym.MemAccesses.empty();
+  return !LP.Addr.Branches.empty() || !LP.Addr.FallThroughs.empty() ||
+         !LP.Addr.IPSamples.empty();
+}
+
+Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
+                                    const Binary *Bin, QualityReport &Quality,
+                                    const PerfScriptOptions &PerfOpts) {
+  Expected<LoadedProfile> LP =
+      loadAnyFormat(Path, Want, Bin, Quality, PerfOpts);
+  if (!LP || hasRecords(*LP))
+    return LP;
+  // A profile with nothing in it must not give a report that looks like
+  // success (an empty order, "0 functions").
+  if (!LP->NumItems)
+    return inputError(Path, 0, "no profile records (an empty {0} profile)",
+                      formatName(LP->Format));
+  return inputError(Path, 0,
+                    "no usable profile records: none of its {0} {1} is in "
+                    "the binary's code",
+                    LP->NumItems, LP->ItemName);
 }
 
 Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,

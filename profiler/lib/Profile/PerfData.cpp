@@ -50,6 +50,7 @@
 #include "keel/Profile/PerfSampleFields.h"
 
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/DataExtractor.h"
@@ -147,10 +148,9 @@ std::string hex(ArrayRef<uint8_t> Bytes) {
 } // namespace
 
 Expected<std::unique_ptr<File>> File::open(StringRef Path) {
-  auto MB = MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
+  auto MB = readInputFile(Path, InputKind::Profile);
   if (!MB)
-    return inputError(Path, 0, "cannot read: {0}", MB.getError().message());
+    return MB.takeError();
   return fromBuffer(std::move(*MB), Path);
 }
 

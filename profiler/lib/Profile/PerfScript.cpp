@@ -53,6 +53,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
+#include "keel/Support/Input.h"
 
 #include "BrstackAggregator.h"
 #include "TextScan.h"
@@ -580,9 +581,12 @@ Expected<AddressProfile> BrstackAggregator::finish() {
     Quality.count("are followed by a fall-through range that runs backwards "
                   "(range dropped)",
                   Backwards);
-  if (Bin && OutsideIPs)
-    Quality.count("are IP-only samples outside the binary's code (dropped)",
-                  OutsideIPs);
+  if (Bin && OutsideIPs) { // a share of the samples, not of the entries
+    Quality.countOf("samples",
+                    "are IP-only samples outside the binary's code (dropped)",
+                    OutsideIPs);
+    Quality.setTotal("samples", NumSamples);
+  }
 
   AddressProfile AP;
   AP.BuildID = Bin ? Bin->buildID().str() : "";
@@ -618,9 +622,9 @@ Expected<AddressProfile> readPerfScriptFile(StringRef Path, const Binary *Bin,
                                             const PerfScriptOptions &Opts) {
   // Read in chunks: perf script text runs to gigabytes, and neither a copy
   // nor a mapping of it all should count against our memory.
-  Expected<sys::fs::file_t> FD = sys::fs::openNativeFileForRead(Path);
+  Expected<int> FD = openInputFile(Path); // a regular file, never a FIFO
   if (!FD)
-    return inputError(Path, 0, "cannot read: {0}", toString(FD.takeError()));
+    return FD.takeError();
   auto Close = make_scope_exit([&] { sys::fs::closeFile(*FD); });
   PerfScriptParser Parser(Path, Bin, Quality, Opts);
   std::vector<char> Buf(4 << 20);

@@ -395,6 +395,7 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
   SmallVector<StringRef, 6> Words;
   StringRef(R.Info.LBR).split(Words, ',');
   const bool AllBranches = llvm::is_contained(Words, "any");
+  uint64_t Records = 0;
   for (const RecordedSample &RS : R.Samples) {
     RawSample X = RS.Sample;
     auto Rebase = [&](uint64_t &Addr) {
@@ -403,14 +404,15 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
       return B.has_value();
     };
     ++AP.NumSamples;
+    Records += X.Stack.size();
     bool IPIn = Rebase(X.IP);
     if (!IPIn)
-      Quality.count("samples outside the binary");
+      Quality.countOf("samples", "have their IP outside the binary");
     for (LBREntry &E : X.Stack) {
       bool In = Rebase(E.From);
       In &= Rebase(E.To);
       if (!In) {
-        Quality.count("branch records outside the binary");
+        Quality.countOf("branch records", "are outside the binary");
         continue;
       }
       AP.Branches[{E.From, E.To}] += BranchCount{1, E.Mispred ? 1u : 0u};
@@ -427,6 +429,8 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
       }
     AP.Samples.push_back(std::move(X));
   }
+  Quality.setTotal("samples", AP.NumSamples);
+  Quality.setTotal("branch records", Records);
   return AP;
 }
 

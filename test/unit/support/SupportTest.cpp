@@ -1,4 +1,5 @@
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Text.h"
@@ -6,6 +7,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace keel;
 using namespace llvm;
@@ -114,4 +118,103 @@ TEST(PrintableText, ReportErrorNeverPrintsRawBytes) {
   // InputError's text is escaped whatever the caller formatted into it.
   Error E = inputError("f\x1b", 3, "bad token '{0}'", "\x1b]0;x\x07");
   EXPECT_EQ(toString(std::move(E)), "f\\x1b:3: bad token '\\x1b]0;x\\x07'");
+}
+
+// keel/Support/Input.h: what is not a regular file is refused at once (a
+// FIFO with no writer must not block the open), a file over its cap is
+// refused from its size, and text is sniffed before it is read.
+TEST(ReadInputFile, RefusesWhatIsNotARegularFile) {
+  auto Dir = makePrivateTempDir("keel-input");
+  ASSERT_TRUE(bool(Dir));
+  SmallString<128> Fifo(*Dir);
+  sys::path::append(Fifo, "fifo");
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  auto F = readInputFile(Fifo, InputKind::Profile);
+  ASSERT_FALSE(bool(F));
+  EXPECT_NE(toString(F.takeError()).find("a FIFO, not a regular file"),
+            std::string::npos);
+  auto Z = readInputFile("/dev/zero", InputKind::Text);
+  ASSERT_FALSE(bool(Z));
+  EXPECT_EQ(toString(Z.takeError()),
+            "/dev/zero: cannot read: a character device, not a regular file");
+  auto D = readInputFile(*Dir, InputKind::Binary);
+  ASSERT_FALSE(bool(D));
+  EXPECT_NE(toString(D.takeError()).find("a directory"), std::string::npos);
+  auto S = readInputFile("-", InputKind::Binary);
+  ASSERT_FALSE(bool(S));
+  consumeError(S.takeError());
+  sys::fs::remove_directories(*Dir);
+}
+
+TEST(ReadInputFile, CapsAndSniffs) {
+  auto Dir = makePrivateTempDir("keel-input");
+  ASSERT_TRUE(bool(Dir));
+  SmallString<128> Big(*Dir), Bin(*Dir), Ok(*Dir);
+  sys::path::append(Big, "big");
+  sys::path::append(Bin, "bin");
+  sys::path::append(Ok, "ok");
+  {
+    int FD;
+    ASSERT_FALSE(sys::fs::openFileForWrite(Big, FD));
+    ASSERT_FALSE(sys::fs::resize_file(FD, TextCap + 1)); // sparse
+    ::close(FD);
+  }
+  auto B = readInputFile(Big, InputKind::Text);
+  ASSERT_FALSE(bool(B));
+  EXPECT_NE(toString(B.takeError()).find("more than the 256 MiB"),
+            std::string::npos);
+  // Mapped kinds take it (a mapping costs no memory until it is read).
+  auto M = readInputFile(Big, InputKind::Profile);
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  EXPECT_EQ((*M)->getBufferSize(), TextCap + 1);
+  M->reset();
+  ASSERT_FALSE(writeOutput(Bin, [](raw_ostream &OS) {
+    OS << "line one\nab\x01zz";
+    return Error::success();
+  }));
+  auto T = readInputFile(Bin, InputKind::Text);
+  ASSERT_FALSE(bool(T));
+  EXPECT_EQ(toString(T.takeError()),
+            std::string(Bin) + ":2:3: binary data where text was expected "
+                               "(byte 11: '\\x01zz')");
+  auto Bytes = readWholeFile(Bin);
+  ASSERT_TRUE(bool(Bytes));
+  EXPECT_EQ(Bytes->size(), 14u);
+  ASSERT_FALSE(writeOutput(Ok, [](raw_ostream &OS) {
+    OS << "{\"a\": 1}\n";
+    return Error::success();
+  }));
+  auto Text = readTextFile(Ok);
+  ASSERT_TRUE(bool(Text));
+  EXPECT_EQ(*Text, "{\"a\": 1}\n");
+  sys::fs::remove_directories(*Dir);
+}
+
+TEST(PrintableMessage, EscapesBidiAndFormatCharacters) {
+  // U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE, U+200F
+  // RIGHT-TO-LEFT MARK; printable UTF-8 (e-acute) stays.
+  EXPECT_EQ(printableMessage("\xe2\x80\xaeniam"), "\\u202eniam");
+  EXPECT_EQ(printableMessage("a\xe2\x81\xa6" "b\xe2\x80\x8f" "c\xc3\xa9"),
+            "a\\u2066b\\u200fc\xc3\xa9");
+  EXPECT_EQ(printableMessage(printableMessage("\xe2\x80\xae")), "\\u202e");
+  EXPECT_EQ(printableText("f\tg\n\xe2\x80\xaeh\x1b"), "f\tg\n\\u202eh\\x1b");
+  // Still text to the sniffer: a symbol name with one is not binary data.
+  EXPECT_FALSE(firstBinaryByte("main\xe2\x80\xae\n").has_value());
+}
+
+TEST(QualityReport, OwnUnitAndNoneOfZero) {
+  QualityReport Q;
+  Q.countOf("samples", "are IP-only samples outside the binary", 62);
+  Q.setTotal("samples", 1432);
+  Q.count("are outside the binary", 15);
+  std::string S;
+  raw_string_ostream OS(S);
+  Q.print(OS, "tool", 0, "brstack entries");
+  EXPECT_NE(S.find("62 of 1432 samples (4.33%) are IP-only samples"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("15 are outside the binary (no brstack entries)"),
+            std::string::npos)
+      << S;
+  EXPECT_EQ(S.find("of 0"), std::string::npos) << S;
 }

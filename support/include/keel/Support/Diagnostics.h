@@ -36,17 +36,20 @@ enum ExitCode : int {
 class InputError : public llvm::ErrorInfo<InputError> {
 public:
   static char ID;
-  InputError(std::string File, unsigned Line, std::string Msg)
-      : File(std::move(File)), Line(Line), Msg(std::move(Msg)) {}
+  InputError(std::string File, unsigned Line, std::string Msg,
+             unsigned Column = 0)
+      : File(std::move(File)), Line(Line), Column(Column), Msg(std::move(Msg)) {}
   void log(llvm::raw_ostream &OS) const override;
   std::error_code convertToErrorCode() const override;
   const std::string &file() const { return File; }
   unsigned line() const { return Line; }
+  unsigned column() const { return Column; }
   const std::string &detail() const { return Msg; }
 
 private:
   std::string File;
-  unsigned Line; ///< 0 when the whole file is at fault
+  unsigned Line;   ///< 0 when the whole file is at fault
+  unsigned Column; ///< 1-based byte in the line; 0 when not known
   std::string Msg;
 };
 
@@ -85,15 +88,27 @@ llvm::Error makeError(const char *Fmt, Ts &&...Vals) {
 class QualityReport {
 public:
   void count(llvm::StringRef What, uint64_t N = 1) { Counts[What.str()] += N; }
+  /// Count \p What among \p Unit items ("samples") rather than among the
+  /// items print() is given ("brstack entries"): its share is of the
+  /// total setTotal(Unit, ...) gave.
+  void countOf(llvm::StringRef Unit, llvm::StringRef What, uint64_t N = 1) {
+    count(What, N);
+    Units[What.str()] = Unit.str();
+  }
+  void setTotal(llvm::StringRef Unit, uint64_t N) { Totals[Unit.str()] = N; }
   uint64_t get(llvm::StringRef What) const;
   bool empty() const { return Counts.empty(); }
-  /// Print one line per problem kind as a share of \p Total items.
+  /// Print one line per problem kind as a share of \p Total items (of its
+  /// own unit's total for a countOf), "N of M ITEMS (P%) WHAT"; with no
+  /// items to share, "N WHAT (no ITEMS)", never "N of 0".
   void print(llvm::raw_ostream &OS, llvm::StringRef Tool, uint64_t Total,
              llvm::StringRef ItemName) const;
   const std::map<std::string, uint64_t> &counts() const { return Counts; }
 
 private:
   std::map<std::string, uint64_t> Counts;
+  std::map<std::string, std::string> Units; ///< of countOf's kinds
+  std::map<std::string, uint64_t> Totals;   ///< by unit
 };
 
 /// Print \p E as "<tool>: error: ..." and return the exit code it maps to:

@@ -40,7 +40,9 @@ llvm::Error prepareOutputDir(llvm::StringRef Dir);
 /// first, so a bad one never leaves the others written.
 llvm::Error checkOutputPath(llvm::StringRef Path);
 
-/// Read a whole file; the error names the file.
+/// Read a whole file of any bytes, at most keel::TextCap of them
+/// (readInputFile with InputKind::Bytes, keel/Support/Input.h); the error
+/// names the file.
 llvm::Expected<std::string> readWholeFile(llvm::StringRef Path);
 
 } // namespace keel

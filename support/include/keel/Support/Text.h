@@ -19,10 +19,21 @@
 namespace keel {
 
 /// \p S with every byte that is not printable ASCII or part of a valid
-/// UTF-8 sequence (of a printable code point) written as \xNN, and tab,
-/// newline and carriage return as \t, \n, \r. Printable text is unchanged,
-/// so applying it twice changes nothing.
+/// UTF-8 sequence (of a printable code point) written as \xNN, tab,
+/// newline and carriage return as \t, \n, \r, and the invisible format
+/// characters (bidi embeddings, overrides and isolates U+202A-202E and
+/// U+2066-2069, the marks U+200E/200F, zero-width characters, the BOM) as
+/// \uNNNN. Printable text is unchanged, so applying it twice changes
+/// nothing. Every message and every text report that prints a symbol name
+/// or other input text goes through it.
 std::string printableMessage(llvm::StringRef S);
+
+/// printableMessage for a whole text report: the same escapes, but
+/// newlines and tabs kept. A report's text goes through it on its way to
+/// the terminal (layout-profile show/blocks/timeline, layout-order's
+/// plan summary, layout-falseshare's text report), so a symbol named
+/// U+202E + "niam" never prints as "main".
+std::string printableText(llvm::StringRef S);
 
 /// printableMessage(S) cut to about \p Max characters ("..." at the end),
 /// for quoting a token of untrusted input inside a message.
