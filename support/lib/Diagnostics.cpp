@@ -124,13 +124,31 @@ uint64_t QualityReport::get(StringRef What) const {
   return It == Counts.end() ? 0 : It->second;
 }
 
+void QualityReport::countOf(StringRef What, uint64_t N, uint64_t Total,
+                            StringRef Items) {
+  Counts[What.str()] += N;
+  auto &T = Totals[What.str()];
+  T.first += Total;
+  T.second = Items.str();
+}
+
 void QualityReport::print(raw_ostream &OS, StringRef Tool, uint64_t Total,
                           StringRef ItemName) const {
   for (const auto &[What, N] : Counts) {
-    double Pct = Total ? 100.0 * double(N) / double(Total) : 0.0;
-    WithColor::warning(OS, Tool)
-        << N << " of " << Total << ' ' << ItemName << " ("
-        << format("%.2f", Pct) << "%) " << What << '\n';
+    uint64_t Of = Total;
+    StringRef Items = ItemName;
+    if (auto It = Totals.find(What); It != Totals.end()) {
+      Of = It->second.first;
+      Items = It->second.second;
+    }
+    raw_ostream &W = WithColor::warning(OS, Tool);
+    if (!Of || N > Of) {
+      W << N << ' ' << Items << ' ' << What << '\n';
+      continue;
+    }
+    W << N << " of " << Of << ' ' << Items << " ("
+      << format("%.2f", 100.0 * double(N) / double(Of)) << "%) " << What
+      << '\n';
   }
 }
 

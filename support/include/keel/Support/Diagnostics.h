@@ -85,15 +85,24 @@ llvm::Error makeError(const char *Fmt, Ts &&...Vals) {
 class QualityReport {
 public:
   void count(llvm::StringRef What, uint64_t N = 1) { Counts[What.str()] += N; }
+  /// Count \p N of \p What as a share of its own total, \p Total \p Items
+  /// (a reader that counts problems of samples and of branch entries says
+  /// which is which); print()'s total is for the kinds counted without one.
+  void countOf(llvm::StringRef What, uint64_t N, uint64_t Total,
+               llvm::StringRef Items);
   uint64_t get(llvm::StringRef What) const;
   bool empty() const { return Counts.empty(); }
-  /// Print one line per problem kind as a share of \p Total items.
+  /// Print one line per problem kind as a share of \p Total items (or of
+  /// the kind's own total). A count with no total to be a share of (0, or
+  /// less than the count) is printed without one, never as "N of 0".
   void print(llvm::raw_ostream &OS, llvm::StringRef Tool, uint64_t Total,
              llvm::StringRef ItemName) const;
   const std::map<std::string, uint64_t> &counts() const { return Counts; }
 
 private:
   std::map<std::string, uint64_t> Counts;
+  /// The kinds counted with their own total: the total and the items.
+  std::map<std::string, std::pair<uint64_t, std::string>> Totals;
 };
 
 /// Print \p E as "<tool>: error: ..." and return the exit code it maps to:
