@@ -44,6 +44,13 @@
 // incomplete record (at most 64 KiB) and zstd's own window are buffered,
 // whatever the ratio. Both loops read record headers with recordHeader().
 //
+// Both loops hand records to dispatch(), which orders them by time as
+// perf's session.c does: perf's own records (type 64 and up) and records
+// without a time go to record() at once; the others are queued
+// (OrderedRecords), and come out at FINISHED_ROUND, at the queue's limit and
+// at the end of read(), through deliverQueued(), which restores where they
+// were for errors.
+//
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
 #include "keel/Profile/PerfSampleFields.h"

@@ -8,10 +8,12 @@
 // The file is mapped, never copied. The header, the attribute section
 // (perf_event_attr + ids) and the feature sections (HEADER_BUILD_ID,
 // HEADER_EVENT_DESC) are decoded when the file is opened; the data section
-// is then streamed record by record to a visitor. A sample is handed out as
-// a view into the mapping (its branch stack and group read are decoded on
-// demand), so reading allocates nothing per sample. Every malformed input
-// is an InputError naming the file and the byte offset where it went wrong.
+// is then streamed record by record to a visitor, in time order as perf
+// reads it: records with a time go through perf's ordered-events queue,
+// flushed at FINISHED_ROUND (keel/Profile/PerfOrderedRecords.h). A sample is
+// handed out as a view into the mapping or the queue's copy (its branch
+// stack and group read are decoded on demand). Every malformed input is an
+// InputError naming the file and the byte offset where it went wrong.
 //
 // Only little-endian files in file mode or pipe mode are read; a file of the
 // other endianness is refused with a message saying so. ZSTD-compressed
