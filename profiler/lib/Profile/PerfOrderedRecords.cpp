@@ -5,13 +5,16 @@
 // of the new ones (already in order for most files, which is_sorted finds
 // in one pass) merged into the ones still queued, so records of equal time
 // keep the order they came in, as perf's insertion keeps it. Their bytes
-// sit in one store, compacted after every flush (only the records still
-// queued are copied, usually one round's worth).
+// sit in one store, allocated once and compacted in place after every flush
+// (only the records still queued move, usually one round's worth).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfOrderedRecords.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <cstring>
 
 using namespace llvm;
 
@@ -28,7 +31,6 @@ void OrderedRecords::clear() {
   Queue.clear();
   Sorted = 0;
   Bytes.clear();
-  Spare.clear();
   MaxTime = LastTime = NextFlush = LastFlush = 0;
   Unordered = Halves = 0;
 }
@@ -42,6 +44,27 @@ void OrderedRecords::sort() {
   if (Sorted && earlier(*Mid, *(Mid - 1)))
     std::inplace_merge(Queue.begin(), Mid, Queue.end(), earlier);
   Sorted = Queue.size();
+}
+
+void OrderedRecords::compact() {
+  // The records still queued move to the front of the store in the order
+  // their bytes are in, so that none is overwritten before it has moved
+  // (a record only ever moves towards the front).
+  ByPlace.resize(Queue.size());
+  for (size_t I = 0; I < Queue.size(); ++I)
+    ByPlace[I] = I;
+  llvm::sort(ByPlace, [&](size_t A, size_t B) {
+    return Queue[A].Begin < Queue[B].Begin;
+  });
+  size_t At = 0;
+  for (size_t I : ByPlace) {
+    Entry &E = Queue[I];
+    if (E.Begin != At)
+      std::memmove(Bytes.data() + At, Bytes.data() + E.Begin, E.Size);
+    E.Begin = At;
+    At += E.Size;
+  }
+  Bytes.resize(At);
 }
 
 Error OrderedRecords::push(uint64_t Time, ArrayRef<uint8_t> Record,
@@ -60,6 +83,13 @@ Error OrderedRecords::push(uint64_t Time, ArrayRef<uint8_t> Record,
     ++Unordered;
   MaxTime = Queue.empty() ? Time : std::max(MaxTime, Time);
   LastTime = Time;
+  // Past 1 MiB, one allocation of the whole store: growing it by doubling
+  // would leave the freed smaller copies in the heap, counted in the
+  // resident set.
+  const uint64_t Whole = std::min<uint64_t>(Limit, DefaultLimit);
+  if (Bytes.size() + Record.size() > Bytes.capacity() &&
+      Bytes.size() + Record.size() > (1 << 20) && Bytes.capacity() < Whole)
+    Bytes.reserve(Whole);
   Entry E;
   E.Time = Time;
   E.From = From;
@@ -100,17 +130,9 @@ Error OrderedRecords::flushUpTo(uint64_t TimeLimit, DeliverFn Deliver) {
   }
   if (!K)
     return Error::success();
-  Spare.clear();
-  for (size_t I = K; I < Queue.size(); ++I) {
-    Entry &E = Queue[I];
-    size_t At = Spare.size();
-    Spare.insert(Spare.end(), Bytes.begin() + E.Begin,
-                 Bytes.begin() + E.Begin + E.Size);
-    E.Begin = At;
-  }
   Queue.erase(Queue.begin(), Queue.begin() + K);
   Sorted = Queue.size();
-  Bytes.swap(Spare);
+  compact();
   // perf's "last" moves to the newest record when the one it was went.
   if (LastTime <= TimeLimit && !Queue.empty())
     LastTime = Queue.back().Time;

@@ -92,10 +92,13 @@ private:
   llvm::Error flushUpTo(uint64_t TimeLimit, DeliverFn Deliver);
   /// Sort the records pushed since the last sort into the sorted ones.
   void sort();
+  /// Move the bytes of the records still queued to the front of the store.
+  void compact();
 
   std::vector<Entry> Queue; ///< [0, Sorted) in time order, then as pushed
   size_t Sorted = 0;
-  std::vector<uint8_t> Bytes, Spare;
+  std::vector<uint8_t> Bytes;
+  std::vector<size_t> ByPlace; ///< compact()'s order, kept for its memory
   uint64_t Limit;
   uint64_t MaxTime = 0;   ///< the largest time queued since it was empty
   uint64_t LastTime = 0;  ///< the time of the last record pushed
