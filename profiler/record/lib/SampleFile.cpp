@@ -391,6 +391,7 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
 
   AddressProfile AP;
   AP.BuildID = Bin.buildID().str();
+  uint64_t Records = 0, OutsideSamples = 0, OutsideRecords = 0;
   // Only a record of every taken branch says what ran between two records.
   SmallVector<StringRef, 6> Words;
   StringRef(R.Info.LBR).split(Words, ',');
@@ -403,14 +404,14 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
       return B.has_value();
     };
     ++AP.NumSamples;
+    Records += X.Stack.size();
     bool IPIn = Rebase(X.IP);
-    if (!IPIn)
-      Quality.count("samples outside the binary");
+    OutsideSamples += !IPIn;
     for (LBREntry &E : X.Stack) {
       bool In = Rebase(E.From);
       In &= Rebase(E.To);
       if (!In) {
-        Quality.count("branch records outside the binary");
+        ++OutsideRecords;
         continue;
       }
       AP.Branches[{E.From, E.To}] += BranchCount{1, E.Mispred ? 1u : 0u};
@@ -427,6 +428,13 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
       }
     AP.Samples.push_back(std::move(X));
   }
+  // Shares of what they are problems of, whatever total the tool prints.
+  if (OutsideSamples)
+    Quality.countOf("have their IP outside the binary", OutsideSamples,
+                    AP.NumSamples, "samples");
+  if (OutsideRecords)
+    Quality.countOf("have an end outside the binary (dropped)",
+                    OutsideRecords, Records, "branch records");
   return AP;
 }
 
