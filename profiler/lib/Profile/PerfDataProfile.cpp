@@ -19,8 +19,6 @@
 #include "keel/Support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Object/BuildID.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -263,18 +261,11 @@ private:
     return false;
   }
 
-  /// The build id of the ELF file at \p Path ("" when it has none or is
-  /// not a regular ELF file), read once per path.
+  /// Binary::buildIDOfFile, read once per path.
   std::string buildIDOfFile(StringRef Path) {
     auto [It, New] = FileIDs.try_emplace(Path.str());
-    if (!New || !sys::fs::is_regular_file(Path))
-      return It->second;
-    auto Obj = object::ObjectFile::createObjectFile(Path);
-    if (!Obj) {
-      consumeError(Obj.takeError());
-      return "";
-    }
-    It->second = toHex(object::getBuildID(Obj->getBinary()), true);
+    if (New)
+      It->second = Binary::buildIDOfFile(Path);
     return It->second;
   }
 

@@ -370,6 +370,13 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
   SmallString<256> Tmp;
   if (!sys::fs::real_path(Bin.path(), Tmp))
     BinReal = Tmp.str().str();
+  std::map<std::string, std::string> FileIDs;
+  auto fileID = [&](StringRef Path) -> const std::string & {
+    auto [It, New] = FileIDs.try_emplace(Path.str());
+    if (New)
+      It->second = Binary::buildIDOfFile(Path);
+    return It->second;
+  };
   std::map<const Mapping *, std::optional<uint64_t>> Bias;
   auto BiasOf = [&](const Mapping *M) -> std::optional<uint64_t> {
     if (!M)
@@ -377,11 +384,15 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
     auto [It, New] = Bias.try_emplace(M);
     if (!New)
       return It->second;
+    // As the perf.data reader matches (PerfDataProfile.cpp): by build id,
+    // else by the file at the recorded path (the binary, or a copy of it:
+    // the same build id), else by file name.
     bool Match;
     if (!M->BuildID.empty() && !Bin.buildID().empty())
       Match = M->BuildID == Bin.buildID();
     else if (!sys::fs::real_path(M->Path, Tmp))
-      Match = Tmp.str() == BinReal;
+      Match = Tmp.str() == BinReal ||
+              (!Bin.buildID().empty() && fileID(Tmp) == Bin.buildID());
     else
       Match = sys::path::filename(M->Path) == sys::path::filename(Bin.path());
     if (Match)
