@@ -364,7 +364,8 @@ void exportPerfScript(const PerfRecording &R, raw_ostream &OS) {
 }
 
 AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
-                                QualityReport &Quality) {
+                                QualityReport &Quality,
+                                StringRef PathInProfile) {
   // Which mappings are Bin's, and their load bias.
   std::string BinReal;
   SmallString<256> Tmp;
@@ -388,7 +389,10 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
     // else by the file at the recorded path (the binary, or a copy of it:
     // the same build id), else by file name.
     bool Match;
-    if (!M->BuildID.empty() && !Bin.buildID().empty())
+    const bool Known = !M->BuildID.empty() && !Bin.buildID().empty();
+    if (!PathInProfile.empty() && M->Path == PathInProfile)
+      Match = !Known || M->BuildID == Bin.buildID();
+    else if (Known)
       Match = M->BuildID == Bin.buildID();
     else if (!sys::fs::real_path(M->Path, Tmp))
       Match = Tmp.str() == BinReal ||
