@@ -132,6 +132,19 @@ void QualityReport::countOf(StringRef What, uint64_t N, uint64_t Total,
   T.second = Items.str();
 }
 
+std::string QualityReport::describe(StringRef What) const {
+  const uint64_t N = get(What);
+  auto It = Totals.find(What.str());
+  if (It == Totals.end())
+    return formatv("{0} {1}", N, What).str();
+  const auto &[Of, Items] = It->second;
+  if (!Of || N > Of)
+    return formatv("{0} {1} {2}", N, Items, What).str();
+  return formatv("{0} of {1} {2} ({3:F2}%) {4}", N, Of, Items,
+                 100.0 * double(N) / double(Of), What)
+      .str();
+}
+
 void QualityReport::print(raw_ostream &OS, StringRef Tool, uint64_t Total,
                           StringRef ItemName) const {
   for (const auto &[What, N] : Counts) {

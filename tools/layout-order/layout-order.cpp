@@ -327,8 +327,9 @@ static Expected<std::vector<LoadedProfile>> loadProfiles(const Binary &Bin) {
     auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, ReaderQuality, PO);
     if (!LP)
       return LP.takeError();
-    for (const auto &[What, N] : ReaderQuality.counts())
-      WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
+    for (const auto &KV : ReaderQuality.counts())
+      WithColor::note(errs(), Tool)
+          << Path << ": " << ReaderQuality.describe(KV.first) << '\n';
     Loaded.push_back(std::move(*LP));
   }
   return Loaded;

@@ -103,6 +103,18 @@ TEST(QualityReport, KindsWithTheirOwnTotalAndNoNOfZero) {
       << L;
 }
 
+TEST(QualityReport, DescribesOneKind) {
+  QualityReport Q;
+  Q.countOf("are IP-only samples", 62, 1432, "samples");
+  Q.countOf("have one end outside", 3, 0, "brstack entries");
+  Q.count("are odd", 2);
+  EXPECT_EQ(Q.describe("are IP-only samples"),
+            "62 of 1432 samples (4.33%) are IP-only samples");
+  EXPECT_EQ(Q.describe("have one end outside"),
+            "3 brstack entries have one end outside");
+  EXPECT_EQ(Q.describe("are odd"), "2 are odd");
+}
+
 TEST(EscapeMarkup, EveryReservedCharacter) {
   EXPECT_EQ(keel::escapeMarkup("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");
   EXPECT_EQ(keel::escapeMarkup("plain text"), "plain text");

@@ -98,6 +98,10 @@ public:
   void print(llvm::raw_ostream &OS, llvm::StringRef Tool, uint64_t Total,
              llvm::StringRef ItemName) const;
   const std::map<std::string, uint64_t> &counts() const { return Counts; }
+  /// "N of T items (P%) What" for a kind counted with its own total (see
+  /// countOf; also when T is 0 or less than N: "N items What"), else
+  /// "N What".
+  std::string describe(llvm::StringRef What) const;
 
 private:
   std::map<std::string, uint64_t> Counts;
