@@ -50,6 +50,9 @@ if shutil.which("valgrind") and os.path.exists(os.path.join(keel_sim_dir, "keel-
     config.available_features.add("keel-sim")
 if os.path.exists(os.path.join(config.llvm_tools_dir, "llvm-bolt")):
     config.available_features.add("bolt")
+# Two CPUs or more to run on (a test pins threads to CPUs 0 and 1).
+if len(os.sched_getaffinity(0)) >= 2:
+    config.available_features.add("multi-cpu")
 if shutil.which("gcc"):
     config.available_features.add("gcc")
 if shutil.which("ld.bfd"):

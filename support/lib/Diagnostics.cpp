@@ -154,19 +154,39 @@ uint64_t QualityReport::get(StringRef What) const {
   return It == Counts.end() ? 0 : It->second;
 }
 
+void QualityReport::countOf(StringRef What, uint64_t N, uint64_t Total,
+                            StringRef Items) {
+  Counts[What.str()] += N;
+  auto &T = Totals[What.str()];
+  T.first += Total;
+  T.second = Items.str();
+}
+
+std::string QualityReport::describe(StringRef What) const {
+  const uint64_t N = get(What);
+  auto It = Totals.find(What.str());
+  if (It == Totals.end())
+    return formatv("{0} {1}", N, What).str();
+  const auto &[Of, Items] = It->second;
+  if (!Of || N > Of)
+    return formatv("{0} {1} {2}", N, Items, What).str();
+  return formatv("{0} of {1} {2} ({3:F2}%) {4}", N, Of, Items,
+                 100.0 * double(N) / double(Of), What)
+      .str();
+}
+
 void QualityReport::print(raw_ostream &OS, StringRef Tool, uint64_t Total,
                           StringRef ItemName) const {
   for (const auto &[What, N] : Counts) {
     uint64_t Of = Total;
     StringRef Items = ItemName;
-    if (auto U = Units.find(What); U != Units.end()) {
-      auto T = Totals.find(U->second);
-      Items = U->second;
-      Of = T == Totals.end() ? 0 : T->second;
+    if (auto It = Totals.find(What); It != Totals.end()) {
+      Of = It->second.first;
+      Items = It->second.second;
     }
     raw_ostream &W = WithColor::warning(OS, Tool);
-    if (!Of) {
-      W << N << ' ' << What << " (no " << Items << ")\n";
+    if (!Of || N > Of) {
+      W << N << ' ' << Items << ' ' << What << '\n';
       continue;
     }
     W << N << " of " << Of << ' ' << Items << " ("

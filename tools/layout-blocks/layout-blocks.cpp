@@ -40,6 +40,11 @@ static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat), cl:
 static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat), cl::value_desc("file"),
     cl::desc("a profile of the binary (fdata, pre-aggregated, perf script, "
              "callgrind); repeatable, merged"));
+static cl::opt<std::string> BinaryPathInProfile(
+    "binary-path-in-profile", cl::cat(Cat), cl::value_desc("path"),
+    cl::desc("perf.data and perf script: the binary's path as the recording "
+             "names it, for recordings without build ids of a binary since "
+             "copied or renamed"));
 static cl::opt<std::string> OutDir("o", cl::Required, cl::cat(Cat),
     cl::desc("output directory"), cl::value_desc("dir"));
 static cl::opt<double> HotCoverage("hot-coverage", cl::init(0.99), cl::cat(Cat),
@@ -119,7 +124,9 @@ static Error run() {
     return Bin.takeError();
   // 2. The profiles, merged, by address.
   QualityReport Quality;
-  auto AP = loadAddressProfiles(**Bin, Profiles, Quality);
+  PerfScriptOptions PO;
+  PO.BinaryPathInProfile = BinaryPathInProfile;
+  auto AP = loadAddressProfiles(**Bin, Profiles, Quality, PO);
   if (!AP)
     return AP.takeError();
   // 3. Counts on blocks; Ext-TSP and split per hot function.

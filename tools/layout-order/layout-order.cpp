@@ -108,6 +108,11 @@ static cl::list<std::string> Profiles("profile", cl::OneOrMore, cl::cat(Cat),
                                                "pre-aggregated, perf script or callgrind output "
                                                "(repeatable; merged)"),
                                       cl::value_desc("file"));
+static cl::opt<std::string> BinaryPathInProfile(
+    "binary-path-in-profile", cl::cat(Cat), cl::value_desc("path"),
+    cl::desc("perf.data and perf script: the binary's path as the recording "
+             "names it, for recordings without build ids of a binary since "
+             "copied or renamed"));
 static cl::opt<std::string> OutDir("o", cl::cat(Cat), cl::value_desc("dir"),
                                    cl::desc("plan directory to write"));
 static cl::opt<std::string>
@@ -438,11 +443,14 @@ static Expected<std::vector<LoadedProfile>> loadProfiles(const Binary &Bin) {
     // Readers count their problems in their own units (instructions,
     // entries), so they are reported apart from the record counts.
     QualityReport ReaderQuality;
-    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, ReaderQuality, {});
+    PerfScriptOptions PO;
+    PO.BinaryPathInProfile = BinaryPathInProfile;
+    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, ReaderQuality, PO);
     if (!LP)
       return LP.takeError();
-    for (const auto &[What, N] : ReaderQuality.counts())
-      WithColor::note(errs(), Tool) << Path << ": " << N << ' ' << What << '\n';
+    for (const auto &KV : ReaderQuality.counts())
+      WithColor::note(errs(), Tool)
+          << Path << ": " << ReaderQuality.describe(KV.first) << '\n';
     Loaded.push_back(std::move(*LP));
   }
   return Loaded;

@@ -41,6 +41,12 @@ cl::opt<bool> PidField("perf-pid-field",
                        BOTH);
 cl::opt<unsigned> Pid("pid", cl::desc("perf script: only this process"),
                       cl::init(0), BOTH);
+cl::opt<std::string> PathInProfile(
+    "binary-path-in-profile",
+    cl::desc("The binary's path as the recording names it (a mapping of "
+             "this path is the binary's), for recordings without build ids "
+             "of a binary since copied or renamed"),
+    cl::value_desc("path"), BOTH);
 cl::opt<std::string> Truth("truth",
                            cl::desc("Truth file of layout-lbrgen: print each "
                                     "estimate's error against it"),
@@ -98,6 +104,7 @@ LBRReportOptions reportOptions() {
   O.Input = Input;
   O.Perf.FirstFieldIsPid = PidField;
   O.Perf.Pid = Pid;
+  O.Perf.BinaryPathInProfile = PathInProfile;
   O.Truth = Truth;
   O.Out.Json = JsonOut;
   O.Out.Csv = CsvOut;

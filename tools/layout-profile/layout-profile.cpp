@@ -57,6 +57,14 @@ static cl::opt<bool> PerfPidField(
     cl::desc("perf script: a single number before the entries is the pid "
              "(perf script -F pid,brstack) rather than the IP"),
     cl::cat(Cat), cl::sub(ConvertCmd), cl::sub(ShowCmd));
+static cl::opt<std::string> BinaryPathInProfile(
+    "binary-path-in-profile",
+    cl::desc("perf.data and perf script: the binary's path as the recording "
+             "names it (a mapping of this path is the binary's), for "
+             "recordings without build ids of a binary since copied or "
+             "renamed"),
+    cl::value_desc("path"), cl::cat(Cat), cl::sub(ConvertCmd),
+    cl::sub(ShowCmd));
 static cl::opt<unsigned> PerfPid("pid",
                                  cl::desc("perf script: only this process"),
                                  cl::init(0), cl::cat(Cat),
@@ -102,6 +110,7 @@ Expected<LoadedProfile> loadInput(const Binary *Bin, QualityReport &Q) {
   PerfScriptOptions PO;
   PO.FirstFieldIsPid = PerfPidField;
   PO.Pid = PerfPid;
+  PO.BinaryPathInProfile = BinaryPathInProfile;
   return loadProfile(Inputs[0], *Want, Bin, Q, PO);
 }
 

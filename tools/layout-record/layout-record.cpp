@@ -132,6 +132,13 @@ static cl::opt<unsigned> PerfCompress(
              "level (1-22), as perf record -z does; 0 (the default) writes "
              "them plain"),
     cl::init(0), cl::value_desc("level"), cl::cat(PerfCategory));
+static cl::opt<uint64_t> PerfRounds(
+    "rounds",
+    cl::desc("perf.data output: lay the records out as perf record's "
+             "per-CPU buffers do, in rounds of this many nanoseconds, each "
+             "round's samples CPU by CPU, then its COMM/MMAP2 records, then "
+             "FINISHED_ROUND; 0 (the default): in time order"),
+    cl::init(0), cl::value_desc("ns"), cl::cat(PerfCategory));
 static cl::opt<std::string>
     PerfReplay("replay",
                cl::desc("read a keel-samples file or a perf.data instead of "
@@ -216,6 +223,7 @@ static PerfSourceOptions perfOptions() {
   P.Samples = PerfSamples;
   P.Export = PerfExport;
   P.Compress = PerfCompress;
+  P.RoundNs = PerfRounds;
   P.Replay = PerfReplay;
   return P;
 }

@@ -89,14 +89,16 @@ Expected<SampleSet> loadSamples(StringRef Path, const Binary &Bin,
     if (!Rec)
       return Rec.takeError();
     S.Filter = Rec->Info.LBR;
-    AddressProfile AP = toAddressProfile(*Rec, Bin, Quality);
+    AddressProfile AP =
+        toAddressProfile(*Rec, Bin, Quality, Opts.BinaryPathInProfile);
     S.Samples = std::move(AP.Samples);
   } else if (Text.starts_with("# keel-samples")) {
     auto Rec = readSampleFile(Text, Path);
     if (!Rec)
       return Rec.takeError();
     S.Filter = Rec->Info.LBR;
-    AddressProfile AP = toAddressProfile(*Rec, Bin, Quality);
+    AddressProfile AP =
+        toAddressProfile(*Rec, Bin, Quality, Opts.BinaryPathInProfile);
     S.Samples = std::move(AP.Samples);
   } else {
     // perf script text: binary data (a zero-filled or random file) is

@@ -17,6 +17,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/BuildID.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
@@ -184,6 +185,18 @@ static void sizeUnsizedFunctions(
       End = std::min(End, Functions[I + 1].Addr);
     F.Size = End - F.Addr;
   }
+}
+
+std::string Binary::buildIDOfFile(StringRef Path) {
+  // Never opened unless regular: a FIFO or a device would block or stream.
+  if (!sys::fs::is_regular_file(Path))
+    return "";
+  auto Obj = object::ObjectFile::createObjectFile(Path);
+  if (!Obj) {
+    consumeError(Obj.takeError());
+    return "";
+  }
+  return toHex(object::getBuildID(Obj->getBinary()), /*LowerCase=*/true);
 }
 
 Error Binary::index() {

@@ -31,6 +31,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <map>
+#include <string>
+
 namespace keel {
 
 struct BrstackEntry {
@@ -194,6 +197,9 @@ public:
 
   /// Summarise quality and hand out the profile.
   llvm::Expected<AddressProfile> finish();
+  /// ": 120 in /usr/lib/libc.so.6, 3 in [kernel.kallsyms], 2 unmapped" from
+  /// OutsideIPsIn ("" when the reader did not say).
+  std::string whereOutside() const;
 
 protected:
   /// Link-time address of a runtime address, or 0 when it is outside the
@@ -237,6 +243,10 @@ protected:
   uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
   uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
   uint64_t OutsideIPs = 0, NumCallChains = 0;
+  /// Where the IP-only samples outside the binary's code fell, when the
+  /// reader knows (perf.data: the mapping's path, "[kernel.kallsyms]" or
+  /// "" for none), as perf names them.
+  std::map<std::string, uint64_t> OutsideIPsIn;
   uint64_t FirstAddrPos = 0;
 };
 

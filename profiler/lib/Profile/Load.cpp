@@ -221,10 +221,11 @@ Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,
 
 Expected<AddressProfile> loadAddressProfiles(const Binary &Bin,
                                              ArrayRef<std::string> Paths,
-                                             QualityReport &Quality) {
+                                             QualityReport &Quality,
+                                             const PerfScriptOptions &PerfOpts) {
   AddressProfile Merged;
   for (const std::string &Path : Paths) {
-    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, {});
+    auto LP = loadProfile(Path, ProfileFormat::Auto, &Bin, Quality, PerfOpts);
     if (!LP)
       return LP.takeError();
     if (Error E = mergeByAddress(Merged, *LP, Bin, Quality))

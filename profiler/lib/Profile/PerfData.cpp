@@ -45,6 +45,13 @@
 // incomplete record (at most 64 KiB) and zstd's own window are buffered,
 // whatever the ratio. Both loops read record headers with recordHeader().
 //
+// Both loops hand records to dispatch(), which orders them by time as
+// perf's session.c does: perf's own records (type 64 and up) and records
+// without a time go to record() at once; the others are queued
+// (OrderedRecords), and come out at FINISHED_ROUND, at the queue's limit and
+// at the end of read(), through deliverQueued(), which restores where they
+// were for errors.
+//
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/PerfData.h"
 #include "keel/Profile/PerfSampleFields.h"
@@ -560,6 +567,7 @@ Error File::read(Visitor &V) {
   }
   Z.reset(); // a fresh zstd stream
   NumCompressed = 0;
+  Order.clear();
   while (At < End) {
     RecordHeader H;
     bool Whole;
@@ -569,7 +577,7 @@ Error File::read(Visitor &V) {
     if (H.Type == RecCompressed || H.Type == RecCompressed2) {
       if (Error E = inflate(At, H.Type, H.Size, V))
         return E;
-    } else if (Error E = record(B + At, At, H.Type, H.Misc, H.Size, V)) {
+    } else if (Error E = dispatch(B + At, At, H.Type, H.Misc, H.Size, V)) {
       return E;
     }
     At += H.Size + H.Extra;
@@ -586,6 +594,12 @@ Error File::read(Visitor &V) {
       Dropped = At;
     }
   }
+  // The end of the file: what is still queued, in time order.
+  if (Error E = Order.flushAll(
+          [&](const OrderedRecords::Entry &Q, ArrayRef<uint8_t> Rec) {
+            return deliverQueued(Q, Rec, V);
+          }))
+    return E;
   if (Z) {
     // perf flushes its stream at the end of every compressed record, so
     // the last one ends on a record boundary and on a block boundary, where
@@ -703,7 +717,7 @@ Error File::drainInflated(uint64_t Off, bool Last, Visitor &V) {
               ? fail(Off, "a compressed record (type {0}) inside "
                           "compressed data",
                      H.Type)
-              : record(B + P, Off, H.Type, H.Misc, H.Size, V);
+              : dispatch(B + P, Off, H.Type, H.Misc, H.Size, V);
     InflatedPos = ~uint64_t(0);
     if (E)
       return E;
@@ -720,6 +734,91 @@ Error File::drainInflated(uint64_t Off, bool Last, Visitor &V) {
   I.Have -= P;
   I.Pos += P;
   return Error::success();
+}
+
+Error File::dispatch(const uint8_t *Rec, uint64_t Off, uint32_t Type,
+                     uint16_t Misc, uint64_t Size, Visitor &V) {
+  auto Deliver = [&](const OrderedRecords::Entry &Q, ArrayRef<uint8_t> R) {
+    return deliverQueued(Q, R, V);
+  };
+  if (Type == RecFinishedRound && !InFileOrder)
+    if (Error E = Order.finishRound(Deliver))
+      return E;
+  uint64_t Time;
+  if (InFileOrder || Type >= 64 || !recordTime(Rec, Type, Size, Time) ||
+      Time == 0 || Time == ~uint64_t(0))
+    return record(Rec, Off, Type, Misc, Size, V);
+  OrderedRecords::Origin From;
+  From.Offset = Off;
+  From.StreamPos = InflatedPos;
+  From.StreamType = InflatedType;
+  return Order.push(Time, ArrayRef<uint8_t>(Rec, Size), From, Deliver);
+}
+
+bool File::recordTime(const uint8_t *Rec, uint32_t Type, uint64_t Size,
+                      uint64_t &Time) const {
+  const uint8_t *Body = Rec + 8;
+  const uint64_t BodySize = Size - 8;
+  if (Attrs.empty() || Type == 0 || Type >= 32)
+    return false;
+  auto Read = [&](uint64_t At) {
+    if (At > BodySize || BodySize - At < 8)
+      return false;
+    Time = read64le(Body + At);
+    return true;
+  };
+  auto AttrOf = [&](uint64_t Id) -> const Attr * {
+    auto It = AttrById.find(Id);
+    return It == AttrById.end() ? nullptr : &Attrs[It->second];
+  };
+  if (Type == PERF_RECORD_SAMPLE) {
+    // identifier? ip? pid,tid? time?: as sample() finds the attr.
+    const Attr *A = &Attrs[0];
+    if (Attrs.size() > 1 && IdPosSample) {
+      if (BodySize < uint64_t(IdPosSample) * 8 ||
+          !(A = AttrOf(read64le(Body + (IdPosSample - 1) * 8))))
+        return false;
+    }
+    const uint64_t ST = A->SampleType;
+    if (!(ST & PERF_SAMPLE_TIME))
+      return false;
+    return Read(8 * uint64_t(llvm::popcount(
+                        ST & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+                              PERF_SAMPLE_TID))));
+  }
+  // The sample_id trailer: pid,tid? time? ...
+  if (!SampleIdAll)
+    return false;
+  uint64_t ST = SampleType;
+  uint64_t TSize = TrailerSize;
+  if (IdPosTrailer == ~0u) {
+    const Attr *A = BodySize < 8 ? nullptr
+                                 : AttrOf(read64le(Body + BodySize - 8));
+    if (!A)
+      return false;
+    ST = A->SampleType;
+    TSize = sampleIdTrailerSize(ST);
+  }
+  if (!(ST & PERF_SAMPLE_TIME) || TSize > BodySize)
+    return false;
+  return Read(BodySize - TSize + ((ST & PERF_SAMPLE_TID) ? 8 : 0));
+}
+
+Error File::deliverQueued(const OrderedRecords::Entry &E, ArrayRef<uint8_t> R,
+                          Visitor &V) {
+  // Errors name the record where it was in the file (or the stream), not
+  // the record being read when the queue handed it out.
+  const uint64_t Pos = InflatedPos, Off = InflatedOff;
+  const uint32_t Type = InflatedType;
+  InflatedPos = E.From.StreamPos;
+  InflatedOff = E.From.Offset;
+  InflatedType = E.From.StreamType;
+  Error Err = record(R.data(), E.From.Offset, read32le(R.data()),
+                     read16le(R.data() + 4), R.size(), V);
+  InflatedPos = Pos;
+  InflatedOff = Off;
+  InflatedType = Type;
+  return Err;
 }
 
 Error File::record(const uint8_t *B, uint64_t Off, uint32_t Type,

@@ -4,11 +4,13 @@
 // samples are streamed from the mapped file (keel/Profile/PerfData.h) into
 // the same aggregation the text reader uses, so the two give the same
 // profile. The binary's mappings (MMAP/MMAP2 with execute permission) are
-// recognised by build id -- the one the kernel put in the MMAP2 record, or
-// the one HEADER_BUILD_ID gives for its path -- when both sides have one,
-// else by path (the same file, or the same file name). A sample without a
-// branch stack but with a callchain (perf record -g) adds its caller ->
-// callee arcs, its frames mapped like its IP.
+// recognised by the path --binary-path-in-profile names; else by build id
+// -- the one the kernel put in the MMAP2 record, or the one HEADER_BUILD_ID
+// gives for its path -- when both sides have one, whatever the paths; else
+// by the file at the recorded path (the binary itself, or a file with its
+// build id: a copy), or by the same file name when no file is there.
+// A sample without a branch stack but with a callchain (perf record -g)
+// adds its caller -> callee arcs, its frames mapped like its IP.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
@@ -16,6 +18,9 @@
 
 #include "BrstackAggregator.h"
 
+#include "keel/Support/Text.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -44,9 +49,20 @@ public:
       return Error::success();
     if (!ExecMaps++)
       FirstMap = M.Offset;
+    Maps[M.Pid][M.Start] = {M.Start + M.Length, M.Path.str()};
     if (isBinary(M)) {
       ++Matched;
       setBias(M.Pid, Bin->loadBias(M.Start, M.PgOff));
+    }
+    return Error::success();
+  }
+
+  Error task(const perfdata::Task &T) override {
+    // A forked process has its parent's mappings (and no MMAP of them).
+    if (Bin && T.Fork && T.Pid != T.PPid && !Maps.count(T.Pid)) {
+      auto It = Maps.find(T.PPid);
+      if (It != Maps.end())
+        Maps[T.Pid] = It->second;
     }
     return Error::success();
   }
@@ -57,6 +73,8 @@ public:
     if (Opts.Pid && HavePid && S.Pid != Opts.Pid)
       return Error::success();
     uint64_t Bias = biasFor(S.Pid, HavePid);
+    if (Bin && !S.NumBranches && !Code.contains(S.IP - Bias))
+      ++OutsideIPsIn[mappingOf(S)];
     if (S.HasCallChain && !S.NumBranches)
       callChainOf(S, Bias);
     if (Opts.KeepSamples) {
@@ -110,16 +128,43 @@ public:
   void flush() { countStaged(Stage[Next ^ 1]); }
 
   /// A file that maps code, none of it the binary, is a profile of
-  /// something else (a file without mmap events is taken as it is).
+  /// something else (a file without mmap events is taken as it is). The
+  /// message says which of build id and path did not match, and how.
   Error checkMapped() const {
     if (!Bin || !ExecMaps || Matched)
       return Error::success();
+    std::vector<std::string> Why;
+    auto Add = [&](const Miss &M, const char *Fmt) {
+      if (M.N)
+        Why.push_back(
+            formatv(Fmt, M.N, printableMessage(M.Path), M.ID).str());
+    };
+    const bool Named = !Opts.BinaryPathInProfile.empty();
+    if (Named && !NamedSeen)
+      Why.push_back(formatv("none has the path {0} "
+                            "(--binary-path-in-profile)",
+                            printableMessage(Opts.BinaryPathInProfile))
+                        .str());
+    Add(NamedIdMiss, "{0} of the path {1} (--binary-path-in-profile) carry "
+                     "build id {2}");
+    Add(IdMiss, "{0} carry a build id, none this one (e.g. {1}: {2})");
+    Add(FileIdMiss, "{0} carry none, and the files at their paths have other "
+                    "build ids (e.g. {1}: {2})");
+    Add(PathMiss, "{0} carry none, and neither their paths nor their file "
+                  "names are this binary's (e.g. {1})");
+    if (!Named && (FileIdMiss.N || PathMiss.N))
+      Why.push_back("if one of those is this binary, give its recorded path "
+                    "with --binary-path-in-profile=PATH");
+    // A build id that differs says it is another build; paths alone do not.
+    const bool ByIds = IdMiss.N || FileIdMiss.N || NamedIdMiss.N;
     return inputError(F.name(), 0,
                       "at byte offset {0}: none of the {1} executable "
-                      "mappings of this perf.data is {2} (build id {3}): a "
-                      "profile of another program or build",
+                      "mappings of this perf.data is {2} (build id {3}){4}: "
+                      "{5}",
                       FirstMap, ExecMaps, Bin->path(),
-                      Bin->buildID().empty() ? "unknown" : Bin->buildID());
+                      Bin->buildID().empty() ? "unknown" : Bin->buildID(),
+                      ByIds ? ": a profile of another program or build" : "",
+                      join(Why, "; "));
   }
 
 private:
@@ -159,16 +204,83 @@ private:
               P.Bias, P.Time);
   }
 
+  /// perf's name of the mapping \p S fell into: its path,
+  /// "[kernel.kallsyms]" for kernel code, "" for none.
+  std::string mappingOf(const perfdata::Sample &S) const {
+    const unsigned Mode = S.Misc & PERF_RECORD_MISC_CPUMODE_MASK;
+    if (Mode == PERF_RECORD_MISC_KERNEL || Mode == PERF_RECORD_MISC_GUEST_KERNEL)
+      return "[kernel.kallsyms]";
+    auto P = Maps.find(S.Pid);
+    if (P != Maps.end()) {
+      auto It = P->second.upper_bound(S.IP);
+      if (It != P->second.begin() && S.IP < std::prev(It)->second.first)
+        return std::prev(It)->second.second;
+    }
+    // The upper half of the address space is the kernel's (x86-64, arm64).
+    return S.IP >> 63 ? "[kernel.kallsyms]" : "";
+  }
+
+  /// Mappings that were not the binary, and why: how many, and the first.
+  struct Miss {
+    uint64_t N = 0;
+    std::string Path, ID;
+    void note(StringRef P, StringRef I) {
+      if (!N++)
+        Path = P.str(), ID = I.str();
+    }
+  };
+
+  /// Is \p M a mapping of the binary? The path --binary-path-in-profile
+  /// names is; else the build id decides when the recording and the binary
+  /// both have one (whatever the paths); else the file at the recorded
+  /// path, when it is still there: the binary itself, or a file with the
+  /// binary's build id (a copy); else the file name.
   bool isBinary(const perfdata::Mmap &M) {
     StringRef ID = M.BuildID;
     if (ID.empty())
       ID = F.buildIDOf(M.Path);
-    if (!ID.empty() && !Bin->buildID().empty())
-      return textscan::buildIDMatches(ID, Bin->buildID());
+    const StringRef Want = Bin->buildID();
+    const bool Known = !ID.empty() && !Want.empty();
+    if (!Opts.BinaryPathInProfile.empty() &&
+        M.Path == Opts.BinaryPathInProfile) {
+      NamedSeen = true;
+      if (Known && !textscan::buildIDMatches(ID, Want)) {
+        NamedIdMiss.note(M.Path, ID);
+        return false;
+      }
+      return true;
+    }
+    if (Known) {
+      if (textscan::buildIDMatches(ID, Want))
+        return true;
+      IdMiss.note(M.Path, ID);
+      return false;
+    }
     SmallString<256> Tmp;
-    if (!BinReal.empty() && !sys::fs::real_path(M.Path, Tmp))
-      return Tmp.str() == BinReal;
-    return sys::path::filename(M.Path) == sys::path::filename(Bin->path());
+    if (!sys::fs::real_path(M.Path, Tmp)) {
+      if (Tmp.str() == BinReal)
+        return true;
+      std::string FileID = Want.empty() ? "" : buildIDOfFile(Tmp);
+      if (!FileID.empty() && FileID == Want)
+        return true;
+      if (!FileID.empty())
+        FileIdMiss.note(M.Path, FileID);
+      else
+        PathMiss.note(M.Path, "");
+      return false;
+    }
+    if (sys::path::filename(M.Path) == sys::path::filename(Bin->path()))
+      return true;
+    PathMiss.note(M.Path, "");
+    return false;
+  }
+
+  /// Binary::buildIDOfFile, read once per path.
+  std::string buildIDOfFile(StringRef Path) {
+    auto [It, New] = FileIDs.try_emplace(Path.str());
+    if (New)
+      It->second = Binary::buildIDOfFile(Path);
+    return It->second;
   }
 
   const perfdata::File &F;
@@ -177,6 +289,12 @@ private:
   unsigned Next = 0; ///< the stage the next sample goes to
   std::string BinReal;
   uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
+  Miss IdMiss, FileIdMiss, PathMiss, NamedIdMiss;
+  bool NamedSeen = false;
+  std::map<std::string, std::string> FileIDs;
+  /// Executable mappings per pid (widened: file data): start -> end, path.
+  std::map<uint64_t, std::map<uint64_t, std::pair<uint64_t, std::string>>>
+      Maps;
 };
 
 } // namespace

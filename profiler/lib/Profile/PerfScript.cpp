@@ -58,6 +58,8 @@
 #include "BrstackAggregator.h"
 #include "TextScan.h"
 
+#include "keel/Support/Text.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -311,7 +313,9 @@ void PerfScriptParser::mmapEvent(StringRef Line) {
     return;
   StringRef L = Line.drop_front(P);
   StringRef Path = L.rsplit(' ').second;
-  if (sys::path::filename(Path) != sys::path::filename(Bin->path()))
+  if (!Opts.BinaryPathInProfile.empty()
+          ? Path != Opts.BinaryPathInProfile
+          : sys::path::filename(Path) != sys::path::filename(Bin->path()))
     return;
   StringRef Perm = L.rsplit(']').second.ltrim(": ").split(' ').first;
   if (!Perm.empty() && !Perm.contains('x'))
@@ -556,6 +560,33 @@ Error PerfScriptParser::consume(StringRef Text) {
 
 } // namespace
 
+std::string BrstackAggregator::whereOutside() const {
+  // Most first, as perf report sorts DSOs; at most six named.
+  std::vector<std::pair<uint64_t, std::string>> By;
+  for (const auto &[Where, N] : OutsideIPsIn)
+    By.push_back({N, Where});
+  llvm::stable_sort(By, [](const auto &A, const auto &B) {
+    return A.first > B.first;
+  });
+  std::string S;
+  const size_t Shown = 6;
+  uint64_t Rest = 0;
+  for (size_t I = 0; I < By.size(); ++I) {
+    if (I >= Shown) {
+      Rest += By[I].first;
+      continue;
+    }
+    S += I ? ", " : ": ";
+    S += By[I].second.empty()
+             ? formatv("{0} unmapped", By[I].first).str()
+             : formatv("{0} in {1}", By[I].first, printableMessage(By[I].second))
+                   .str();
+  }
+  if (Rest)
+    S += formatv(", {0} in {1} other mappings", Rest, By.size() - Shown).str();
+  return S;
+}
+
 Expected<AddressProfile> BrstackAggregator::finish() {
   if (Bin && NumAddrs && !InsideAddrs) {
     std::string Msg =
@@ -569,24 +600,23 @@ Expected<AddressProfile> BrstackAggregator::finish() {
                         Msg);
     return inputError(File, unsigned(FirstAddrPos), "{0}", Msg);
   }
-  // Shares of all brstack entries (see the tools' summary line).
+  // Problems of entries are shares of the entries, of IP-only samples
+  // shares of the samples.
   if (OneExternal)
-    Quality.count("have one end outside the binary's code (kept, that end "
-                  "as external)",
-                  OneExternal);
+    Quality.countOf("have one end outside the binary's code (kept, that end "
+                    "as external)",
+                    OneExternal, NumEntries, "brstack entries");
   if (BothExternal)
-    Quality.count("lie wholly outside the binary's code (dropped)",
-                  BothExternal);
+    Quality.countOf("lie wholly outside the binary's code (dropped)",
+                    BothExternal, NumEntries, "brstack entries");
   if (Backwards)
-    Quality.count("are followed by a fall-through range that runs backwards "
-                  "(range dropped)",
-                  Backwards);
-  if (Bin && OutsideIPs) { // a share of the samples, not of the entries
-    Quality.countOf("samples",
-                    "are IP-only samples outside the binary's code (dropped)",
-                    OutsideIPs);
-    Quality.setTotal("samples", NumSamples);
-  }
+    Quality.countOf("are followed by a fall-through range that runs "
+                    "backwards (range dropped)",
+                    Backwards, NumEntries, "brstack entries");
+  if (Bin && OutsideIPs)
+    Quality.countOf("are IP-only samples outside the binary's code (dropped)" +
+                        whereOutside(),
+                    OutsideIPs, NumSamples, "samples");
 
   AddressProfile AP;
   AP.BuildID = Bin ? Bin->buildID().str() : "";

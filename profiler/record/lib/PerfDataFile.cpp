@@ -150,10 +150,14 @@ private:
   void data(Bytes &B);
   struct TimedItem {
     uint64_t Time;
-    enum { TaskItem, MappingItem, SampleItem } Kind;
+    enum { TaskItem, MappingItem, SampleItem, RoundEnd } Kind;
     size_t Index;
+    size_t Order = 0; ///< its place in time order
   };
   std::vector<TimedItem> timeOrder() const;
+  /// \p Items (in time order) as rounds of Opts.RoundNs, each's samples by
+  /// CPU, then its other records, then a RoundEnd.
+  std::vector<TimedItem> roundOrder(std::vector<TimedItem> Items) const;
   void taskRecord(Bytes &B, const TaskEvent &T);
   void mmapRecord(Bytes &B, const Mapping &M);
   void sampleRecord(Bytes &B, const RecordedSample &RS,
@@ -322,6 +326,30 @@ std::vector<Writer::TimedItem> Writer::timeOrder() const {
   return Items;
 }
 
+std::vector<Writer::TimedItem>
+Writer::roundOrder(std::vector<TimedItem> Items) const {
+  std::vector<TimedItem> Out;
+  auto CPUFirst = [&](const TimedItem &A, const TimedItem &B) {
+    auto Key = [&](const TimedItem &X) {
+      bool Sample = X.Kind == TimedItem::SampleItem;
+      return std::make_pair(!Sample, Sample ? R.Samples[X.Index].CPU : 0u);
+    };
+    return Key(A) < Key(B);
+  };
+  for (size_t I = 0; I < Items.size();) {
+    const uint64_t Round = Items[I].Time / Opts.RoundNs;
+    size_t J = I;
+    while (J < Items.size() && Items[J].Time / Opts.RoundNs == Round)
+      ++J;
+    size_t Start = Out.size();
+    Out.insert(Out.end(), Items.begin() + I, Items.begin() + J);
+    std::stable_sort(Out.begin() + Start, Out.end(), CPUFirst);
+    Out.push_back({Items[J - 1].Time, TimedItem::RoundEnd, 0});
+    I = J;
+  }
+  return Out;
+}
+
 void Writer::taskRecord(Bytes &B, const TaskEvent &T) {
   size_t Start = B.size(), SizeAt;
   if (T.Kind == TaskEvent::Comm) {
@@ -462,19 +490,36 @@ void Writer::lossRecords(Bytes &B, uint64_t End) {
 
 void Writer::data(Bytes &B) {
   std::vector<TimedItem> Items = timeOrder();
-  // Running totals of each counter per thread (what a group read returns).
+  // Every record is rendered in time order, so that the running totals of
+  // each counter per thread (what a group read returns) grow with time
+  // whatever order the records are laid out in.
+  Bytes Records;
+  std::vector<std::pair<size_t, size_t>> Span; // per item in time order
   std::map<uint32_t, std::array<uint64_t, 3>> Totals;
-  for (const TimedItem &It : Items) {
+  for (TimedItem &It : Items) {
+    It.Order = Span.size();
+    size_t Start = Records.size();
     if (It.Kind == TimedItem::TaskItem)
-      taskRecord(B, R.Tasks[It.Index]);
+      taskRecord(Records, R.Tasks[It.Index]);
     else if (It.Kind == TimedItem::MappingItem)
-      mmapRecord(B, R.Mappings[It.Index]);
+      mmapRecord(Records, R.Mappings[It.Index]);
     else
-      sampleRecord(B, R.Samples[It.Index],
+      sampleRecord(Records, R.Samples[It.Index],
                    Totals[R.Samples[It.Index].Sample.Tid]);
+    Span.push_back({Start, Records.size() - Start});
+  }
+  const uint64_t End = Items.empty() ? 0 : Items.back().Time;
+  if (Opts.RoundNs)
+    Items = roundOrder(std::move(Items));
+  for (const TimedItem &It : Items) {
+    if (It.Kind == TimedItem::RoundEnd)
+      B.u32(perfdata::RecFinishedRound), B.u16(0), B.u16(8); // header only
+    else
+      B.raw(Records.str().data() + Span[It.Order].first,
+            Span[It.Order].second);
   }
   // What the kernel lost or throttled, after everything else.
-  lossRecords(B, Items.empty() ? 0 : Items.back().Time);
+  lossRecords(B, End);
 }
 
 Expected<Bytes> Writer::compress(const Bytes &Data) const {

@@ -101,6 +101,7 @@ Expected<Recording> recordWithPerf(const RecordRequest &Req, const Binary &Bin,
   if (Error E = checkCompressLevel("--compress", P.Compress))
     return E;
   WriteOpts.Compress = int(P.Compress);
+  WriteOpts.RoundNs = P.RoundNs;
   if (Expected<EventGroup> G = buildEventGroup(Opts); !G)
     return G.takeError();
   if (Error E = checkOutputPath(PerfSamples))

@@ -364,12 +364,20 @@ void exportPerfScript(const PerfRecording &R, raw_ostream &OS) {
 }
 
 AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
-                                QualityReport &Quality) {
+                                QualityReport &Quality,
+                                StringRef PathInProfile) {
   // Which mappings are Bin's, and their load bias.
   std::string BinReal;
   SmallString<256> Tmp;
   if (!sys::fs::real_path(Bin.path(), Tmp))
     BinReal = Tmp.str().str();
+  std::map<std::string, std::string> FileIDs;
+  auto fileID = [&](StringRef Path) -> const std::string & {
+    auto [It, New] = FileIDs.try_emplace(Path.str());
+    if (New)
+      It->second = Binary::buildIDOfFile(Path);
+    return It->second;
+  };
   std::map<const Mapping *, std::optional<uint64_t>> Bias;
   auto BiasOf = [&](const Mapping *M) -> std::optional<uint64_t> {
     if (!M)
@@ -377,11 +385,18 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
     auto [It, New] = Bias.try_emplace(M);
     if (!New)
       return It->second;
+    // As the perf.data reader matches (PerfDataProfile.cpp): by build id,
+    // else by the file at the recorded path (the binary, or a copy of it:
+    // the same build id), else by file name.
     bool Match;
-    if (!M->BuildID.empty() && !Bin.buildID().empty())
+    const bool Known = !M->BuildID.empty() && !Bin.buildID().empty();
+    if (!PathInProfile.empty() && M->Path == PathInProfile)
+      Match = !Known || M->BuildID == Bin.buildID();
+    else if (Known)
       Match = M->BuildID == Bin.buildID();
     else if (!sys::fs::real_path(M->Path, Tmp))
-      Match = Tmp.str() == BinReal;
+      Match = Tmp.str() == BinReal ||
+              (!Bin.buildID().empty() && fileID(Tmp) == Bin.buildID());
     else
       Match = sys::path::filename(M->Path) == sys::path::filename(Bin.path());
     if (Match)
@@ -391,6 +406,7 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
 
   AddressProfile AP;
   AP.BuildID = Bin.buildID().str();
+  uint64_t Records = 0, OutsideSamples = 0, OutsideRecords = 0;
   // Only a record of every taken branch says what ran between two records.
   SmallVector<StringRef, 6> Words;
   StringRef(R.Info.LBR).split(Words, ',');
@@ -406,13 +422,12 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
     ++AP.NumSamples;
     Records += X.Stack.size();
     bool IPIn = Rebase(X.IP);
-    if (!IPIn)
-      Quality.countOf("samples", "have their IP outside the binary");
+    OutsideSamples += !IPIn;
     for (LBREntry &E : X.Stack) {
       bool In = Rebase(E.From);
       In &= Rebase(E.To);
       if (!In) {
-        Quality.countOf("branch records", "are outside the binary");
+        ++OutsideRecords;
         continue;
       }
       AP.Branches[{E.From, E.To}] += BranchCount{1, E.Mispred ? 1u : 0u};
@@ -429,8 +444,13 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
       }
     AP.Samples.push_back(std::move(X));
   }
-  Quality.setTotal("samples", AP.NumSamples);
-  Quality.setTotal("branch records", Records);
+  // Shares of what they are problems of, whatever total the tool prints.
+  if (OutsideSamples)
+    Quality.countOf("have their IP outside the binary", OutsideSamples,
+                    AP.NumSamples, "samples");
+  if (OutsideRecords)
+    Quality.countOf("have an end outside the binary (dropped)",
+                    OutsideRecords, Records, "branch records");
   return AP;
 }
 

@@ -787,6 +787,59 @@ TEST(PerfDataWriter, RoundTripsFileAndPipeMode) {
     }
 }
 
+/// What a visitor sees of \p W, without offsets; in file order or in time
+/// order (the default).
+std::vector<std::string> seen(const std::string &W, bool FileOrder,
+                              uint64_t Limit = 0) {
+  auto F = perfdata::File::fromBuffer(
+      MemoryBuffer::getMemBufferCopy(W, "w"), "w.perf.data");
+  EXPECT_TRUE(bool(F));
+  if (!F)
+    return {errText(F.takeError())};
+  (*F)->setFileOrder(FileOrder);
+  if (Limit)
+    (*F)->setOrderLimit(Limit);
+  Collect C;
+  EXPECT_EQ(errText((*F)->read(C)), "");
+  return withoutOffsets(C.Log);
+}
+
+TEST(PerfDataReader, TimeOrderAcrossPerCPURounds) {
+  // Rounds as perf record's per-CPU buffers leave them: the samples (t100
+  // to t104, on CPUs 0 to 2) come CPU by CPU, and before the COMM and MMAP2
+  // of t50 that precede them in time. Read in time order, they are what
+  // the file written in time order gives, in file, pipe and compressed
+  // form.
+  PerfRecording R = recording();
+  R.Mappings[0].Time = R.Tasks[0].Time = 50;
+  for (int Form = 0; Form < 3; ++Form) {
+    PerfDataWriteOptions O;
+    O.Pipe = Form == 1;
+    O.Compress = Form == 2 ? 1 : 0;
+    const std::string Plain = written(R, O);
+    O.RoundNs = 1000;
+    const std::string Rounds = written(R, O);
+    std::vector<std::string> InFile = seen(Rounds, /*FileOrder=*/true);
+    ASSERT_GE(InFile.size(), 7u);
+    EXPECT_EQ(InFile[0].substr(0, 6), "sample") << Form;
+    EXPECT_NE(InFile[0].find(" t100 "), std::string::npos) << InFile[0];
+    EXPECT_NE(InFile[1].find(" t103 "), std::string::npos) << InFile[1];
+    EXPECT_EQ(InFile[5], "comm 10 prog");
+    EXPECT_EQ(InFile[6].substr(0, 5), "mmap ");
+    std::vector<std::string> InTime = seen(Rounds, /*FileOrder=*/false);
+    EXPECT_EQ(InTime, seen(Plain, /*FileOrder=*/false)) << Form;
+    EXPECT_EQ(InTime, seen(Plain, /*FileOrder=*/true)) << Form;
+    EXPECT_EQ(InTime[0], "comm 10 prog");
+    // A queue limit of one record hands every record out as it comes.
+    EXPECT_EQ(seen(Rounds, false, /*Limit=*/1), InFile) << Form;
+    auto Back = readBack(Rounds);
+    ASSERT_TRUE(bool(Back)) << errText(Back.takeError());
+    if (O.Pipe)
+      Back->Info.Command = R.Info.Command;
+    expectSame(R, *Back);
+  }
+}
+
 TEST(PerfDataWriter, CompressedRoundTrip) {
   PerfRecording R = recording();
   PerfDataWriteOptions O;

@@ -75,6 +75,50 @@ TEST(QualityReport, Summarises) {
   EXPECT_NE(S.find("3 of 300 records (1.00%) are outside the binary"), std::string::npos);
 }
 
+TEST(QualityReport, KindsWithTheirOwnTotalAndNoNOfZero) {
+  // IP-only samples are a share of the samples, not of the branch entries
+  // the print() total counts; a kind with no total has no share.
+  QualityReport Q;
+  Q.countOf("are IP-only samples outside the binary's code (dropped)", 62,
+            1432, "samples");
+  Q.count("have one end outside the binary's code", 15);
+  Q.count("are more than there are", 40);
+  std::string S;
+  raw_string_ostream OS(S);
+  Q.print(OS, "tool", 21910, "brstack entries");
+  EXPECT_NE(S.find("62 of 1432 samples (4.33%) are IP-only samples"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("15 of 21910 brstack entries (0.07%) have one end"),
+            std::string::npos)
+      << S;
+  std::string Z;
+  raw_string_ostream ZS(Z);
+  Q.print(ZS, "tool", 0, "brstack entries");
+  EXPECT_NE(Z.find("warning: 15 brstack entries have one end"),
+            std::string::npos)
+      << Z;
+  EXPECT_EQ(Z.find(" of 0 "), std::string::npos) << Z;
+  std::string L;
+  raw_string_ostream LS(L);
+  Q.print(LS, "tool", 20, "records");
+  EXPECT_NE(L.find("warning: 40 records are more than there are"),
+            std::string::npos)
+      << L;
+}
+
+TEST(QualityReport, DescribesOneKind) {
+  QualityReport Q;
+  Q.countOf("are IP-only samples", 62, 1432, "samples");
+  Q.countOf("have one end outside", 3, 0, "brstack entries");
+  Q.count("are odd", 2);
+  EXPECT_EQ(Q.describe("are IP-only samples"),
+            "62 of 1432 samples (4.33%) are IP-only samples");
+  EXPECT_EQ(Q.describe("have one end outside"),
+            "3 brstack entries have one end outside");
+  EXPECT_EQ(Q.describe("are odd"), "2 are odd");
+}
+
 TEST(EscapeMarkup, EveryReservedCharacter) {
   EXPECT_EQ(keel::escapeMarkup("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");
   EXPECT_EQ(keel::escapeMarkup("plain text"), "plain text");
@@ -202,19 +246,3 @@ TEST(PrintableMessage, EscapesBidiAndFormatCharacters) {
   EXPECT_FALSE(firstBinaryByte("main\xe2\x80\xae\n").has_value());
 }
 
-TEST(QualityReport, OwnUnitAndNoneOfZero) {
-  QualityReport Q;
-  Q.countOf("samples", "are IP-only samples outside the binary", 62);
-  Q.setTotal("samples", 1432);
-  Q.count("are outside the binary", 15);
-  std::string S;
-  raw_string_ostream OS(S);
-  Q.print(OS, "tool", 0, "brstack entries");
-  EXPECT_NE(S.find("62 of 1432 samples (4.33%) are IP-only samples"),
-            std::string::npos)
-      << S;
-  EXPECT_NE(S.find("15 are outside the binary (no brstack entries)"),
-            std::string::npos)
-      << S;
-  EXPECT_EQ(S.find("of 0"), std::string::npos) << S;
-}

@@ -73,6 +73,11 @@ public:
   llvm::StringRef path() const { return Path; }
   /// Lower-case hex of NT_GNU_BUILD_ID, or "" when absent.
   llvm::StringRef buildID() const { return BuildID; }
+  /// The build id of the file at \p Path, as buildID() would give it; ""
+  /// when it is not a regular file, not an object file, or has none. What
+  /// the readers compare a recording's mapping with when the recording
+  /// carries no build id (perf record -o -, -z).
+  static std::string buildIDOfFile(llvm::StringRef Path);
   bool isPIE() const { return IsPIE; }
   /// Lowest PT_LOAD p_vaddr (0 for most PIEs).
   uint64_t baseAddress() const { return BaseAddr; }

@@ -32,6 +32,12 @@ struct PerfScriptOptions {
   /// pid,brstack`, perf2bolt's form) rather than the leading IP (`-F
   /// ip,brstack`, llvm-profgen's form). Two numbers are always pid then IP.
   bool FirstFieldIsPid = false;
+  /// The binary's path as the recording names it (its MMAP/MMAP2 records,
+  /// perf script's PERF_RECORD_MMAP2 lines): a mapping of this path is the
+  /// binary's whatever its file is now, for recordings without build ids
+  /// (pipe mode, -z) of a binary since copied or renamed. "": match by
+  /// build id, else by the file at the recorded path, else by file name.
+  std::string BinaryPathInProfile;
 };
 
 /// perf script brstack text -> address profile (taken branches with counts

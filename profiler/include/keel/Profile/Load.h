@@ -64,7 +64,8 @@ llvm::Error mergeByAddress(AddressProfile &Merged, const LoadedProfile &LP,
 /// mergeByAddress as this does.
 llvm::Expected<AddressProfile>
 loadAddressProfiles(const Binary &Bin, llvm::ArrayRef<std::string> Paths,
-                    QualityReport &Quality);
+                    QualityReport &Quality,
+                    const PerfScriptOptions &PerfOpts = {});
 
 /// Where the call graph of \p Profiles (merged) comes from, in words:
 /// their taken branches when any has some -- "LBR" (perf's branch stacks),

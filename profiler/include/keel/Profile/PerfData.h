@@ -8,10 +8,12 @@
 // The file is mapped, never copied. The header, the attribute section
 // (perf_event_attr + ids) and the feature sections (HEADER_BUILD_ID,
 // HEADER_EVENT_DESC) are decoded when the file is opened; the data section
-// is then streamed record by record to a visitor. A sample is handed out as
-// a view into the mapping (its branch stack and group read are decoded on
-// demand), so reading allocates nothing per sample. Every malformed input
-// is an InputError naming the file and the byte offset where it went wrong.
+// is then streamed record by record to a visitor, in time order as perf
+// reads it: records with a time go through perf's ordered-events queue,
+// flushed at FINISHED_ROUND (keel/Profile/PerfOrderedRecords.h). A sample is
+// handed out as a view into the mapping or the queue's copy (its branch
+// stack and group read are decoded on demand). Every malformed input is an
+// InputError naming the file and the byte offset where it went wrong.
 //
 // Only little-endian files in file mode or pipe mode are read; a file of the
 // other endianness is refused with a message saying so. ZSTD-compressed
@@ -24,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_PROFILE_PERFDATA_H
 #define KEEL_PROFILE_PERFDATA_H
+
+#include "keel/Profile/PerfOrderedRecords.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -204,7 +208,9 @@ struct Task {
   uint64_t Time = 0;
 };
 
-/// What the reader hands out, in file order. Returning an error stops it.
+/// What the reader hands out, in time order as perf does
+/// (keel/Profile/PerfOrderedRecords.h; records without a time at once).
+/// Returning an error stops it.
 class Visitor {
 public:
   virtual ~Visitor();
@@ -247,6 +253,17 @@ public:
   /// Stream the data section to \p V. May be called more than once.
   llvm::Error read(Visitor &V);
 
+  /// Hand records out in file order instead of time order (tests).
+  void setFileOrder(bool FileOrder) { InFileOrder = FileOrder; }
+  /// The bytes of records the time-order queue holds before it hands out
+  /// the older half (tests and fuzzing use small ones).
+  void setOrderLimit(uint64_t Bytes) { Order.setLimit(Bytes); }
+  /// Of the last read(): records that came after a later one had been
+  /// handed out (perf's "out of order" events; handed out late, as perf
+  /// does), and how often the queue reached its limit.
+  uint64_t outOfOrderRecords() const { return Order.outOfOrder(); }
+  uint64_t orderHalfFlushes() const { return Order.halfFlushes(); }
+
   ~File();
 
 private:
@@ -266,6 +283,20 @@ private:
   /// Index the attrs and check that they agree; \p Off: where errors say
   /// the last attr is.
   llvm::Error finishAttrs(uint64_t Off);
+  /// A record of the data section or the zstd stream, as record() takes
+  /// it: perf's own records (FINISHED_ROUND flushes the queue) and records
+  /// without a time go to record() at once, the others to the time-order
+  /// queue.
+  llvm::Error dispatch(const uint8_t *Rec, uint64_t Off, uint32_t Type,
+                       uint16_t Misc, uint64_t Size, Visitor &V);
+  /// The time perf orders the kernel record at \p Rec by (a sample's
+  /// PERF_SAMPLE_TIME, another record's sample_id time); false when it has
+  /// none, or is too short to say (record() then reports it).
+  bool recordTime(const uint8_t *Rec, uint32_t Type, uint64_t Size,
+                  uint64_t &Time) const;
+  /// record() of a record out of the queue, errors naming where it was.
+  llvm::Error deliverQueued(const OrderedRecords::Entry &E,
+                            llvm::ArrayRef<uint8_t> Rec, Visitor &V);
   /// One record at \p Rec (\p Size bytes, bounds checked by the caller);
   /// \p Off is where errors say it is.
   llvm::Error record(const uint8_t *Rec, uint64_t Off, uint32_t Type,
@@ -319,6 +350,8 @@ private:
   Compression Comp;
   std::unique_ptr<Inflater> Z; ///< the zstd stream of the current read()
   uint64_t NumCompressed = 0;
+  OrderedRecords Order; ///< records not yet handed out, by time
+  bool InFileOrder = false;
   /// While records decompressed from a compressed record are handed out:
   /// the position of the current one in the decompressed stream; ~0
   /// otherwise. The offset and type of the compressed record it came out

@@ -88,27 +88,28 @@ llvm::Error makeError(const char *Fmt, Ts &&...Vals) {
 class QualityReport {
 public:
   void count(llvm::StringRef What, uint64_t N = 1) { Counts[What.str()] += N; }
-  /// Count \p What among \p Unit items ("samples") rather than among the
-  /// items print() is given ("brstack entries"): its share is of the
-  /// total setTotal(Unit, ...) gave.
-  void countOf(llvm::StringRef Unit, llvm::StringRef What, uint64_t N = 1) {
-    count(What, N);
-    Units[What.str()] = Unit.str();
-  }
-  void setTotal(llvm::StringRef Unit, uint64_t N) { Totals[Unit.str()] = N; }
+  /// Count \p N of \p What as a share of its own total, \p Total \p Items
+  /// (a reader that counts problems of samples and of branch entries says
+  /// which is which); print()'s total is for the kinds counted without one.
+  void countOf(llvm::StringRef What, uint64_t N, uint64_t Total,
+               llvm::StringRef Items);
   uint64_t get(llvm::StringRef What) const;
   bool empty() const { return Counts.empty(); }
-  /// Print one line per problem kind as a share of \p Total items (of its
-  /// own unit's total for a countOf), "N of M ITEMS (P%) WHAT"; with no
-  /// items to share, "N WHAT (no ITEMS)", never "N of 0".
+  /// Print one line per problem kind as a share of \p Total items (or of
+  /// the kind's own total). A count with no total to be a share of (0, or
+  /// less than the count) is printed without one, never as "N of 0".
   void print(llvm::raw_ostream &OS, llvm::StringRef Tool, uint64_t Total,
              llvm::StringRef ItemName) const;
   const std::map<std::string, uint64_t> &counts() const { return Counts; }
+  /// "N of T items (P%) What" for a kind counted with its own total (see
+  /// countOf; also when T is 0 or less than N: "N items What"), else
+  /// "N What".
+  std::string describe(llvm::StringRef What) const;
 
 private:
   std::map<std::string, uint64_t> Counts;
-  std::map<std::string, std::string> Units; ///< of countOf's kinds
-  std::map<std::string, uint64_t> Totals;   ///< by unit
+  /// The kinds counted with their own total: the total and the items.
+  std::map<std::string, std::pair<uint64_t, std::string>> Totals;
 };
 
 /// Print \p E as "<tool>: error: ..." and return the exit code it maps to:

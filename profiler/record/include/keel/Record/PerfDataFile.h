@@ -37,6 +37,14 @@ struct PerfDataWriteOptions {
   /// records with, as `perf record -z` does (PERF_RECORD_COMPRESSED records
   /// and HEADER_COMPRESSED); 0 writes them plain. File mode only.
   int Compress = 0;
+  /// Lay the records out as perf record's per-CPU ring buffers leave
+  /// them: in rounds of this many nanoseconds of time, each ended by a
+  /// FINISHED_ROUND record, with a round's samples CPU by CPU (each CPU's
+  /// in time order) before its side-band records (COMM, FORK, EXIT,
+  /// MMAP2). A process's first samples then come before its MMAP2 in file
+  /// order, as on a busy multi-CPU machine, and only a reader that orders
+  /// by time (as perf does) resolves them. 0: the records in time order.
+  uint64_t RoundNs = 0;
 };
 
 /// The ZSTD levels perf.data records are compressed with: those of `perf
@@ -57,7 +65,8 @@ llvm::Error checkCompressLevel(llvm::StringRef Option, int64_t Level);
 /// with every sample (PERF_SAMPLE_READ, PERF_FORMAT_GROUP | ID), their
 /// running totals per thread; COMM, FORK/EXIT and MMAP2 records (with the
 /// build id, when known, in the record and in HEADER_BUILD_ID); event names
-/// in HEADER_EVENT_DESC. Records are in time order. Deterministic.
+/// in HEADER_EVENT_DESC. Records are in time order (or in rounds:
+/// RoundNs). Deterministic.
 llvm::Error writePerfData(const PerfRecording &R, llvm::raw_ostream &OS,
                           const PerfDataWriteOptions &Opts = {});
 

@@ -42,9 +42,13 @@ void exportPerfScript(const PerfRecording &R, llvm::raw_ostream &OS);
 /// name) does. Branch ends and IPs elsewhere become 0 in Samples and are
 /// counted in \p Quality; taken branches with both ends in \p Bin are
 /// aggregated, and fall-through ranges between consecutive records are
-/// added only when the filter recorded every taken branch ("any").
+/// added only when the filter recorded every taken branch ("any"). A
+/// mapping is \p Bin's when its path is \p PathInProfile (unless its build
+/// id is known and another), else by build id, else by the file at its path
+/// (Bin, or a file with Bin's build id), else by file name.
 AddressProfile toAddressProfile(const PerfRecording &R, const class Binary &Bin,
-                                QualityReport &Quality);
+                                QualityReport &Quality,
+                                llvm::StringRef PathInProfile = "");
 
 } // namespace keel
 

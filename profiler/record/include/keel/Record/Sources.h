@@ -41,6 +41,7 @@ struct PerfSourceOptions {
   std::string Samples; ///< also write the samples here ("" = no)
   std::string Export;  ///< "", "perf-script" or "perf.data"
   unsigned Compress = 0; ///< perf.data ZSTD level, 0 = plain
+  uint64_t RoundNs = 0;  ///< perf.data in per-CPU rounds (PerfDataWriteOptions)
   std::string Replay;  ///< read this recording instead of running
 };
 
