@@ -22,7 +22,9 @@ outside the hot region: a pad object between the object files), and the spreads
 (max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
 are printed beside it, and "B spr%", the spread of Bcm+Bim over the pads of (1) (how
 much cachegrind's branch predictor, indexed by 7 address bits, moves with the code
-alone). keel-rec is the recipe of bench/recommended.json (--recommended).
+alone). keel-rec is the product's recommended build: layout-order with no other option,
+the objects compiled with clang @PLAN/compile.rsp and linked with @PLAN/link.rsp, and
+the guard of bench/recommended.json (--recommended).
 
 Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
 cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
@@ -600,7 +602,8 @@ def main():
     ap.add_argument("--pads", default="0:4096:256", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="the keel-rec recipe (default: bench/recommended.json)")
+                    help="keel-rec's guard (default: bench/recommended.json; the plan and its "
+                         "flags are layout-order's defaults)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): a build named by its "
                          "\"name\", to be listed in --builds (repeatable)")
@@ -628,8 +631,8 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             sys.exit(f"corpus: unknown program {p} (known: {', '.join(PROGRAMS)})")
-    log(f"tools from {keelbench.BUILD}; keel-rec from {keelbench.RECOMMENDED} "
-        f"(sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
+    log(f"tools from {keelbench.BUILD}; keel-rec: layout-order's defaults, its guard from "
+        f"{keelbench.RECOMMENDED} (sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
     all_res = {}
     for name in progs:
         pw = os.path.join(work, name)

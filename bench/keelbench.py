@@ -25,7 +25,10 @@ GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
 WEIGHTS = {"Ir": 1, "I1mr": 10, "D1mr": 10, "ILmr": 100, "DLmr": 100, "Bcm": 15, "Bim": 15}
 KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
-# The recommended build's recipe (docs: /work/wt/RECOMMENDED.md's schema).
+# keel-rec is the product's own recommended build: layout-order's defaults, applied
+# with the plan's compile.rsp and link.rsp. recommended.json spells the same recipe
+# out (test/tools/recommended/default.test checks that they agree); keel-rec takes
+# only its guard from it (--recommended FILE: another guard).
 RECOMMENDED = os.path.join(TOP, "bench", "recommended.json")
 # More recipes of the same schema, by build name (layout-compare.py --recipe FILE).
 RECIPES = {}
@@ -146,6 +149,38 @@ def link(objs, out, extra=(), libs=()):
     return out
 
 
+def response_file_args(path):
+    """The arguments of a clang response file as clang reads them
+    (llvm::cl::TokenizeGNUCommandLine): white space separates, single and double
+    quotes group, a backslash escapes the next character (inside quotes too), empty
+    arguments are dropped."""
+    text = open(path).read()
+    args, cur, quote, i = [], [], None, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            cur.append(text[i + 1])
+            i += 2
+            continue
+        if quote:
+            if c == quote:
+                quote = None
+            else:
+                cur.append(c)
+        elif c in "'\"":
+            quote = c
+        elif c.isspace():
+            if cur:
+                args.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    if cur:
+        args.append("".join(cur))
+    return args
+
+
 def function_order(binary):
     """The binary's own text symbols in address order (for the 'inside' pad)."""
     out = run(["llvm-nm-22", "-n", "--defined-only", binary])
@@ -170,8 +205,9 @@ class Builds:
         if not (KEEP and os.path.exists(self.fdata)):
             run([os.path.join(BIN, "layout-record"), "--source=valgrind", "-o", self.fdata, "--",
                  self.default, *p.run_args], cwd=self.w, env=p.run_env)
-        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-             "-o", self.path("plan")])
+        # The function-level plan (keel-fn, cdsort's call graph, the hottest functions).
+        run([os.path.join(BIN, "layout-order"), "--preset=functions", "--binary", self.default,
+             "--profile", self.fdata, "-o", self.path("plan")])
         self.hot = hottest_functions(self.path("plan", "plan.yaml"))
         self.spacers_plan = None
         self.plugin_objs = None
@@ -183,8 +219,8 @@ class Builds:
     def prepare_spacers(self):
         """plan-sp: the same plan with --spacers=4096 (keel-sp)."""
         if self.spacers_plan is None:
-            run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-                 "--spacers=4096", "-o", self.path("plan-sp")])
+            run([os.path.join(BIN, "layout-order"), "--preset=functions", "--binary", self.default,
+                 "--profile", self.fdata, "--spacers=4096", "-o", self.path("plan-sp")])
             self.spacers_plan = self.path("plan-sp")
 
     def prepare_plugin(self):
@@ -202,8 +238,8 @@ class Builds:
              "--function-order", self.path("plan", "order.txt"), "-o", self.path("blocks")])
         # plan-bb-sp: the one-command route (layout-order --blocks --spacers=4096):
         # the same block layout, spacers packed by the hot parts' estimated sizes.
-        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-             "--blocks", "--spacers=4096", "-o", self.path("plan-bb-sp")])
+        run([os.path.join(BIN, "layout-order"), "--preset=functions", "--binary", self.default,
+             "--profile", self.fdata, "--blocks", "--spacers=4096", "-o", self.path("plan-bb-sp")])
         for f in ("bbsections.txt", "order.txt"):
             if open(self.path("blocks", f)).read() != open(self.path("plan-bb-sp", f)).read():
                 sys.exit(f"keelbench: layout-order --blocks wrote another {f} than layout-blocks")
@@ -221,9 +257,36 @@ class Builds:
         return self.p.compile(out, [f"-fbasic-block-sections=list={bbsections}", *extra])
 
     def recipe_file(self, name):
-        """The JSON recipe behind a recipe build: keel-rec is RECOMMENDED, the others
-        were added with --recipe (RECIPES)."""
-        return RECOMMENDED if name == "keel-rec" else RECIPES.get(name)
+        """The JSON recipe behind a recipe build (added with --recipe, RECIPES)."""
+        return RECIPES.get(name)
+
+    def prepare_rec(self):
+        """keel-rec, as a user builds it: layout-order with no other option into
+        plan-rec, the objects compiled with @plan-rec/compile.rsp, linked with
+        @plan-rec/link.rsp. recommended.json's guard decides, as for any recipe,
+        whether the plan is made again with its fallback block order."""
+        if "keel-rec" in self.recipe_builds:
+            return
+        plan = self.path("plan-rec")
+        self.recipe_builds["keel-rec"] = self.plan_product([], plan)
+        g = load_recipe(RECOMMENDED).get("guard")
+        if g and self.guard_fires("keel-rec", g):
+            self.recipe_builds["keel-rec"] = self.plan_product(
+                [f"--block-order={g['fallback_block_order']}"], plan)
+
+    def plan_product(self, flags, plan):
+        """layout-order's defaults (and FLAGS) into PLAN; the objects compiled with the
+        plan's compile.rsp, in a directory named by what it holds and the block
+        sections it names; the link with its link.rsp: (objects, link flags, post-link
+        step)."""
+        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
+             *flags, "-o", plan])
+        rsp = os.path.join(plan, "compile.rsp")
+        bbs = os.path.join(plan, "bbsections.txt")
+        key = hashlib.sha1("\0".join([sha1_of(rsp), sha1_of(bbs) if os.path.exists(bbs) else ""])
+                           .encode()).hexdigest()
+        objs = self.p.compile(self.path("obj-rsp-" + key[:12]), [f"@{rsp}"])
+        return (objs, [f"@{os.path.join(plan, 'link.rsp')}"], None)
 
     def prepare_recipe(self, name):
         """A recipe build (bench/recommended.json's schema): layout-order with its
@@ -338,7 +401,7 @@ class Builds:
             "keel-bb-sp": (self.bb_objs or [], [f"-Wl,--symbol-ordering-file={self.path('plan-bb-sp', 'order.txt')}",
                                           f"-Wl,-T,{self.path('plan-bb-sp')}/layout.ld",
                                           "-Wl,-z,keep-text-section-prefix", "-Wl,-z,separate-code"], None),
-            # The recommended recipe (bench/recommended.json, or --recommended FILE).
+            # The recommended build: layout-order's defaults and the plan's .rsp files.
             "keel-rec": ([], [], None),
             **self.recipe_builds,
         }
@@ -390,7 +453,9 @@ class Builds:
             self.prepare_spacers()
         if name == "keel-plugin":
             self.prepare_plugin()
-        if self.recipe_file(name):
+        if name == "keel-rec":
+            self.prepare_rec()
+        elif self.recipe_file(name):
             self.prepare_recipe(name)
         objs, extra, post = self.configs()[name]
         objs = list(objs)
@@ -398,6 +463,8 @@ class Builds:
             objs.insert(self.split_at, pad_object(out + ".pad.o", outside_pad))
         pre = out + ".pre" if post else out
         if inside and post != "bolt":
+            # The link flags one by one (a plan's link.rsp too), to edit them below.
+            extra = [a for e in extra for a in (response_file_args(e[1:]) if e.startswith("@") else [e])]
             # Fix the build's own order, then add the pad symbol after the k-th hot function.
             order = self.ref_order(name)
             k, pad = inside

@@ -6,7 +6,7 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   cdsort    ld.lld --call-graph-profile-sort=cdsort fed layout-order's callgraph.txt
   bolt      llvm-bolt-22 -data=<our fdata> -reorder-functions=cdsort
             -reorder-blocks=ext-tsp -split-functions
-  keel-fn   layout-order: order.txt + layout.ld (hot text contiguous, 4 KB aligned),
+  keel-fn   layout-order --preset=functions: order.txt + layout.ld (hot text contiguous, 4 KB aligned),
             linked with -z separate-code as layout-order says (data keeps its page offset)
   keel-sls  keel-fn linked with -z separate-loadable-segments instead
   keel-tuned keel-fn relinked with the __keel_code_pad (hot region's offset) that
@@ -19,10 +19,10 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
-  keel-rec  the recommended recipe, read from bench/recommended.json (--recommended FILE):
-            layout-order's flags, recompiled with the plan's bbsections.txt if asked,
-            its link flags ({plan} = the plan directory); --recipe FILE adds more
-            recipes of the same schema, each a build named by its "name"
+  keel-rec  the recommended build as a user makes it: layout-order with no other option,
+            the objects recompiled with clang @PLAN/compile.rsp, linked with @PLAN/link.rsp;
+            its guard from bench/recommended.json (--recommended FILE); --recipe FILE adds
+            recipes of that file's schema (flag lists), each a build named by its "name"
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -139,7 +139,8 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's recipe (default: bench/recommended.json)")
+                    help="keel-rec's guard (default: bench/recommended.json; the plan and its "
+                         "flags are layout-order's defaults)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")

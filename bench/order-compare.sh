@@ -54,7 +54,7 @@ compare() {
   valgrind --tool=callgrind --collect-jumps=yes --dump-instr=yes \
     --callgrind-out-file=cg.out ./default $RUN > /dev/null 2> cg.log
   for o in $orders; do
-    "$order_tool" --binary default --profile cg.out --order="$o" -o "plan-$o" 2> "plan-$o.log"
+    "$order_tool" --preset=functions --binary default --profile cg.out --order="$o" -o "plan-$o" 2> "plan-$o.log"
     link "keel-$o" -Wl,--symbol-ordering-file="plan-$o/order.txt" \
       -Wl,--no-warn-symbol-ordering -Wl,-T,"plan-$o/layout.ld"
   done

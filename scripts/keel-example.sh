@@ -30,8 +30,11 @@ step "record an exact branch profile under valgrind (callgrind)"
 step "hottest functions and call edges"
 "$bin/layout-profile" show --binary "$out/demo" --top=8 "$out/demo.fdata"
 
-step "plan a layout (hot/warm/cold, function order, hot data, spacers)"
-"$bin/layout-order" --binary "$out/demo" --profile "$out/demo.fdata" -o "$out/demo.plan" --print-plan
+# The function-level plan (--preset=functions), which the pass plugin applies
+# below; layout-order's default, the recommended plan, also lays out basic
+# blocks (README.md, "The recommended build").
+step "plan a layout (hot/warm/cold, function order, hot data)"
+"$bin/layout-order" --preset=functions --binary "$out/demo" --profile "$out/demo.fdata" -o "$out/demo.plan" --print-plan
 
 step "rebuild the demo with the pass plugin and the plan, link with the order file and linker script"
 clang-22 -O2 -ffunction-sections -fdata-sections -fpass-plugin="$build/lib/LayoutOpt.so" \
@@ -48,7 +51,7 @@ step "sweep the interpreter example: default link vs planned link (sim backend, 
 interp="$out/interp"
 "$top/examples/interp/build.sh" all "$interp" > /dev/null
 "$bin/layout-record" --source=valgrind -o "$interp/interp.fdata" -- "$interp/interp.default" 2000 > /dev/null
-"$bin/layout-order" --binary "$interp/interp.default" --profile "$interp/interp.fdata" -o "$interp/plan" > /dev/null
+"$bin/layout-order" --preset=functions --binary "$interp/interp.default" --profile "$interp/interp.fdata" -o "$interp/plan" > /dev/null
 objs="$interp/interp.o $interp/handlers_a.o $interp/handlers_b.o $interp/handlers_c.o"
 "$bin/layout-sweep" --geometry=small --from=0 --to=3840 --step=256 \
   --relink="$top/examples/interp/build.sh default $interp {pad} {out}" \

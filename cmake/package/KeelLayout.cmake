@@ -105,7 +105,7 @@ function(keel_layout)
   add_custom_target(${t}-keel-profile
     COMMAND "${KEEL_LAYOUT_RECORD}" --source=valgrind -o "${_fdata}"
             -- "$<TARGET_FILE:${t}>" ${K_WORKLOAD}
-    COMMAND "${KEEL_LAYOUT_ORDER}" --binary "$<TARGET_FILE:${t}>" --profile "${_fdata}"
+    COMMAND "${KEEL_LAYOUT_ORDER}" --preset=functions --binary "$<TARGET_FILE:${t}>" --profile "${_fdata}"
             -o "${K_PLAN}" ${K_ORDER_OPTIONS}
     COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
     DEPENDS ${t}

@@ -7,13 +7,17 @@
 // (stale symbols counted) -> call graph -> hot data ranking ->
 // block layout (--blocks) -> plan (hot set by --hot-coverage, or by density
 // under --hot-budget) -> spacers (--spacers) -> write order.txt,
-// layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, and with --blocks
-// bbsections.txt and sizes.txt (each atomically; nothing is written if any
-// step fails).
+// layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, with --blocks
+// bbsections.txt and sizes.txt, and the flags that apply the plan,
+// compile.rsp and link.rsp (keel/Planner/BuildFlags.h) (each atomically;
+// nothing is written if any step fails). --preset (default: recommended)
+// gives every option it names a value; an option given explicitly keeps
+// the user's.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Blocks/BlockLayout.h"
 #include "keel/Plan/Plan.h"
+#include "keel/Planner/BuildFlags.h"
 #include "keel/Planner/Emit.h"
 #include "keel/Planner/PlanLayout.h"
 #include "keel/Planner/Planner.h"
@@ -26,6 +30,7 @@
 #include "keel/Support/Tool.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -37,6 +42,62 @@ using namespace keel;
 static const char *Tool = "layout-order";
 
 static cl::OptionCategory Cat("layout-order options");
+
+namespace {
+/// A named set of option values (--preset). recommended is the build Keel
+/// measures and recommends (README.md, docs/results.md; the same flags are
+/// spelt out in bench/recommended.json), functions the function-level plan
+/// that was layout-order's default before it.
+struct Preset {
+  const char *Name;
+  bool Blocks;
+  const char *BlockOrder;
+  double BlockCoverage;
+  uint64_t HotBudget, Spacers;
+  double PackEndShare, DominantLast;
+  uint64_t AlignLoops, DataPad;
+};
+} // namespace
+
+/// The first is the default. The cl::init values of the options below that a
+/// preset names are never used: applyPreset gives each one the preset's
+/// value unless the command line gave it.
+static const Preset Presets[] = {
+    {"recommended", true, "exttsp", 1, 32768, 4096, 0, 10, 1, 2048},
+    {"functions", false, "exttsp", 0.99, 0, 0, 10, 0, 0, 0},
+};
+
+static const Preset *findPreset(StringRef Name) {
+  for (const Preset &P : Presets)
+    if (Name == P.Name)
+      return &P;
+  return nullptr;
+}
+
+/// --preset's help: what each preset sets, from the table itself.
+static std::string describePresets() {
+  std::string S = "a named set of the options below (an option given "
+                  "explicitly overrides its value):";
+  for (const Preset &P : Presets)
+    S += formatv(" {0}{1}: --blocks={2} --block-order={3} "
+                 "--block-coverage={4} --hot-budget={5} --spacers={6} "
+                 "--pack-end-share={7} --dominant-last={8} "
+                 "--align-loops={9} --data-pad={10};",
+                 P.Name, &P == Presets ? " (default)" : "",
+                 P.Blocks ? "true" : "false", P.BlockOrder,
+                 format("%g", P.BlockCoverage), P.HotBudget, P.Spacers,
+                 format("%g", P.PackEndShare), format("%g", P.DominantLast),
+                 P.AlignLoops, P.DataPad)
+             .str();
+  return S + " recommended plans function-level (with a note) when the "
+             "binary has no block map";
+}
+static const std::string PresetHelp = describePresets();
+
+static cl::opt<std::string>
+    PresetName("preset", cl::cat(Cat), cl::init("recommended"),
+               cl::value_desc("recommended|functions"),
+               cl::desc(PresetHelp.c_str()));
 static cl::opt<std::string> BinaryPath("binary", cl::Required, cl::cat(Cat),
                                        cl::desc("the profiled binary"),
                                        cl::value_desc("file"));
@@ -59,13 +120,14 @@ static cl::opt<uint64_t> HotBudget(
              "densest executed functions (weight per byte of their hot "
              "part) that fit in this many bytes, within --hot-coverage, are "
              "hot and come first in the text, the warm ones after them; "
-             "--spacers packs only the hot ones. 0 (default): hot by "
-             "--hot-coverage alone, hot and warm interleaved"));
+             "--spacers packs only the hot ones. 0: hot by --hot-coverage "
+             "alone, hot and warm interleaved (set by --preset)"));
 static cl::opt<double> DominantLast(
     "dominant-last", cl::cat(Cat), cl::init(0), cl::value_desc("PCT"),
     cl::desc("with --hot-budget: hot functions holding at least PCT% of the "
              "profile's weight go to the end of the hot tier, the heaviest "
-             "last, so growth in or after them moves only warm code; 0 = off"));
+             "last, so growth in or after them moves only warm code; 0 = off "
+             "(set by --preset)"));
 static cl::opt<double>
     DataCoverage("data-coverage", cl::cat(Cat), cl::init(0.99),
                  cl::desc("share of executed data references in hot data"));
@@ -88,7 +150,8 @@ static cl::opt<uint64_t> Spacers(
     cl::desc("pack the hot text into W-byte packs (from the region's start) "
              "and align a function that would cross a pack boundary to the "
              "next one, so code growing inside the region moves later code "
-             "by 0 or W bytes; W a power of two >= 64, 0 = off"));
+             "by 0 or W bytes; W a power of two >= 64, 0 = off (set by "
+             "--preset)"));
 static cl::opt<std::string> SectionSizes(
     "section-sizes", cl::cat(Cat), cl::value_desc("file"),
     cl::desc("'<symbol> <bytes>' lines overriding the binary's symbol sizes "
@@ -101,7 +164,8 @@ static cl::opt<bool> Blocks(
              "-fbasic-block-address-map): writes bbsections.txt for clang "
              "-fbasic-block-sections=list=, sizes.txt, and an order.txt "
              "with the hot parts and then the cold ones; --spacers packs by "
-             "the hot parts' sizes"));
+             "the hot parts' sizes (set by --preset; --blocks=false plans "
+             "function-level)"));
 static cl::opt<std::string> BlockOrderName(
     "block-order", cl::cat(Cat), cl::init("exttsp"),
     cl::value_desc("exttsp|keep|guarded"),
@@ -109,7 +173,8 @@ static cl::opt<std::string> BlockOrderName(
              "ordered: exttsp (LLVM's Ext-TSP), keep (the compiler's order; "
              "only never-executed blocks leave, so no fall-through between "
              "executed blocks becomes a taken branch), guarded (keep unless "
-             "Ext-TSP raises the function's score by --block-reorder-gain)"));
+             "Ext-TSP raises the function's score by --block-reorder-gain) "
+             "(set by --preset)"));
 static cl::opt<double> BlockReorderGain(
     "block-reorder-gain", cl::cat(Cat), cl::init(0.1), cl::value_desc("F"),
     cl::desc("with --block-order=guarded: the relative Ext-TSP score gain "
@@ -124,13 +189,13 @@ static cl::opt<double> BlockCoverage(
     "block-coverage", cl::cat(Cat), cl::init(0.99), cl::value_desc("F"),
     cl::desc("with --blocks: lay out (and split) the heaviest functions "
              "covering this share of executed instructions; 1 = every "
-             "executed function with a block map"));
+             "executed function with a block map (set by --preset)"));
 static cl::opt<double> PackEndShare(
     "pack-end-share", cl::cat(Cat), cl::init(10), cl::value_desc("PCT"),
     cl::desc("with --spacers: a function holding at least PCT% of the "
              "profile's weight ends its pack (the next function starts on "
              "the next boundary), so growth in or right after it moves no "
-             "other code by less than W; 0 = off"));
+             "other code by less than W; 0 = off (set by --preset)"));
 static cl::opt<uint64_t> SpacerMaxPad(
     "spacer-max-pad", cl::cat(Cat), cl::init(0), cl::value_desc("BYTES"),
     cl::desc("with --spacers: leave out a spacer that would add more than "
@@ -146,6 +211,17 @@ static cl::opt<uint64_t> ColdPatternLimit(
     "cold-pattern-limit", cl::cat(Cat), cl::init(10000),
     cl::desc("most cold functions named in the linker scripts (a long "
              "pattern list slows links down)"));
+static cl::opt<uint64_t> AlignLoops(
+    "align-loops", cl::cat(Cat), cl::init(0), cl::value_desc("N"),
+    cl::desc("with --blocks: compile.rsp rebuilds with -falign-loops=N (1: "
+             "no loop alignment, whose padding the new block order would "
+             "put on hot fall-through paths); 0 = the compiler's own (set by "
+             "--preset)"));
+static cl::opt<uint64_t> DataPad(
+    "data-pad", cl::cat(Cat), cl::init(0), cl::value_desc("BYTES"),
+    cl::desc("link.rsp links with --defsym=__keel_data_pad=BYTES: the hot "
+             "data starts BYTES into its page, away from the page-start "
+             "objects (4K aliasing); 0 = no --defsym (set by --preset)"));
 static cl::opt<bool> PrintPlan("print-plan", cl::cat(Cat),
                                cl::desc("print a summary of the plan"));
 static cl::opt<bool> JSON("json", cl::cat(Cat),
@@ -279,6 +355,49 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   return O;
 }
 
+/// Set every option --preset names that the command line did not give.
+template <typename T, typename V> static void presetValue(cl::opt<T> &O, V P) {
+  if (!O.getNumOccurrences())
+    O = T(P);
+}
+
+/// --preset, applied before any option is checked; then --blocks against
+/// the binary: a preset's blocks need a block map (without one the plan is
+/// function-level, and a note says so), an explicit --blocks refuses.
+static Error applyPreset(const Binary &Bin) {
+  const Preset *P = findPreset(PresetName);
+  if (!P)
+    return inputError("--preset", 0,
+                      "unknown preset '{0}' (recommended, functions)",
+                      PresetName);
+  presetValue(BlockOrderName, P->BlockOrder);
+  presetValue(BlockCoverage, P->BlockCoverage);
+  presetValue(HotBudget, P->HotBudget);
+  presetValue(Spacers, P->Spacers);
+  presetValue(PackEndShare, P->PackEndShare);
+  // The preset's --dominant-last goes with its --hot-budget: an explicit
+  // --hot-budget=0 turns both off.
+  presetValue(DominantLast, HotBudget ? P->DominantLast : 0);
+  presetValue(AlignLoops, P->AlignLoops);
+  presetValue(DataPad, P->DataPad);
+  if (Blocks.getNumOccurrences()) {
+    if (Blocks && !hasBlockMap(Bin))
+      return inputError(BinaryPath, 0,
+                        "no .llvm_bb_addr_map section: build with "
+                        "-fbasic-block-address-map (--blocks lays out its "
+                        "blocks), or plan without --blocks");
+    return Error::success();
+  }
+  Blocks = P->Blocks && hasBlockMap(Bin);
+  if (P->Blocks && !Blocks)
+    WithColor::note(errs(), Tool)
+        << BinaryPath << " has no .llvm_bb_addr_map (not built with "
+        << "-fbasic-block-address-map): planning function-level, the "
+        << "--preset=" << P->Name << " plan without --blocks; build with "
+        << "-fbasic-block-address-map for the block layout\n";
+  return Error::success();
+}
+
 /// --binary: its symbols are what the plan is made of.
 static Expected<std::unique_ptr<Binary>> openBinary() {
   auto Bin = Binary::open(BinaryPath);
@@ -391,6 +510,29 @@ static void printPlan(const LayoutPlan &LP, const PlanReport &R,
   }
 }
 
+/// compile.rsp and link.rsp: the flags that apply the plan, naming its
+/// files by absolute path (keel/Planner/BuildFlags.h).
+template <typename OutFn>
+static Error writeBuildFlags(bool HasBlocks, OutFn &Out) {
+  SmallString<256> Dir(OutDir);
+  if (std::error_code EC = sys::fs::make_absolute(Dir))
+    return inputError(OutDir, 0, "cannot make the path absolute: {0}",
+                      EC.message());
+  sys::path::remove_dots(Dir, /*remove_dot_dot=*/false);
+  BuildFlagOptions O;
+  O.PlanDir = std::string(Dir);
+  O.Blocks = HasBlocks;
+  O.AlignLoops = AlignLoops;
+  O.DataPad = DataPad;
+  BuildFlags F = planBuildFlags(O);
+  if (Error E = Out("compile.rsp", [&](raw_ostream &OS) {
+        writeResponseFile(F.Compile, OS);
+      }))
+    return E;
+  return Out("link.rsp",
+             [&](raw_ostream &OS) { writeResponseFile(F.Link, OS); });
+}
+
 static Error writePlanDir(const LayoutPlan &LP,
                           const std::vector<FunctionLayout> *BlockLayout) {
   if (Error E = prepareOutputDir(OutDir))
@@ -435,6 +577,8 @@ static Error writePlanDir(const LayoutPlan &LP,
   if (Error E = Out("callgraph.txt",
                     [&](raw_ostream &OS) { writeCallGraphFile(LP, OS); }))
     return E;
+  if (Error E = writeBuildFlags(BlockLayout != nullptr, Out))
+    return E;
   return Out("plan.yaml", [&](raw_ostream &OS) { writePlan(LP.File, OS); });
 }
 
@@ -443,6 +587,8 @@ static Error run() {
   auto Bin = openBinary();
   if (!Bin)
     return Bin.takeError();
+  if (Error E = applyPreset(**Bin))
+    return E;
   auto Opts = layoutOptions(**Bin);
   if (!Opts)
     return Opts.takeError();
@@ -466,12 +612,16 @@ static Error run() {
 
 static const char *const Overview =
     "layout-order: plan a code and data layout from profiles\n\n"
+    "  With no other option: the recommended plan (--preset=recommended: "
+    "hot blocks laid out, a 32 KB hot tier, 4 KB spacers).\n"
     "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
-    "callgraph.txt}.\n  Link with: -ffunction-sections -fdata-sections ... "
-    "-Wl,--symbol-ordering-file=PLAN_DIR/order.txt -Wl,-T,PLAN_DIR/layout.ld "
-    "-Wl,-z,separate-code\n"
-    "  (-z separate-code keeps the writable data's page offset when code "
-    "grows; GNU ld's default on x86-64.)\n";
+    "callgraph.txt,compile.rsp,link.rsp}\n"
+    "  (with --blocks also bbsections.txt, sizes.txt). Apply the plan:\n"
+    "    clang -O2 @PLAN_DIR/compile.rsp -c x.c ...   (rebuild every "
+    "object)\n"
+    "    clang @PLAN_DIR/link.rsp *.o -o app          (link)\n"
+    "  link.rsp holds -Wl,-z,separate-code, which keeps the writable data's "
+    "page offset when code grows (GNU ld's default on x86-64).\n";
 
 int main(int argc, char **argv) {
   return runTool(argc, argv, {Tool, Overview, {&Cat}}, []() -> Expected<int> {

@@ -71,6 +71,12 @@ std::optional<uint64_t> countBlockInstructions(const Binary &Bin,
 
 } // namespace
 
+bool hasBlockMap(const Binary &Bin) {
+  return llvm::any_of(Bin.sections(), [](const SectionInfo &S) {
+    return S.Name == ".llvm_bb_addr_map" && S.Size > 0;
+  });
+}
+
 Expected<std::vector<FunctionBlocks>>
 mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
                    BlockMapStats &Stats) {

@@ -6,6 +6,7 @@
 // branch, with the fall-through ranges between them.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/Blocks/BlockLayout.h"
 #include "keel/Planner/PlanLayout.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/Formats.h"
@@ -257,3 +258,13 @@ TEST(PlanLayout, SpacersCountTheSizesUsed) {
 }
 
 } // namespace
+
+// layout-order's default preset plans blocks only for a binary with a
+// block map: hasBlockMap tells the two builds of prog apart.
+TEST(PlanLayout, HasBlockMapOnlyWithTheAddressMap) {
+  auto Bin = openBinary("prog");
+  auto NoMap = openBinary("prog-nomap");
+  ASSERT_TRUE(Bin && NoMap);
+  EXPECT_TRUE(hasBlockMap(*Bin));
+  EXPECT_FALSE(hasBlockMap(*NoMap));
+}

@@ -60,6 +60,11 @@ struct BlockMapStats {
   }
 };
 
+/// Whether \p Bin has a block map (a non-empty .llvm_bb_addr_map section:
+/// built with -fbasic-block-address-map), so that its blocks can be laid
+/// out. Reads only the section headers.
+bool hasBlockMap(const Binary &Bin);
+
 /// Read .llvm_bb_addr_map of \p Bin and map \p AP onto its blocks. Error
 /// (InputError naming the binary) if the binary has no block map.
 llvm::Expected<std::vector<FunctionBlocks>>
