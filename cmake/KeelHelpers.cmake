@@ -99,11 +99,7 @@ function(keel_add_subdirectories)
   endforeach()
 endfunction()
 
-# keel_write_target_list(file): after every add_subdirectory, write each
-# target the tree defines with its type, its sanitizer kind (instrumented,
-# not, or unclassified) and what it links, one JSON object a line, for
-# test/build/sanitize-targets.test. Written at configure time, so the check
-# reads the build as configured and needs no compile.
+# keel_collect_targets(dir out): the targets defined in dir and below it.
 function(keel_collect_targets dir out)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
@@ -114,6 +110,7 @@ function(keel_collect_targets dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
+# keel_json_list(out values...): values as a JSON array of strings.
 function(keel_json_list out)
   set(items "")
   foreach(v ${ARGN})
@@ -125,6 +122,11 @@ function(keel_json_list out)
   set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
+# keel_write_target_list(file): after every add_subdirectory, write each
+# target the tree defines with its type, its sanitizer kind (instrumented,
+# not, or unclassified) and what it links, one JSON object a line, for
+# test/build/sanitize-targets.test. Written at configure time, so the check
+# reads the build as configured and needs no compile.
 function(keel_write_target_list file)
   keel_collect_targets(${CMAKE_SOURCE_DIR} targets)
   list(SORT targets)
@@ -157,7 +159,7 @@ function(keel_write_target_list file)
       get_target_property(lopts ${t} LINK_OPTIONS)
     endif()
     foreach(v links ilinks copts lopts)
-      if(NOT ${v})
+      if("${${v}}" MATCHES "-NOTFOUND$")
         set(${v} "")
       endif()
       keel_json_list(${v} ${${v}})
