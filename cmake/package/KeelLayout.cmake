@@ -16,6 +16,15 @@
 #    arguments under `layout-record --source=valgrind` and re-plans into PLAN
 #    with `layout-order`. The next build reconfigures (a stamp file tells
 #    CMake the plan changed) and rebuilds the program with the new plan.
+#  - always (CMake >= 3.21): the compiles and the link also run through
+#    keel-cc, which records them in <target>.keel-commands.jsonl, and a
+#    target <target>-keel-optimize runs `layout-optimize` on that log (no
+#    build of its own): profile on WORKLOAD, the recommended plan (block
+#    sections included), the program's objects rebuilt with the plan's
+#    compile.rsp and relinked with its link.rsp, the guard, the before/after
+#    table; the optimized program is <target>.keel-optimize/<name>
+#    (docs/optimize.md). Use it without a PLAN of the profile target: its
+#    default build is the one without a plan.
 #
 # PLAN defaults to ${CMAKE_CURRENT_BINARY_DIR}/<target>.keel-plan; point it
 # into the source tree to keep a checked-in plan.
@@ -58,12 +67,22 @@ function(keel_layout)
 
   # Record the link for layout-sweep's code and data axes (docs/sweep.md).
   # The launcher word list is prepended to the link command.
+  # keel-cc records the compiles and the link for <target>-keel-optimize.
+  set(_log "${CMAKE_CURRENT_BINARY_DIR}/${t}.keel-commands.jsonl")
+  set(_keel_cc "${KEEL_CC}" "--log=${_log}" --)
   if(CMAKE_VERSION VERSION_LESS 3.21)
     message(STATUS "Keel: CMake ${CMAKE_VERSION} has no LINKER_LAUNCHER (3.21); "
-      "${t} is linked without layout-link, so a bare layout-sweep cannot relink it")
+      "${t} is linked without layout-link, so a bare layout-sweep cannot relink it, "
+      "and there is no ${t}-keel-optimize")
   else()
-    set_property(TARGET ${t} PROPERTY C_LINKER_LAUNCHER "${KEEL_LAYOUT_LINK}" --)
-    set_property(TARGET ${t} PROPERTY CXX_LINKER_LAUNCHER "${KEEL_LAYOUT_LINK}" --)
+    foreach(_lang C CXX)
+      get_target_property(_launcher ${t} ${_lang}_COMPILER_LAUNCHER)
+      if(NOT _launcher)
+        set(_launcher "${CMAKE_${_lang}_COMPILER_LAUNCHER}")
+      endif()
+      set_property(TARGET ${t} PROPERTY ${_lang}_COMPILER_LAUNCHER ${_keel_cc} ${_launcher})
+      set_property(TARGET ${t} PROPERTY ${_lang}_LINKER_LAUNCHER "${KEEL_LAYOUT_LINK}" -- ${_keel_cc})
+    endforeach()
   endif()
 
   # The profile target touches this stamp after re-planning; CMake re-runs
@@ -113,4 +132,26 @@ function(keel_layout)
     WORKING_DIRECTORY "${K_WORKING_DIRECTORY}"
     COMMENT "Keel: profiling ${t} under valgrind and re-planning into ${K_PLAN}"
     VERBATIM USES_TERMINAL)
+
+  if(NOT CMAKE_VERSION VERSION_LESS 3.21)
+    # WORKLOAD as one --workload string: words with blanks or quotes quoted
+    # for layout-optimize's splitting (quotes group, no shell).
+    set(_workload "")
+    foreach(_w ${K_WORKLOAD})
+      if(_w MATCHES "[ \t'\"]" OR _w STREQUAL "")
+        string(REPLACE "'" "'\"'\"'" _w "${_w}")
+        set(_w "'${_w}'")
+      endif()
+      string(APPEND _workload " ${_w}")
+    endforeach()
+    string(STRIP "${_workload}" _workload)
+    add_custom_target(${t}-keel-optimize
+      COMMAND "${KEEL_LAYOUT_OPTIMIZE}" "--commands=${_log}"
+              "--binary=$<TARGET_FILE:${t}>" "--dir=${CMAKE_CURRENT_BINARY_DIR}/${t}.keel-optimize"
+              "--workload=${_workload}"
+      DEPENDS ${t}
+      WORKING_DIRECTORY "${K_WORKING_DIRECTORY}"
+      COMMENT "Keel: the recommended layout of ${t} (layout-optimize)"
+      VERBATIM USES_TERMINAL)
+  endif()
 endfunction()

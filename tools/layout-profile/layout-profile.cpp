@@ -157,6 +157,12 @@ Error runConvert(const Binary *Bin) {
       }))
     return E;
   printQuality(Q, *LP);
+  // Neither format has a record for them (docs/planner.md).
+  if (!LP->Symbolic && !LP->Addr.CallChainArcs.empty())
+    WithColor::note(errs(), Tool)
+        << LP->Addr.CallChainArcs.size() << " callchain arcs are not written ("
+        << ToFormat << " has no record for them): plan from " << Inputs[0]
+        << " itself to keep its call graph\n";
   return Error::success();
 }
 

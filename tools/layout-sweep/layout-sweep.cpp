@@ -19,12 +19,14 @@
 #include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AutoSweep.h"
 #include "keel/Sweep/AxisSweep.h"
+#include "keel/Sweep/DryRun.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
 #include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 
@@ -213,6 +215,11 @@ cl::opt<std::string> BestPadOut(
     cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> SVG("svg", cl::desc("write the SVG plot"), cl::value_desc("file"), cl::cat(Cat));
 cl::opt<std::string> HTML("html", cl::desc("write the HTML report"), cl::value_desc("file"), cl::cat(Cat));
+cl::opt<bool> DryRun(
+    "dry-run",
+    cl::desc("print each variant's relink command and run (shell-quoted for "
+             "display; the sweep spawns argv), build and run nothing"),
+    cl::cat(Cat));
 } // namespace
 
 /// The gate library's parser (a finite, non-negative percentage), with the
@@ -472,6 +479,11 @@ static Expected<int> runAuto(const char *Argv0) {
   AutoSweepOptions AO;
   runOptions(AO, ImplicitJournal);
   AO.KeepDir = KeepDir;
+  if (DryRun) {
+    if (Error E = writeAutoDryRun(outs(), *Base, AO))
+      return std::move(E);
+    return ExitOK;
+  }
   Expected<AutoSweepResult> R = runAutoSweep(*Base, *GO, AO, errs());
   if (!R)
     return R.takeError();
@@ -506,6 +518,21 @@ static Expected<int> runCommand(const char *Argv0) {
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return GO.takeError();
+  if (DryRun) {
+    outs() << formatv("dry run of {0}: axis {1}, {2} variants, backend {3}; "
+                      "nothing is built or run{4}\n",
+                      O->Binary, O->Perturb.Axis,
+                      O->G.offsets().size() * (O->CompareBinary ? 2 : 1),
+                      O->Backend,
+                      O->WorkDir.empty()
+                          ? formatv("; {0} is the private work directory",
+                                    DryRunWorkDir)
+                                .str()
+                          : std::string());
+    if (Error E = writeAxisDryRun(outs(), *O))
+      return std::move(E);
+    return ExitOK;
+  }
   AxisSweepOptions AO;
   runOptions(AO, ImplicitJournal);
   AO.BestPadOut = BestPadOut;

@@ -99,7 +99,11 @@ static std::vector<std::string> linkerScripts(ArrayRef<std::string> Argv) {
   return Scripts;
 }
 
-static bool scriptDefines(const LinkRecord &R, StringRef Sym) {
+/// The text of each linker script the record names (unreadable ones left
+/// out), with its name.
+static std::vector<std::pair<std::string, std::string>>
+scriptTexts(const LinkRecord &R) {
+  std::vector<std::pair<std::string, std::string>> Out;
   for (const std::string &S : linkerScripts(R.Argv)) {
     SmallString<256> P(S);
     if (!sys::path::is_absolute(P)) {
@@ -111,10 +115,125 @@ static bool scriptDefines(const LinkRecord &R, StringRef Sym) {
       consumeError(Text.takeError());
       continue;
     }
-    if (StringRef(*Text).contains(Sym))
-      return true;
+    Out.push_back({S, std::move(*Text)});
   }
+  return Out;
+}
+
+static bool scriptDefines(const LinkRecord &R, StringRef Sym) {
+  for (const auto &[Name, Text] : scriptTexts(R))
+    if (StringRef(Text).contains(Sym))
+      return true;
   return false;
+}
+
+/// The default a script gives \p Sym: "PROVIDE_HIDDEN(Sym = N)" or
+/// "PROVIDE(Sym = N)" (Keel's scripts), else "DEFINED(Sym) ? Sym : N" (the
+/// template); 0 when it says neither. \p From names the script.
+static int64_t scriptDefault(const LinkRecord &R, StringRef Sym,
+                             std::string &From) {
+  for (const auto &[Name, Text] : scriptTexts(R)) {
+    StringRef T = Text;
+    for (std::string Head : {"PROVIDE_HIDDEN(" + Sym.str(),
+                             "PROVIDE(" + Sym.str(),
+                             "DEFINED(" + Sym.str() + ") ? " + Sym.str()}) {
+      size_t At = T.find(Head);
+      if (At == StringRef::npos)
+        continue;
+      StringRef Rest = T.drop_front(At + Head.size()).ltrim();
+      if (!Rest.consume_front("=") && !Rest.consume_front(":"))
+        continue;
+      Rest = Rest.ltrim();
+      StringRef Num = Rest.take_while([](char C) { return isAlnum(C); });
+      int64_t V = 0;
+      if (Num.getAsInteger(0, V))
+        continue;
+      if (V)
+        From = formatv("{0}'s default", sys::path::filename(Name)).str();
+      return V;
+    }
+  }
+  return 0;
+}
+
+namespace {
+/// A linker argument of a link command: a word of a bare linker's command,
+/// a part of a -Wl, word, or the word after -Xlinker.
+struct LinkerArg {
+  size_t Word;  ///< index in the command
+  size_t Part;  ///< index in the -Wl, word's comma-separated parts (else 0)
+  bool Wl;      ///< a part of a -Wl, word
+};
+} // namespace
+
+/// The linker arguments of \p Argv, in order (so "--defsym" and its value
+/// pair up however the driver was given them).
+static std::vector<LinkerArg> linkerArgs(ArrayRef<std::string> Argv) {
+  std::vector<LinkerArg> Out;
+  bool Linker = isLinker(Argv.front());
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    StringRef W = Argv[I];
+    if (Linker) {
+      Out.push_back({I, 0, false});
+    } else if (W.starts_with("-Wl,")) {
+      size_t Parts = W.drop_front(4).count(',') + 1;
+      for (size_t K = 0; K < Parts; ++K)
+        Out.push_back({I, K, true});
+    } else if (W == "-Xlinker" && I + 1 < Argv.size()) {
+      Out.push_back({++I, 0, false});
+    }
+  }
+  return Out;
+}
+
+/// Read or replace one linker argument in the words \p W.
+static std::string argText(ArrayRef<std::string> W, const LinkerArg &A) {
+  if (!A.Wl)
+    return W[A.Word];
+  SmallVector<StringRef, 8> Parts;
+  StringRef(W[A.Word]).drop_front(4).split(Parts, ',');
+  return Parts[A.Part].str();
+}
+
+static void setArg(std::vector<std::string> &W, const LinkerArg &A,
+                   StringRef Text) {
+  if (!A.Wl) {
+    W[A.Word] = Text.str();
+    return;
+  }
+  SmallVector<StringRef, 8> Parts;
+  std::string Old = W[A.Word];
+  StringRef(Old).drop_front(4).split(Parts, ',');
+  Parts[A.Part] = Text;
+  W[A.Word] = "-Wl," + join(Parts, ",");
+}
+
+/// The link's own --defsym=\p Sym=V (every form of it): each takes {pad}
+/// for V. Returns the last V ("" when the link sets none).
+static std::string placeUserDefsym(std::vector<std::string> &W,
+                                   StringRef Sym) {
+  std::vector<LinkerArg> Args = linkerArgs(W);
+  std::string Value, Key = (Sym + "=").str();
+  for (size_t I = 0; I < Args.size(); ++I) {
+    std::string A = argText(W, Args[I]);
+    StringRef S = A;
+    // --defsym=S=V, -defsym=S=V; or --defsym / -defsym, then S=V.
+    std::optional<LinkerArg> ValueArg;
+    std::string Prefix;
+    if (S.consume_front("--defsym=") || S.consume_front("-defsym=")) {
+      ValueArg = Args[I];
+      Prefix = StringRef(A).drop_back(S.size()).str();
+    } else if ((S == "--defsym" || S == "-defsym") && I + 1 < Args.size()) {
+      ValueArg = Args[++I];
+      A = argText(W, *ValueArg);
+      S = A;
+    }
+    if (!ValueArg || !S.starts_with(Key))
+      continue;
+    Value = S.drop_front(Key.size()).str();
+    setArg(W, *ValueArg, Prefix + Key + "{pad}");
+  }
+  return Value;
 }
 
 /// Options whose value is the next word (so that word is no input file).
@@ -138,8 +257,7 @@ static bool looksLikeInput(StringRef W) {
   return Exts.contains(Ext) || W.contains(".so.");
 }
 
-Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
-                                                    StringRef Axis) {
+Expected<RecordRelink> relinkFromRecord(const LinkRecord &R, StringRef Axis) {
   std::vector<std::string> W = R.Argv;
   bool Out = false;
   for (size_t I = 1; I < W.size(); ++I) {
@@ -156,11 +274,24 @@ Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
     W.push_back("-o");
     W.push_back("{out}");
   }
+  RecordRelink RR;
+  RR.ZeroArgv = W;
   std::string Sym = Axis == "code" ? "__keel_code_pad" : "__keel_data_pad";
   if (scriptDefines(R, Sym)) {
-    W.push_back((isLinker(W.front()) ? "--defsym=" : "-Wl,--defsym=") + Sym +
-                "={pad}");
-    return W;
+    std::string Own = placeUserDefsym(W, Sym);
+    if (Own.empty()) {
+      W.push_back((isLinker(W.front()) ? "--defsym=" : "-Wl,--defsym=") + Sym +
+                  "={pad}");
+      RR.PadBase = scriptDefault(R, Sym, RR.PadFrom);
+    } else if (StringRef(Own).getAsInteger(0, RR.PadBase)) {
+      return makeError("the recorded link sets {0}={1}, which is not a number "
+                       "(the sweep adds each offset to it)",
+                       Sym, Own);
+    } else if (RR.PadBase) {
+      RR.PadFrom = formatv("the link's own {0}={1}", Sym, Own).str();
+    }
+    RR.Argv = std::move(W);
+    return RR;
   }
   // The pad goes between the inputs (before the middle one), so the code or
   // data of the two halves moves against each other -- a shift of the whole
@@ -174,7 +305,8 @@ Expected<std::vector<std::string>> relinkFromRecord(const LinkRecord &R,
     return makeError("the recorded link command names no input file (.o, .a, "
                      ".c ...) to put a pad object before");
   W.insert(W.begin() + Inputs[Inputs.size() / 2], "{padobj}");
-  return W;
+  RR.Argv = std::move(W);
+  return RR;
 }
 
 std::string padObjectPlace(ArrayRef<std::string> Argv) {
@@ -301,18 +433,21 @@ static Expected<RecordCheck> checkLinkRecord(StringRef Binary) {
 
 /// "relinked from RECORD with ...": how a relink command moves \p Axis.
 static std::string relinkHow(const AutoAxis &A, StringRef Axis,
-                             StringRef RecPath) {
+                             StringRef RecPath, StringRef PadFrom) {
   bool Defsym = any_of(A.RelinkArgv, [](const std::string &W) {
     return StringRef(W).contains("--defsym=__keel_");
   });
-  return formatv("relinked from {0} with {1}", RecPath,
-                 Defsym ? (Axis == "code" ? "--defsym=__keel_code_pad=N"
-                                          : "--defsym=__keel_data_pad=N")
-                        : formatv("N bytes of {0} before {1}",
-                                  Axis == "code" ? "nops" : "data",
-                                  padObjectPlace(A.RelinkArgv))
-                              .str())
-      .str();
+  std::string Sym = Axis == "code" ? "__keel_code_pad" : "__keel_data_pad";
+  std::string With =
+      !Defsym ? formatv("N bytes of {0} before {1}",
+                        Axis == "code" ? "nops" : "data",
+                        padObjectPlace(A.RelinkArgv))
+                    .str()
+      : A.RelinkPadBase ? formatv("--defsym={0}={1}+N ({1}: {2})", Sym,
+                                  A.RelinkPadBase, PadFrom)
+                              .str()
+                        : "--defsym=" + Sym + "=N";
+  return formatv("relinked from {0} with {1}", RecPath, With).str();
 }
 
 /// The code or data axis: relinked from the link record, else (code) moved
@@ -322,15 +457,17 @@ static AutoAxis relinkAxis(StringRef Axis, const BinaryFacts &F,
   AutoAxis A;
   A.Axis = Axis.str();
   if (RC.Rec) {
-    Expected<std::vector<std::string>> Argv = relinkFromRecord(*RC.Rec, Axis);
-    if (Argv) {
+    Expected<RecordRelink> RR = relinkFromRecord(*RC.Rec, Axis);
+    if (RR) {
       A.Swept = true;
-      A.RelinkArgv = std::move(*Argv);
+      A.RelinkArgv = std::move(RR->Argv);
+      A.RelinkZeroArgv = std::move(RR->ZeroArgv);
+      A.RelinkPadBase = RR->PadBase;
       A.RelinkDir = RC.Rec->Cwd;
-      A.How = relinkHow(A, Axis, RC.Path);
+      A.How = relinkHow(A, Axis, RC.Path, RR->PadFrom);
       return A;
     }
-    A.Why = toString(Argv.takeError());
+    A.Why = toString(RR.takeError());
     A.Enable = formatv("pass --axis={0} --relink='...'", Axis).str();
   } else {
     A.Why = RC.Why;
@@ -382,8 +519,10 @@ static std::string sweptText(const AutoOutcome &O) {
                                                           : O.G.Reasons.front())
       : O.G.GateSet ? std::string("gate passed")
                     : std::string("no gate set");
-  return formatv("swept ({0} variant{1}): {2}; {3}", O.R.Ms.size(),
-                 O.R.Ms.size() == 1 ? "" : "s", O.G.Verdict, Gate)
+  // A data axis that moved code measured code effects too: say so here.
+  return formatv("swept ({0} variant{1}): {2}; {3}{4}", O.R.Ms.size(),
+                 O.R.Ms.size() == 1 ? "" : "s", O.G.Verdict, Gate,
+                 O.R.CodeMoved.empty() ? "" : "; " + O.R.CodeMoved)
       .str();
 }
 

@@ -4,6 +4,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Sweep/DryRun.h"
 #include "keel/Sweep/Perturb.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -139,6 +140,8 @@ void matchCompareAxes(std::vector<AutoAxis> &Axes, ArrayRef<AutoAxis> CAxes,
       continue;
     }
     A.CompareRelinkArgv = C->RelinkArgv;
+    A.CompareRelinkZeroArgv = C->RelinkZeroArgv;
+    A.CompareRelinkPadBase = C->RelinkPadBase;
     A.CompareRelinkDir = C->RelinkDir;
   }
 }
@@ -194,6 +197,10 @@ EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
   O.Perturb.RelinkDir = A.RelinkDir;
   O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
   O.Perturb.CompareRelinkDir = A.CompareRelinkDir;
+  O.Perturb.RelinkZeroArgv = A.RelinkZeroArgv;
+  O.Perturb.CompareRelinkZeroArgv = A.CompareRelinkZeroArgv;
+  O.Perturb.RelinkPadBase = A.RelinkPadBase;
+  O.Perturb.CompareRelinkPadBase = A.CompareRelinkPadBase;
   O.Perturb.BoltFunction = A.BoltFunction;
   return O;
 }
@@ -387,6 +394,39 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
       sys::fs::remove(J);
   collectOutcomes(Result);
   return std::move(Result);
+}
+
+Error writeAutoDryRun(raw_ostream &OS, const EngineOptions &Base,
+                      const AutoSweepOptions &AO) {
+  if (Error E = checkSweepable(Base))
+    return E;
+  Expected<std::vector<AutoAxis>> Axes = planAxes(Base);
+  if (!Axes)
+    return Axes.takeError();
+  size_t Swept = count_if(*Axes, [](const AutoAxis &A) { return A.Swept; });
+  size_t PerAxis = Base.G.offsets().size() * (Base.CompareBinary ? 2 : 1);
+  OS << formatv("dry run of {0}: {1} variants ({2} per axis, offsets "
+                "{3}..{4} by {5}) on {6} axes, backend {7}; nothing is built "
+                "or run",
+                Base.Binary, PerAxis * Swept, PerAxis, Base.G.From, Base.G.To,
+                Base.G.Step, Swept, Base.Backend);
+  if (AO.KeepDir.empty())
+    OS << formatv("; {0} is the private work directory", DryRunWorkDir);
+  OS << "\n";
+  for (const AutoAxis &A : *Axes) {
+    if (!A.Swept)
+      continue;
+    OS << "== " << A.Axis << ": " << A.How << "\n";
+    EngineOptions O = axisOptions(Base, A);
+    O.WorkDir = (AO.KeepDir.empty() ? std::string(DryRunWorkDir) : AO.KeepDir) +
+                "/" + A.Axis;
+    if (Error E = writeAxisDryRun(OS, O))
+      return E;
+  }
+  for (const AutoAxis &A : *Axes)
+    if (!A.Swept)
+      OS << formatv("not swept: {0}: {1}\n", A.Axis, A.Why);
+  return Error::success();
 }
 
 } // namespace sweep

@@ -105,6 +105,16 @@ std::string sweepFingerprint(const EngineOptions &O) {
     F["relink_argv"] = json::Array(O.Perturb.RelinkArgv);
   if (!O.Perturb.CompareRelinkArgv.empty())
     F["compare_relink_argv"] = json::Array(O.Perturb.CompareRelinkArgv);
+  // Offset 0 as the recorded link itself, and the pads added to the link's
+  // own value: a journal of a sweep that relinked otherwise is not this.
+  if (!O.Perturb.RelinkZeroArgv.empty())
+    F["relink_zero_argv"] = json::Array(O.Perturb.RelinkZeroArgv);
+  if (!O.Perturb.CompareRelinkZeroArgv.empty())
+    F["compare_relink_zero_argv"] = json::Array(O.Perturb.CompareRelinkZeroArgv);
+  if (O.Perturb.RelinkPadBase)
+    F["relink_pad_base"] = O.Perturb.RelinkPadBase;
+  if (O.Perturb.CompareRelinkPadBase)
+    F["compare_relink_pad_base"] = O.Perturb.CompareRelinkPadBase;
   std::string S;
   raw_string_ostream(S) << json::Value(std::move(F));
   return S;
@@ -467,6 +477,75 @@ std::set<std::string> definedFunctions(StringRef Bin) {
   return Names;
 }
 
+/// The address of every function a binary defines (name -> address).
+std::map<std::string, uint64_t> functionAddresses(StringRef Bin) {
+  std::map<std::string, uint64_t> Out;
+  Expected<object::OwningBinary<object::ObjectFile>> O =
+      object::ObjectFile::createObjectFile(Bin);
+  if (!O) {
+    consumeError(O.takeError());
+    return Out;
+  }
+  for (const object::SymbolRef &Sym : O->getBinary()->symbols()) {
+    Expected<object::SymbolRef::Type> T = Sym.getType();
+    Expected<uint64_t> A = Sym.getAddress();
+    Expected<StringRef> Name = Sym.getName();
+    if (!T || !A || !Name) {
+      consumeError(T.takeError());
+      consumeError(A.takeError());
+      consumeError(Name.takeError());
+      continue;
+    }
+    if (*T == object::SymbolRef::ST_Function && *A && !Name->empty())
+      Out.emplace(Name->str(), *A);
+  }
+  return Out;
+}
+
+/// The data axis must move data only. Compare each base variant's function
+/// addresses with the first variant's and say where the pad moved code too
+/// (a link that lays the padded data out before the code, docs/sweep.md).
+/// \p Built: the base variants' binaries, still in the work directory.
+void checkCodeMoved(SweepResult &R, const std::map<int64_t, std::string> &Built) {
+  if (R.Axis != "data" || Built.size() < 2)
+    return;
+  std::map<std::string, uint64_t> First = functionAddresses(Built.begin()->second);
+  size_t Variants = 0;
+  std::string Example;
+  for (const auto &[Offset, Bin] : Built) {
+    std::map<std::string, uint64_t> Here = functionAddresses(Bin);
+    size_t Moved = 0;
+    std::string Name;
+    int64_t By = 0;
+    for (const auto &[F, A] : First) {
+      auto It = Here.find(F);
+      if (It == Here.end() || It->second == A)
+        continue;
+      if (!Moved++) {
+        Name = F;
+        By = int64_t(It->second) - int64_t(A);
+      }
+    }
+    if (!Moved)
+      continue;
+    if (!Variants++)
+      Example = formatv("at offset {0}, {1} function{2} moved ({3} by {4} "
+                        "bytes)",
+                        Offset, Moved, Moved == 1 ? "" : "s", demangle(Name),
+                        By)
+                    .str();
+  }
+  if (!Variants)
+    return;
+  R.CodeMoved = formatv("the data pad moved code too in {0} of {1} "
+                        "variants: {2}",
+                        Variants, Built.size(), Example)
+                    .str();
+  R.Notes.push_back(R.CodeMoved +
+                    "; the link lays the padded data out before the code, so "
+                    "this axis mixes code and data effects");
+}
+
 /// Compare executed instructions across the variants of one series: totals,
 /// and (sim) per function, split into the swept binary's own functions and
 /// the rest. A program whose own code does different work in different
@@ -573,6 +652,14 @@ public:
   std::map<std::string, std::string> takeBinaries() {
     return std::move(Binaries);
   }
+  /// Each base variant's binary by offset (the data axis' code check).
+  void variantBuilt(const Variant &V, StringRef Path) {
+    if (V.Series != "base")
+      return;
+    std::lock_guard<std::mutex> G(Lock);
+    Built[V.Offset] = Path.str();
+  }
+  std::map<int64_t, std::string> takeBuilt() { return std::move(Built); }
   Error takeError() { return std::move(FirstError); }
   std::vector<Measurement> takeResults() { return std::move(Results); }
 
@@ -591,6 +678,7 @@ private:
   std::mutex Lock;
   std::vector<Measurement> Results;
   std::map<std::string, std::string> Binaries;
+  std::map<int64_t, std::string> Built;
   std::set<Variant> Skip;
   size_t Total;
   Error FirstError = Error::success();
@@ -623,8 +711,10 @@ void measureInParallel(const EngineOptions &O, Perturber &P,
         return Rec.fail(PV.takeError());
       if (!PV->Failure.empty())
         return Rec.record(failedMeasurement(V, PV->Failure));
-      if (!PV->Argv.empty())
+      if (!PV->Argv.empty()) {
         Rec.binarySeen(V.Series, PV->Argv[0]);
+        Rec.variantBuilt(V, PV->Argv[0]);
+      }
       // valgrind and perf pass their command's path on as argv[0].
       applyExecAs(O, *PV, VariantExecPath);
       Rec.record(O.Backend == "perf" ? measurePerf(O, Perf, *PV)
@@ -668,8 +758,10 @@ public:
           if (!PV->Failure.empty())
             return recordAll(failedMeasurement(Work[I].second, PV->Failure));
           if (!PV->Argv.empty())
-            for (Recorder *Rec : Recs)
+            for (Recorder *Rec : Recs) {
               Rec->binarySeen(PV->V.Series, PV->Argv[0]);
+              Rec->variantBuilt(PV->V, PV->Argv[0]);
+            }
           Prepared[I] = std::move(*PV);
         });
       Pool.wait();
@@ -933,6 +1025,8 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
       Rec.record(failedMeasurement(V, PV->Failure));
       continue;
     }
+    if (!PV->Argv.empty())
+      Rec.variantBuilt(V, PV->Argv[0]);
     // Executed as /dev/fd/N directly, so argv[0] can stay the user's path.
     applyExecAs(O, *PV, O.Binary);
     Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env, PV->ExecFile});
@@ -1045,6 +1139,7 @@ Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD) {
 /// one (every variant came from the journal) the binary as given.
 Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
                    std::map<std::string, std::string> Binaries,
+                   const std::map<int64_t, std::string> &Built,
                    SweepResult &R) {
   R.Binary = O.Binary;
   R.Args = O.Args;
@@ -1077,6 +1172,7 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
     return definedFunctions(Bin);
   };
   fallbackNotes(R, R.Notes);
+  checkCodeMoved(R, Built);
   checkInstructions(R, R.Ms, "base", O.InstructionTolerance,
                     OwnFunctions("base", O.Binary));
   if (R.Compare)
@@ -1232,7 +1328,7 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
     R.SimTool = "keel-sim";
     noteOwnRuns(O, R);
     if (Error E = finishResult(Os[G], Recs[G]->takeResults(),
-                               Recs[G]->takeBinaries(), R))
+                               Recs[G]->takeBinaries(), Recs[G]->takeBuilt(), R))
       return std::move(E);
     Out.push_back(std::move(R));
   }
@@ -1306,7 +1402,8 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     if (S.Tools.Sim.KeelSim)
       noteOwnRuns(O, R);
   }
-  if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(), R))
+  if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(),
+                             Rec.takeBuilt(), R))
     return std::move(E);
   return R;
 }

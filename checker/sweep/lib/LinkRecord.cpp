@@ -5,6 +5,11 @@
 #include "keel/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA1.h"
@@ -41,6 +46,44 @@ Expected<std::string> fileSHA1(StringRef Path) {
   return toHex(H, /*LowerCase=*/true);
 }
 
+Expected<std::vector<std::string>>
+expandResponseFiles(ArrayRef<std::string> Argv, StringRef Cwd,
+                    std::vector<std::string> &Files) {
+  std::vector<std::string> Words(Argv.begin(), Argv.end());
+  if (none_of(Argv.drop_front(), [](const std::string &W) {
+        return StringRef(W).starts_with("@");
+      }))
+    return Words;
+  // What clang's driver does (and ld.lld the same): GNU quoting, nested
+  // files named relative to the working directory.
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    StringRef W = Argv[I];
+    if (!W.consume_front("@"))
+      continue;
+    SmallString<256> P(W);
+    if (!sys::path::is_absolute(P)) {
+      P = Cwd;
+      sys::path::append(P, W);
+    }
+    if (sys::fs::exists(P))
+      Files.push_back(W.str());
+  }
+  BumpPtrAllocator A;
+  StringSaver Saver(A);
+  SmallVector<const char *, 64> Args;
+  for (const std::string &W : Argv)
+    Args.push_back(Saver.save(W).data());
+  cl::ExpansionContext ECtx(A, cl::TokenizeGNUCommandLine);
+  ECtx.setCurrentDir(Cwd);
+  if (Error E = ECtx.expandResponseFiles(Args))
+    return inputError(Files.empty() ? StringRef("<link command>")
+                                    : StringRef(Files.front()),
+                      0, "cannot expand the response file: {0}",
+                      toString(std::move(E)));
+  Words.assign(Args.begin(), Args.end());
+  return Words;
+}
+
 Error writeLinkRecord(StringRef Path, const LinkRecord &R) {
   return writeOutput(Path, [&](raw_ostream &OS) {
     json::OStream J(OS, 2);
@@ -51,6 +94,8 @@ Error writeLinkRecord(StringRef Path, const LinkRecord &R) {
       J.attribute("argv", json::Array(R.Argv));
       J.attribute("output", R.Output);
       J.attribute("sha1", R.SHA1);
+      if (!R.ResponseFiles.empty())
+        J.attribute("response_files", json::Array(R.ResponseFiles));
     });
     OS << "\n";
     return Error::success();
@@ -85,6 +130,10 @@ Expected<LinkRecord> readLinkRecord(StringRef Path) {
       return inputError(Path, 0, "link record argv holds a non-string");
     R.Argv.push_back(S->str());
   }
+  if (const json::Array *Rsp = O->getArray("response_files"))
+    for (const json::Value &W : *Rsp)
+      if (std::optional<StringRef> S = W.getAsString())
+        R.ResponseFiles.push_back(S->str());
   R.Cwd = Cwd->str();
   R.Output = Out->str();
   R.SHA1 = Sha->str();

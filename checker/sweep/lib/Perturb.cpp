@@ -326,16 +326,11 @@ Expected<std::string> Perturber::copyBinary(StringRef Series) {
   auto It = Copies.find(Series.str());
   if (It != Copies.end())
     return It->second;
-  std::string Src;
-  for (const auto &[S, B] : Binaries)
-    if (S == Series)
-      Src = B;
-  SmallString<256> Dir(WorkDir);
-  sys::path::append(Dir, Series == "base" ? "bin-b" : "bin-c");
+  std::string Src = sourceOf(Series);
+  SmallString<256> Dst(copyPath(Series));
+  StringRef Dir = sys::path::parent_path(Dst);
   if (std::error_code EC = sys::fs::create_directories(Dir))
     return makeError("cannot create {0}: {1}", Dir, EC.message());
-  SmallString<256> Dst(Dir);
-  sys::path::append(Dst, ProgName);
   if (std::error_code EC = sys::fs::copy_file(Src, Dst))
     return makeError("cannot copy {0} to {1}: {2}", Src, Dst, EC.message());
   sys::fs::setPermissions(Dst, sys::fs::all_read | sys::fs::all_exe |
@@ -388,16 +383,24 @@ Expected<std::string> Perturber::makePadObject(const Variant &V,
   return Obj.str().str();
 }
 
-Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
-                        std::string &Failure) {
+/// The relink command of variant \p V, writing \p Out from \p Dir; the
+/// pad object is made there when \p MakePadObject (else only named).
+Expected<std::vector<std::string>>
+Perturber::relinkCommand(const Variant &V, StringRef Dir, StringRef Out,
+                         bool MakePadObject) {
   bool Base = V.Series == "base";
   const std::vector<std::string> &Recorded =
       Base ? Opts.RelinkArgv : Opts.CompareRelinkArgv;
+  const std::vector<std::string> &Zero =
+      Base ? Opts.RelinkZeroArgv : Opts.CompareRelinkZeroArgv;
   std::vector<std::string> Words;
   std::string RunIn;
+  int64_t PadBase = 0;
   if (!Recorded.empty()) { // a recorded link (Auto.h): words as they are
-    Words = Recorded;
+    // Offset 0 is the recorded link itself: the user's binary.
+    Words = V.Offset == 0 && !Zero.empty() ? Zero : Recorded;
     RunIn = Base ? Opts.RelinkDir : Opts.CompareRelinkDir;
+    PadBase = Base ? Opts.RelinkPadBase : Opts.CompareRelinkPadBase;
   } else {
     Expected<std::vector<std::string>> W = splitCommandTemplate(
         Base ? Opts.RelinkTemplate : Opts.CompareRelinkTemplate);
@@ -406,14 +409,20 @@ Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
     Words = std::move(*W);
   }
   std::vector<std::pair<StringRef, std::string>> Values = {
-      {"pad", std::to_string(V.Offset)}, {"out", Out.str()}, {"dir", Dir.str()}};
+      {"pad", std::to_string(PadBase + V.Offset)},
+      {"out", Out.str()},
+      {"dir", Dir.str()}};
   if (any_of(Words, [](const std::string &W) {
         return StringRef(W).contains("{padobj}");
       })) {
-    Expected<std::string> Obj = makePadObject(V, Dir);
-    if (!Obj)
-      return Obj.takeError();
-    Values.push_back({"padobj", *Obj});
+    SmallString<256> Obj(Dir);
+    sys::path::append(Obj, "keelpad.o");
+    if (MakePadObject) {
+      Expected<std::string> Made = makePadObject(V, Dir);
+      if (!Made)
+        return Made.takeError();
+    }
+    Values.push_back({"padobj", Obj.str().str()});
   }
   std::vector<std::string> Argv;
   if (!RunIn.empty()) { // the link's own directory: env -C DIR -- CMD...
@@ -424,6 +433,16 @@ Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
   }
   for (const std::string &W : Words)
     Argv.push_back(substitutePlaceholders(W, Values));
+  return Argv;
+}
+
+Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
+                        std::string &Failure) {
+  Expected<std::vector<std::string>> Cmd =
+      relinkCommand(V, Dir, Out, /*MakePadObject=*/true);
+  if (!Cmd)
+    return Cmd.takeError();
+  std::vector<std::string> Argv = std::move(*Cmd);
   SmallString<256> Log(Dir);
   sys::path::append(Log, "relink.log");
   RunOptions RO;
@@ -444,19 +463,34 @@ Error Perturber::relink(const Variant &V, StringRef Dir, StringRef Out,
   return Error::success();
 }
 
-Error Perturber::bolt(const Variant &V, StringRef Dir, StringRef Out,
-                     std::string &Failure) {
+/// llvm-bolt's command for variant \p V, writing \p Out.
+static Expected<std::vector<std::string>>
+boltCommand(const Variant &V, StringRef Src, StringRef Function,
+            StringRef Out) {
   Expected<std::string> Bolt = findProgram("llvm-bolt");
   if (!Bolt)
     return Bolt.takeError();
-  std::string Src;
-  for (const auto &[S, B] : Binaries)
-    if (S == V.Series)
-      Src = B;
-  std::vector<std::string> Argv = {*Bolt, Src, "-o", Out.str()};
+  std::vector<std::string> Argv = {*Bolt, Src.str(), "-o", Out.str()};
   if (V.Offset > 0)
     Argv.push_back(
-        formatv("--pad-funcs-before={0}:{1}", Opts.BoltFunction, V.Offset).str());
+        formatv("--pad-funcs-before={0}:{1}", Function, V.Offset).str());
+  return Argv;
+}
+
+std::string Perturber::sourceOf(StringRef Series) const {
+  for (const auto &[S, B] : Binaries)
+    if (S == Series)
+      return B;
+  return "";
+}
+
+Error Perturber::bolt(const Variant &V, StringRef Dir, StringRef Out,
+                     std::string &Failure) {
+  Expected<std::vector<std::string>> Cmd =
+      boltCommand(V, sourceOf(V.Series), Opts.BoltFunction, Out);
+  if (!Cmd)
+    return Cmd.takeError();
+  std::vector<std::string> Argv = std::move(*Cmd);
   SmallString<256> Log(Dir);
   sys::path::append(Log, "bolt.log");
   RunOptions RO;
@@ -471,13 +505,48 @@ Error Perturber::bolt(const Variant &V, StringRef Dir, StringRef Out,
   return Error::success();
 }
 
-Expected<PreparedVariant> Perturber::prepare(const Variant &V, unsigned Index) {
-  PreparedVariant P;
-  P.V = V;
+std::string Perturber::variantDir(const Variant &V, unsigned Index) const {
   SmallString<256> Dir(WorkDir);
   sys::path::append(Dir, formatv("{0}{1:d5}", V.Series == "base" ? 'b' : 'c',
                                  Index)
                              .str());
+  return Dir.str().str();
+}
+
+std::string Perturber::copyPath(StringRef Series) const {
+  SmallString<256> Dst(WorkDir);
+  sys::path::append(Dst, Series == "base" ? "bin-b" : "bin-c", ProgName);
+  return Dst.str().str();
+}
+
+Expected<Perturber::Plan> Perturber::describe(const Variant &V,
+                                              unsigned Index) {
+  Plan Pl;
+  Pl.Run.V = V;
+  Pl.Run.Dir = variantDir(V, Index);
+  Pl.Run.Env = environment(V);
+  std::string Bin = copyPath(V.Series);
+  if (relinks(V.Series) || !Opts.BoltFunction.empty()) {
+    SmallString<256> Out(Pl.Run.Dir);
+    sys::path::append(Out, ProgName);
+    Bin = Out.str().str();
+    Expected<std::vector<std::string>> Cmd =
+        relinks(V.Series)
+            ? relinkCommand(V, Pl.Run.Dir, Bin, /*MakePadObject=*/false)
+            : boltCommand(V, sourceOf(V.Series), Opts.BoltFunction, Bin);
+    if (!Cmd)
+      return Cmd.takeError();
+    (relinks(V.Series) ? Pl.Relink : Pl.Bolt) = std::move(*Cmd);
+  }
+  Pl.Run.Argv.push_back(Bin);
+  Pl.Run.Argv.insert(Pl.Run.Argv.end(), Args.begin(), Args.end());
+  return Pl;
+}
+
+Expected<PreparedVariant> Perturber::prepare(const Variant &V, unsigned Index) {
+  PreparedVariant P;
+  P.V = V;
+  SmallString<256> Dir(variantDir(V, Index));
   if (std::error_code EC = sys::fs::create_directories(Dir))
     return makeError("cannot create {0}: {1}", Dir, EC.message());
   P.Dir = Dir.str().str();

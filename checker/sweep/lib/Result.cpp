@@ -124,6 +124,8 @@ json::Value toJSON(const SweepResult &R) {
                  {"measurements", measurementsJSON(R.Ms)},
                  {"instructions_differ", R.InstructionsDiffer},
                  {"notes", json::Array(R.Notes)}};
+  if (!R.CodeMoved.empty())
+    O["code_moved"] = R.CodeMoved;
   if (!R.InstructionChecks.empty()) {
     json::Array A;
     for (const InstructionCheck &C : R.InstructionChecks)
@@ -199,6 +201,7 @@ bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
       !O.mapOptional("weights", R.Weights) ||
       !O.mapOptional("notes", R.Notes) ||
       !O.mapOptional("instructions_differ", R.InstructionsDiffer) ||
+      !O.mapOptional("code_moved", R.CodeMoved) ||
       !O.mapOptional("noise_floor", R.NoiseFloor) ||
       !O.mapOptional("instruction_checks", R.InstructionChecks) ||
       !O.mapOptional("relink", R.Relink) ||

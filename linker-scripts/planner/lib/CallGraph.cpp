@@ -114,6 +114,10 @@ Expected<CallGraph> buildCallGraph(const Binary &Bin, const AddressProfile &AP,
     if (From == ByName.end() || To == ByName.end() || From->second == To->second)
       continue;
     G.addArc(From->second, To->second, E.Count);
+    // Callchains count no calls; an arc's weight (samples under the call)
+    // stands in for them, so CDSort has the callee's weight too.
+    if (callEdgeSource(AP) == CallEdgeSource::CallChains)
+      G.Nodes[To->second].Calls += E.Count;
   }
   return G;
 }

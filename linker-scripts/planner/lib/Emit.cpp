@@ -154,24 +154,48 @@ static void writeDataPatterns(ArrayRef<const HotDatum *> Data,
   }
 }
 
-static void writeHotData(const LayoutPlan &P, raw_ostream &OS) {
+/// The hot read-only data. ld.lld puts the read-only segment in front of the
+/// code, so a data pad that grew .rodata.hot moved the code after it by a
+/// page whenever the segment crossed one (seen on gzip): there the section
+/// is a window of a fixed size, the hot data's rounded size plus
+/// DataPadWindow, and the pad moves the data inside it; nothing after the
+/// window moves for any pad up to DataPadWindow less 64 (with inputs aligned
+/// to at most 64). GNU ld puts .rodata after the code: no window there.
+static void writeHotROData(const LayoutPlan &P, ScriptFlavor Flavor,
+                           ArrayRef<const HotDatum *> RO, raw_ostream &OS) {
+  uint64_t Align = P.File.HotDataAlign;
+  bool Window = Flavor == ScriptFlavor::LLD;
+  OS << "\n/* Hot read-only data: " << RO.size() << " symbols from a "
+     << Align << "-byte boundary; --defsym=" << DataPadSymbol
+     << "=N moves it by N bytes";
+  if (Window)
+    OS << " inside a window " << DataPadWindow
+       << " bytes longer than the data, so the pad moves no code (ld.lld "
+          "puts .rodata before .text)";
+  OS << ". */\n";
+  OS << "SECTIONS\n{\n  .rodata.hot : ALIGN(" << Align << ")\n  {\n";
+  OS << "    . += " << padExpr(DataPadSymbol, 0) << ";\n";
+  OS << "    __keel_hot_rodata_start = .;\n";
+  writeDataPatterns(RO, OS);
+  OS << "    *(.rodata.hot .rodata.hot.*)\n";
+  OS << "    __keel_hot_rodata_end = .;\n";
+  if (Window)
+    OS << formatv("    . = MAX(., ADDR(.rodata.hot) + "
+                  "ALIGN(__keel_hot_rodata_end - __keel_hot_rodata_start, 64) "
+                  "+ {0});\n",
+                  DataPadWindow);
+  OS << "  }\n}\nINSERT BEFORE .rodata;\n";
+}
+
+static void writeHotData(const LayoutPlan &P, ScriptFlavor Flavor,
+                         raw_ostream &OS) {
   std::vector<const HotDatum *> RO, Read, Written;
   for (const HotDatum &D : P.HotData)
     (D.Kind == DataKind::ROData ? RO : D.Written ? Written : Read)
         .push_back(&D);
   uint64_t Align = P.File.HotDataAlign;
-  if (!RO.empty()) {
-    OS << "\n/* Hot read-only data: " << RO.size() << " symbols from a "
-       << Align << "-byte boundary; --defsym=" << DataPadSymbol
-       << "=N moves it by N bytes. */\n";
-    OS << "SECTIONS\n{\n  .rodata.hot : ALIGN(" << Align << ")\n  {\n";
-    OS << "    . += " << padExpr(DataPadSymbol, 0) << ";\n";
-    OS << "    __keel_hot_rodata_start = .;\n";
-    writeDataPatterns(RO, OS);
-    OS << "    *(.rodata.hot .rodata.hot.*)\n";
-    OS << "    __keel_hot_rodata_end = .;\n";
-    OS << "  }\n}\nINSERT BEFORE .rodata;\n";
-  }
+  if (!RO.empty())
+    writeHotROData(P, Flavor, RO, OS);
   if (Read.empty() && Written.empty())
     return;
   OS << "\n/* Hot writable data: " << Read.size() << " read-mostly, then "
@@ -235,7 +259,7 @@ void writeLinkerScript(const LayoutPlan &P, ScriptFlavor Flavor,
   OS << "PROVIDE_HIDDEN(" << DataPadSymbol << " = 0);\n";
   writeHotText(P, Flavor, OS);
   writeColdText(P, OS);
-  writeHotData(P, OS);
+  writeHotData(P, Flavor, OS);
 }
 
 static std::string percent(uint64_t Part, uint64_t Total) {
@@ -291,7 +315,8 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                   D.Name, dataKindName(D.Kind), D.Size, D.Weight,
                   D.Written ? "written" : "read");
   }
-  OS << "call graph: " << P.Graph.Arcs.size() << " arcs\n";
+  OS << "call graph: " << P.Graph.Arcs.size() << " arcs from "
+     << P.Graph.Source << "\n";
 }
 
 void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
@@ -346,6 +371,7 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
         });
     });
     J.attribute("call-arcs", int64_t(P.Graph.Arcs.size()));
+    J.attribute("call-graph-source", P.Graph.Source);
   });
   OS << '\n';
 }

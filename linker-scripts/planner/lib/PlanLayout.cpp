@@ -137,6 +137,7 @@ Expected<PlannedLayout> planLayout(const Binary &Bin,
   auto A = analyse(Bin, Merged, Report);
   if (!A)
     return A.takeError();
+  A->Graph.Source = callGraphSourceName(Profiles);
   PlannedLayout Out;
   PlannerOptions Planner = Opts.Planner;
   SpacerOptions Spacers = Opts.Spacers;

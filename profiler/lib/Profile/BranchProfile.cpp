@@ -18,8 +18,11 @@ void AddressProfile::merge(const AddressProfile &O) {
   for (const auto &[K, V] : O.IPSamples)
     addCount(IPSamples[K], V);
   Samples.insert(Samples.end(), O.Samples.begin(), O.Samples.end());
+  for (const auto &[K, V] : O.CallChainArcs)
+    addCount(CallChainArcs[K], V);
   addCount(NumSamples, O.NumSamples);
   addCount(NumEntries, O.NumEntries);
+  addCount(NumCallChains, O.NumCallChains);
 }
 
 void BranchProfile::merge(const BranchProfile &O) {
@@ -37,6 +40,8 @@ void BranchProfile::merge(const BranchProfile &O) {
     addCount(Samples[K], V);
   for (const auto &[K, V] : O.MemAccesses)
     addCount(MemAccesses[K], V);
+  for (const auto &[K, V] : O.CallChainArcs)
+    addCount(CallChainArcs[K], V);
 }
 
 static Location locate(uint64_t Addr, const Binary &Bin, bool &Unmapped) {
@@ -75,6 +80,17 @@ BranchProfile symbolize(const AddressProfile &AP, const Binary &Bin,
     if (Unmapped)
       Quality.count("IP samples are outside every function", 1);
     addCount(P.Samples[L], N);
+  }
+  for (const auto &[K, V] : AP.CallChainArcs) {
+    const SymbolInfo *From = Bin.functionAt(K.first);
+    const SymbolInfo *To = Bin.functionAt(K.second);
+    if (!From || !To) {
+      Quality.count("callchain arcs have an end outside every function", 1);
+      continue;
+    }
+    addCount(P.CallChainArcs[{Location{true, From->BoltName, 0},
+                              Location{true, To->BoltName, 0}}],
+             V);
   }
   P.NoLBR = AP.Branches.empty() && !AP.IPSamples.empty();
   return P;
@@ -119,6 +135,14 @@ AddressProfile resolve(const BranchProfile &P, const Binary &Bin,
       continue;
     }
     addCount(AP.IPSamples[Addr], N);
+  }
+  for (const auto &[K, V] : P.CallChainArcs) {
+    uint64_t From, To;
+    if (!address(K.first, Bin, From) || !address(K.second, Bin, To)) {
+      Quality.count("callchain arcs name symbols missing from the binary");
+      continue;
+    }
+    addCount(AP.CallChainArcs[{From, To}], V);
   }
   return AP;
 }
@@ -171,8 +195,31 @@ functionStats(const AddressProfile &AP, const Binary &Bin,
   return Out;
 }
 
+CallEdgeSource callEdgeSource(const AddressProfile &AP) {
+  if (!AP.Branches.empty())
+    return CallEdgeSource::Branches;
+  if (!AP.CallChainArcs.empty())
+    return CallEdgeSource::CallChains;
+  return CallEdgeSource::None;
+}
+
+/// Callchain arcs by function name (either end may be any address of its
+/// function).
+static void callChainEdges(
+    const AddressProfile &AP, const Binary &Bin,
+    std::map<std::pair<std::string, std::string>, uint64_t> &Edges) {
+  for (const auto &[K, N] : AP.CallChainArcs) {
+    const SymbolInfo *Caller = Bin.functionAt(K.first);
+    const SymbolInfo *Callee = Bin.functionAt(K.second);
+    if (Caller && Callee && Caller != Callee)
+      addCount(Edges[{Caller->Name, Callee->Name}], N);
+  }
+}
+
 std::vector<CallEdge> callEdges(const AddressProfile &AP, const Binary &Bin) {
   std::map<std::pair<std::string, std::string>, uint64_t> Edges;
+  if (callEdgeSource(AP) == CallEdgeSource::CallChains)
+    callChainEdges(AP, Bin, Edges);
   for (const auto &[K, C] : AP.Branches) {
     const SymbolInfo *Caller = Bin.functionAt(K.first);
     const SymbolInfo *Callee = Bin.functionAt(K.second);

@@ -9,7 +9,10 @@
 //    range [TO of entry i+1, FROM of entry i];
 //  - with a binary: addresses outside its code become 0 ("external", as in
 //    perf2bolt); entries external at both ends and ranges with an external
-//    end are dropped and counted; ranges that run backwards are counted.
+//    end are dropped and counted; ranges that run backwards are counted;
+//  - a sample without branch stack entries but with a callchain gives its
+//    caller -> callee arcs (keel/Profile/CallChain.h), each once, weighted
+//    by the sample's period.
 // Counts go to flat hash maps (keel/Profile/FlatPairMap.h) and are moved,
 // sorted, to the ordered maps of the model at the end. The load bias of the
 // binary comes from its mmap events, per pid.
@@ -18,8 +21,10 @@
 #ifndef KEEL_PROFILE_BRSTACKAGGREGATOR_H
 #define KEEL_PROFILE_BRSTACKAGGREGATOR_H
 
+#include "keel/Profile/CallChain.h"
 #include "keel/Profile/FlatPairMap.h"
 #include "keel/Profile/Formats.h"
+#include "keel/Profile/Binary.h"
 
 #include "TextScan.h"
 
@@ -125,6 +130,25 @@ public:
       FallThroughs.prefetch(To, NewerFrom);
   }
 
+  /// The callchain of the current sample (newest first, as
+  /// PERF_SAMPLE_CALLCHAIN holds it) whose frames \p Link maps to link-time
+  /// addresses of the binary (0: elsewhere); \p Weight: the sample's period.
+  /// With a binary, arcs join the functions' entries.
+  void callChain(llvm::ArrayRef<uint64_t> Frames, uint64_t Weight,
+                 llvm::function_ref<uint64_t(uint64_t)> Link) {
+    ++NumCallChains;
+    auto Key = [&](uint64_t A) -> uint64_t {
+      uint64_t L = Link(A);
+      if (!L || !Bin)
+        return L;
+      const SymbolInfo *F = Bin->functionAt(L);
+      return F ? F->Addr : 0;
+    };
+    callChainArcs(Frames, Key, ChainPairs);
+    for (const AddrPair &P : ChainPairs)
+      addCount(ChainArcs.get(P.first, P.second), Weight ? Weight : 1);
+  }
+
   /// Close a sample of \p N entries (kept in Stack when Opts.KeepSamples):
   /// an entry-less sample is an IP sample.
   void endSample(uint64_t N, uint64_t IP, bool HaveIP, uint32_t Pid,
@@ -199,6 +223,8 @@ protected:
   FlatPairMap<BranchCount> Branches;
   FlatPairMap<uint64_t> FallThroughs;
   FlatPairMap<uint64_t> IPSamples; ///< keyed by (address, 0)
+  FlatPairMap<uint64_t> ChainArcs; ///< (caller, callee) of callchains
+  llvm::SmallVector<AddrPair, 32> ChainPairs; ///< one sample's, reused
   BranchCount *LastBranch = nullptr;
   uint64_t *LastRange = nullptr;
   AddrPair LastBranchKey, LastRangeKey;
@@ -210,7 +236,7 @@ protected:
   std::vector<RawSample> Raw;
   uint64_t NumSamples = 0, NumEntries = 0, InsideAddrs = 0, NumAddrs = 0;
   uint64_t OneExternal = 0, BothExternal = 0, Backwards = 0, FirstAddr = 0;
-  uint64_t OutsideIPs = 0;
+  uint64_t OutsideIPs = 0, NumCallChains = 0;
   uint64_t FirstAddrPos = 0;
 };
 

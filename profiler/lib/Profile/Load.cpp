@@ -6,6 +6,8 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Text.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -173,6 +175,10 @@ Expected<LoadedProfile> loadProfile(StringRef Path, ProfileFormat Want,
   if (LP.Format == ProfileFormat::PerfScript) {
     LP.NumItems = LP.Addr.NumEntries;
     LP.ItemName = "brstack entries";
+    if (!LP.Addr.NumEntries) { // IP samples or callchains, as for perf.data
+      LP.NumItems = LP.Addr.NumSamples;
+      LP.ItemName = "samples";
+    }
   }
   return LP;
 }
@@ -199,6 +205,32 @@ Expected<AddressProfile> loadAddressProfiles(const Binary &Bin,
       return std::move(E);
   }
   return Merged;
+}
+
+std::string callGraphSourceName(ArrayRef<LoadedProfile> Profiles) {
+  std::vector<StringRef> Names;
+  bool CallChains = false;
+  for (const LoadedProfile &LP : Profiles) {
+    bool Branches =
+        LP.Symbolic ? !LP.Sym.Branches.empty()
+                    : callEdgeSource(LP.Addr) == CallEdgeSource::Branches;
+    CallChains |= LP.Symbolic ? !LP.Sym.CallChainArcs.empty()
+                              : !LP.Addr.CallChainArcs.empty();
+    if (!Branches)
+      continue;
+    StringRef Name = "LBR";
+    if (LP.Format == ProfileFormat::Callgrind)
+      Name = "valgrind exact calls";
+    else if (LP.Format == ProfileFormat::Fdata)
+      Name = "fdata branch records";
+    else if (LP.Format == ProfileFormat::PreAggregated)
+      Name = "pre-aggregated branch records";
+    if (!is_contained(Names, Name))
+      Names.push_back(Name);
+  }
+  if (!Names.empty())
+    return join(Names, " + ");
+  return CallChains ? "callchains" : "none";
 }
 
 } // namespace keel

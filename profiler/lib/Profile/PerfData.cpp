@@ -18,6 +18,7 @@
 // Sample layout (enum perf_event_type in <linux/perf_event.h>):
 //   identifier? ip? pid,tid? time? addr? id? stream_id? cpu,res? period?
 //   read? callchain? raw? branch_stack? ... (the rest is not read)
+//   callchain:     nr, {ip}[nr] (PERF_CONTEXT_* markers among them)
 //   read (GROUP):  nr, time_enabled?, time_running?, {value, id?, lost?}[nr]
 //   read (single): value, time_enabled?, time_running?, id?, lost?
 //   branch_stack:  nr, hw_idx? (branch_sample_type HW_INDEX),
@@ -913,6 +914,9 @@ Error File::sample(uint64_t Off, uint16_t Misc, const uint8_t *Body,
     uint64_t N;
     if (!C.u64(N) || N > C.left() / 8)
       return fail(Off, "truncated SAMPLE record: callchain");
+    S.HasCallChain = true;
+    S.NumCallChain = N;
+    S.CallChain = C.data();
     C.skip(N * 8);
   }
   if (ST & PERF_SAMPLE_RAW) {

@@ -6,7 +6,9 @@
 // profile. The binary's mappings (MMAP/MMAP2 with execute permission) are
 // recognised by build id -- the one the kernel put in the MMAP2 record, or
 // the one HEADER_BUILD_ID gives for its path -- when both sides have one,
-// else by path (the same file, or the same file name).
+// else by path (the same file, or the same file name). A sample without a
+// branch stack but with a callchain (perf record -g) adds its caller ->
+// callee arcs, its frames mapped like its IP.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
@@ -55,6 +57,8 @@ public:
     if (Opts.Pid && HavePid && S.Pid != Opts.Pid)
       return Error::success();
     uint64_t Bias = biasFor(S.Pid, HavePid);
+    if (S.HasCallChain && !S.NumBranches)
+      callChainOf(S, Bias);
     if (Opts.KeepSamples) {
       // Every sample is kept whole: count it at once.
       flush();
@@ -119,6 +123,16 @@ public:
   }
 
 private:
+  /// The arcs of \p S's callchain (a sample without branch stack).
+  void callChainOf(const perfdata::Sample &S, uint64_t Bias) {
+    Frames.clear();
+    for (uint64_t I = 0; I < S.NumCallChain; ++I)
+      Frames.push_back(S.callChain(I));
+    const uint64_t Period =
+        S.Event->SampleType & PERF_SAMPLE_PERIOD ? S.Period : 0;
+    callChain(Frames, Period, [&](uint64_t A) { return map(A, Bias); });
+  }
+
   struct MappedEntry {
     uint64_t From, To, RawFrom;
     bool Mispred;
@@ -159,6 +173,7 @@ private:
 
   const perfdata::File &F;
   Staged Stage[2];
+  SmallVector<uint64_t, 128> Frames; ///< reused: no allocation per sample
   unsigned Next = 0; ///< the stage the next sample goes to
   std::string BinReal;
   uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;

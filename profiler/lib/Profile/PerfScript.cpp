@@ -20,6 +20,24 @@
 // @ 0xPGOFF ...]: r-xp /path") set the load bias of the binary for that pid
 // (perf script --show-mmap-events); other PERF_RECORD_ lines are skipped.
 //
+// Callchains (perf record -g; perf script prints the IP field as the
+// callchain): the sample's line has no IP and no entries, and one line per
+// frame follows it, newest first, each starting with a tab:
+//
+//   lua 4242  10.000100:     250000 cpu-clock:
+//   	            127e leaf+0x7e (/tmp/lua)
+//   	            1194 mid+0x24 (/tmp/lua)
+//
+// The address is relative to the DSO the frame lies in (perf's map_ip: a
+// file offset, for a PIE and for a fixed-address executable alike), so a
+// frame is an address of the binary only when its "(DSO)" names the
+// binary's file; it then moves by its segment's vaddr - offset. Frames of
+// other DSOs count as outside the binary; a frame without "(DSO)" is taken
+// as an address of the binary as printed (give perf script the dso field).
+// The first frame is the sample's IP; a number right after the time stamp
+// and before the event name is the period (the arcs' weight); a lone
+// number before the frames is the pid.
+//
 // What we build, as perf2bolt does:
 //  - every entry is a taken branch FROM->TO (count 1, mispredict if M);
 //  - between two consecutive entries the CPU ran straight from the target
@@ -63,18 +81,47 @@ public:
 
   /// Parse whole lines of \p Text (the last may lack its newline).
   Error consume(StringRef Text);
-  Expected<AddressProfile> finish() { return BrstackAggregator::finish(); }
+  Expected<AddressProfile> finish() {
+    if (Error E = endHead())
+      return std::move(E);
+    return BrstackAggregator::finish();
+  }
 
 private:
   template <typename... Ts> Error error(const char *Fmt, Ts &&...Vals) {
     return inputError(File, LineNo, Fmt, std::forward<Ts>(Vals)...);
   }
+  /// The leading fields of a sample line.
+  struct Head {
+    bool Valid = false; ///< a line without entries, waiting for its frames
+    unsigned LineNo = 0;
+    StringRef NumTok[2]; ///< numbers (views into the line, or NumText)
+    std::string NumText[2]; ///< their text, for a line kept past itself
+    uint64_t Dec[2] = {0, 0}, Hex[2] = {0, 0};
+    bool DecOK[2] = {false, false}, HexOK[2] = {false, false};
+    unsigned NumNumbers = 0;
+    int PeriodTok = -1; ///< the number between time stamp and event
+    uint32_t Pid = 0, Tid = 0;
+    bool HavePid = false;
+    std::string Event; ///< only with KeepSamples
+  };
   Error sample(StringRef Line);
+  Error leadingFields(StringRef Line, size_t &Pos, StringRef &Tok, Head &H,
+                      StringRef &Event);
+  /// The pid and IP that \p H's numbers give (no callchain).
+  Error pidAndIP(const Head &H, uint32_t &Pid, bool &HavePid, uint64_t &IP,
+                 bool &HaveIP);
+  /// A tab-indented callchain frame line of the pending sample.
+  Error frame(StringRef Line);
+  /// Count the pending line without entries: its callchain, or its IP.
+  Error endHead();
   Error entry(StringRef Tok, Entry &E);
   Error address(StringRef Tok, StringRef Whole, uint64_t &A);
   void mmapEvent(StringRef Line);
 
   unsigned LineNo = 0;
+  Head Pending;
+  SmallVector<uint64_t, 64> Frames; ///< the pending sample's, link-time
 };
 
 Error PerfScriptParser::address(StringRef Tok, StringRef Whole, uint64_t &A) {
@@ -279,16 +326,11 @@ void PerfScriptParser::mmapEvent(StringRef Line) {
   setBias(uint32_t(Pid), Bin->loadBias(Start, PgOff));
 }
 
-Error PerfScriptParser::sample(StringRef Line) {
-  size_t Pos = 0;
-  StringRef NumTok[2];
-  unsigned NumNumbers = 0;
-  uint32_t Pid = 0, Tid = 0;
-  bool HavePid = false;
-  StringRef Event;
-  Stack.clear();
-  StringRef Tok;
-  bool First = true;
+Error PerfScriptParser::leadingFields(StringRef Line, size_t &Pos,
+                                      StringRef &Tok, Head &H,
+                                      StringRef &Event) {
+  bool First = true, AfterTime = false;
+  int Candidate = -1; // a number right after the time stamp
   // Leading fields, up to the first brstack entry.
   while (!(Tok = nextToken(Line, Pos)).empty()) {
     bool IsEntry = Tok.contains('/') &&
@@ -296,37 +338,87 @@ Error PerfScriptParser::sample(StringRef Line) {
     if (IsEntry)
       break;
     uint64_t V;
+    bool WasTime = AfterTime;
+    int WasCandidate = Candidate;
+    AfterTime = false;
+    Candidate = -1;
     if (Tok.back() == ':') {
       StringRef T = Tok.drop_back();
-      if (!(T.contains('.') && parseDec(T.split('.').first, V)))
+      if (!(T.contains('.') && parseDec(T.split('.').first, V))) {
         Event = T; // else a time stamp
+        // perf prints the period between the time and the event.
+        if (WasCandidate >= 0)
+          H.PeriodTok = WasCandidate;
+      } else {
+        AfterTime = true;
+      }
     } else if (Tok.contains('/')) { // pid/tid
       uint64_t P, T;
       if (!parseDec(Tok.split('/').first, P) ||
           !parseDec(Tok.split('/').second, T))
         return error("unknown field '{0}' before the brstack entries", Tok);
-      Pid = uint32_t(P), Tid = uint32_t(T), HavePid = true;
-    } else if (NumNumbers < 2 && parseHexMaybe0x(Tok, V)) {
-      NumTok[NumNumbers++] = Tok;
+      H.Pid = uint32_t(P), H.Tid = uint32_t(T), H.HavePid = true;
+    } else if (H.NumNumbers < 2 && parseHexMaybe0x(Tok, V)) {
+      unsigned I = H.NumNumbers++;
+      H.NumTok[I] = Tok;
+      H.HexOK[I] = true, H.Hex[I] = V;
+      H.DecOK[I] = parseDec(Tok, H.Dec[I]);
+      if (WasTime)
+        Candidate = int(I);
     } else if (!First) {
       return error("unknown field '{0}' before the brstack entries", Tok);
     } // else: the command name
     First = false;
   }
+  return Error::success();
+}
+
+Error PerfScriptParser::pidAndIP(const Head &H, uint32_t &Pid, bool &HavePid,
+                                 uint64_t &IP, bool &HaveIP) {
   // Two numbers: pid (decimal) then IP (hex); one: the IP unless told
   // otherwise.
-  uint64_t IP = 0;
-  bool HaveIP = false;
-  if (NumNumbers == 2 || (NumNumbers == 1 && Opts.FirstFieldIsPid)) {
-    uint64_t P;
-    if (!parseDec(NumTok[0], P))
-      return error("bad pid '{0}'", NumTok[0]);
-    Pid = uint32_t(P), HavePid = true;
-    if (NumNumbers == 2)
-      HaveIP = parseHexMaybe0x(NumTok[1], IP);
-  } else if (NumNumbers == 1) {
-    HaveIP = parseHexMaybe0x(NumTok[0], IP);
+  IP = 0;
+  HaveIP = false;
+  if (H.NumNumbers == 2 || (H.NumNumbers == 1 && Opts.FirstFieldIsPid)) {
+    if (!H.DecOK[0])
+      return error("bad pid '{0}'", H.NumTok[0]);
+    Pid = uint32_t(H.Dec[0]), HavePid = true;
+    if (H.NumNumbers == 2)
+      HaveIP = H.HexOK[1], IP = H.Hex[1];
+  } else if (H.NumNumbers == 1) {
+    HaveIP = H.HexOK[0], IP = H.Hex[0];
   }
+  return Error::success();
+}
+
+Error PerfScriptParser::sample(StringRef Line) {
+  size_t Pos = 0;
+  Head H;
+  StringRef Event;
+  Stack.clear();
+  StringRef Tok;
+  if (Error E = leadingFields(Line, Pos, Tok, H, Event))
+    return E;
+  if (Tok.empty()) {
+    // No entries: an IP sample, or the header of a callchain whose frames
+    // follow. The next line tells.
+    H.Valid = true;
+    H.LineNo = LineNo;
+    for (unsigned I = 0; I < 2; ++I) { // the line goes away
+      H.NumText[I] = H.NumTok[I].str();
+      H.NumTok[I] = StringRef();
+    }
+    if (Opts.KeepSamples)
+      H.Event = Event.str();
+    Pending = std::move(H);
+    Frames.clear();
+    return Error::success();
+  }
+  uint32_t Pid = H.Pid, Tid = H.Tid;
+  bool HavePid = H.HavePid, HaveIP;
+  uint64_t IP;
+  if (Error E = pidAndIP(H, Pid, HavePid, IP, HaveIP))
+    return E;
   if (Opts.Pid && HavePid && Pid != Opts.Pid)
     return Error::success();
   uint64_t Bias = biasFor(Pid, HavePid);
@@ -356,9 +448,78 @@ Error PerfScriptParser::sample(StringRef Line) {
       Stack.push_back(E);
     P = Q;
   }
-  if (N == 0 && !HaveIP)
-    return error("no brstack entries and no IP in this line");
   endSample(N, IP, HaveIP, Pid, Tid, Event, Bias);
+  return Error::success();
+}
+
+/// The link-time address of file offset \p Off of \p Bin: loadBias of a
+/// mapping at 0 is minus the offset's segment's vaddr - offset, minus Off.
+static uint64_t addressOfFileOffset(const Binary &Bin, uint64_t Off) {
+  return uint64_t(0) - Bin.loadBias(0, Off);
+}
+
+Error PerfScriptParser::frame(StringRef Line) {
+  size_t Pos = 0;
+  StringRef AddrTok = nextToken(Line, Pos);
+  uint64_t A;
+  if (!parseHexMaybe0x(AddrTok, A))
+    return error("bad callchain frame address '{0}'", AddrTok);
+  StringRef Rest = Line.drop_front(Pos).rtrim(" \t\r");
+  if (Bin && Rest.ends_with(")")) {
+    size_t Open = Rest.rfind('(');
+    StringRef DSO = Rest.slice(Open + 1, Rest.size() - 1);
+    if (Open == StringRef::npos ||
+        sys::path::filename(DSO) != sys::path::filename(Bin->path()))
+      A = 0; // another DSO, the kernel or [unknown]
+    else
+      A = addressOfFileOffset(*Bin, A);
+  }
+  Frames.push_back(A);
+  return Error::success();
+}
+
+Error PerfScriptParser::endHead() {
+  if (!Pending.Valid)
+    return Error::success();
+  Head H = std::move(Pending);
+  Pending.Valid = false;
+  for (unsigned I = 0; I < 2; ++I)
+    H.NumTok[I] = H.NumText[I];
+  unsigned Here = LineNo;
+  LineNo = H.LineNo; // errors name the sample's line
+  auto Restore = make_scope_exit([&] { LineNo = Here; });
+  CurPos = H.LineNo;
+  uint32_t Pid = H.Pid, Tid = H.Tid;
+  bool HavePid = H.HavePid, HaveIP;
+  uint64_t IP;
+  if (Frames.empty()) {
+    if (Error E = pidAndIP(H, Pid, HavePid, IP, HaveIP))
+      return E;
+    if (Opts.Pid && HavePid && Pid != Opts.Pid)
+      return Error::success();
+    if (!HaveIP)
+      return error("no brstack entries and no IP in this line");
+    uint64_t Bias = biasFor(Pid, HavePid);
+    endSample(0, IP, HaveIP, Pid, Tid, H.Event, Bias);
+    return Error::success();
+  }
+  // A callchain: the IP is its first frame; of the numbers, the period is
+  // the one before the event name, the pid the first other one.
+  uint64_t Period = 0;
+  for (unsigned I = 0; I < H.NumNumbers; ++I) {
+    if (int(I) == H.PeriodTok) {
+      Period = H.DecOK[I] ? H.Dec[I] : 0;
+    } else if (!HavePid) {
+      if (!H.DecOK[I])
+        return error("bad pid '{0}' before a callchain", H.NumTok[I]);
+      Pid = uint32_t(H.Dec[I]), HavePid = true;
+    }
+  }
+  if (Opts.Pid && HavePid && Pid != Opts.Pid)
+    return Error::success();
+  // The frames are link-time addresses already (or 0).
+  callChain(Frames, Period, [&](uint64_t A) { return map(A, 0); });
+  endSample(0, Frames.front(), true, Pid, Tid, H.Event, 0);
   return Error::success();
 }
 
@@ -374,6 +535,14 @@ Error PerfScriptParser::consume(StringRef Text) {
     size_t F = Line.find_first_not_of(" \t\r");
     if (F == StringRef::npos || Line[F] == '#')
       continue;
+    // perf indents callchain frames with a tab, sample lines with spaces.
+    if (Pending.Valid && Line[0] == '\t') {
+      if (Error E = frame(Line.drop_front(F)))
+        return E;
+      continue;
+    }
+    if (Error E = endHead())
+      return E;
     if (Line.contains("PERF_RECORD_")) {
       mmapEvent(Line);
       continue;
@@ -424,6 +593,9 @@ Expected<AddressProfile> BrstackAggregator::finish() {
     AP.FallThroughs.emplace_hint(AP.FallThroughs.end(), K, V);
   for (const auto &[K, V] : IPSamples.sorted())
     AP.IPSamples.emplace_hint(AP.IPSamples.end(), K.first, V);
+  for (const auto &[K, V] : ChainArcs.sorted())
+    AP.CallChainArcs.emplace_hint(AP.CallChainArcs.end(), K, V);
+  AP.NumCallChains = NumCallChains;
   AP.Samples = std::move(Raw);
   AP.NumSamples = NumSamples;
   AP.NumEntries = NumEntries;

@@ -190,6 +190,7 @@ void printProfileSummaryJSON(const ProfileSummary &S, const LoadedProfile &LP,
           J.attribute("calls", int64_t(F.Calls));
         });
     });
+    J.attribute("call_graph_source", S.EdgeSource);
     J.attributeArray("call_edges", [&] {
       for (const CallEdge &E : S.Edges)
         J.object([&] {
@@ -235,6 +236,7 @@ void printProfileSummary(const ProfileSummary &S, const LoadedProfile &LP,
   for (const CallEdge &E : S.Edges)
     OS << format("%12llu  ", (unsigned long long)E.Count) << E.Caller << " -> "
        << E.Callee << '\n';
+  OS << "call graph from: " << S.EdgeSource << '\n';
   if (const std::optional<HotRegionReport> &Region = S.Region) {
     uint64_t Total = Region->Inside + Region->Outside + Region->PLT;
     OS << format("executed instructions outside the planned hot region "
@@ -257,6 +259,7 @@ Expected<ProfileSummary> summarizeProfile(const LoadedProfile &LP,
   ProfileSummary S;
   if (Error E = collectStats(LP, Bin, Opts, Quality, S))
     return std::move(E);
+  S.EdgeSource = callGraphSourceName(LP);
   bool HaveInsts = any_of(S.Funcs, [](const FunctionStats &F) {
     return F.Instructions != 0;
   });

@@ -5,8 +5,9 @@
 //   section, per event | the ids | data: records in time order |
 //   feature section table | HEADER_BUILD_ID | HEADER_EVENT_DESC
 // Every event samples IP, TID, TIME, ID, CPU, PERIOD (and BRANCH_STACK,
-// READ when there is something to put there) with sample_id_all, so perf
-// can tell the events of a group apart in every record. Pipe mode writes
+// READ, CALLCHAIN when there is something to put there) with
+// sample_id_all, so perf can tell the events of a group apart in every
+// record. Pipe mode writes
 // the 16-byte pipe header and the attrs and build ids as records. With
 // Compress, the data section holds PERF_RECORD_COMPRESSED records instead,
 // as perf record -z writes them: the records, cut into chunks of
@@ -219,6 +220,10 @@ Error Writer::events() {
                PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
   if (Filter)
     SampleType |= PERF_SAMPLE_BRANCH_STACK;
+  if (llvm::any_of(R.Samples, [](const RecordedSample &S) {
+        return !S.CallChain.empty();
+      }))
+    SampleType |= PERF_SAMPLE_CALLCHAIN;
   if (Group) {
     SampleType |= PERF_SAMPLE_READ;
     ReadFormat = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -418,6 +423,11 @@ void Writer::sampleRecord(Bytes &B, const RecordedSample &RS,
   B.u64(RS.Period ? RS.Period : (R.Info.Period ? R.Info.Period : 1));
   if (Group)
     groupRead(B, RS, Inst, Totals);
+  if (SampleType & PERF_SAMPLE_CALLCHAIN) {
+    B.u64(RS.CallChain.size());
+    for (uint64_t A : RS.CallChain)
+      B.u64(A);
+  }
   if (SampleType & PERF_SAMPLE_BRANCH_STACK)
     branchStack(B, S);
   finish(B, Start, SizeAt);
@@ -754,6 +764,8 @@ public:
     Y.Event = eventName(*S.Event);
     X.CPU = S.CPU;
     X.Period = S.Period;
+    for (uint64_t I = 0; I < S.NumCallChain; ++I)
+      X.CallChain.push_back(S.callChain(I));
     X.Addr = S.Addr;
     Y.Stack.reserve(S.NumBranches);
     for (uint64_t I = 0; I < S.NumBranches; ++I) {

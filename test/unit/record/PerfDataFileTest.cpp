@@ -846,6 +846,69 @@ TEST(PerfDataWriter, WithoutGroupReadNoCounters) {
   EXPECT_EQ(Back->Info.CyclesEvent, "");
 }
 
+/// A perf record -g recording without LBR: callchains in every sample,
+/// kernel frames first in one of them.
+PerfRecording callChainRecording() {
+  PerfRecording R = recording();
+  R.Info.LBR = "";
+  R.Info.CyclesEvent = R.Info.InstructionsEvent = "";
+  const uint64_t Base = 0x555555554000; // runtime = link + Base
+  for (unsigned I = 0; I < R.Samples.size(); ++I) {
+    RecordedSample &S = R.Samples[I];
+    S.Sample.Stack.clear();
+    S.Sample.Cycles = S.Sample.Instructions = 0;
+    S.Period = 1000 * (I + 1);
+    // leaf 0x1200 <- mid 0x1100 <- main 0x1000, recursion in mid once.
+    S.CallChain = {PERF_CONTEXT_USER, Base + 0x1210, Base + 0x1120,
+                   Base + 0x1030};
+    if (I == 1)
+      S.CallChain = {PERF_CONTEXT_USER, Base + 0x1210, Base + 0x1120,
+                     Base + 0x1140, Base + 0x1030};
+    if (I == 2)
+      S.CallChain.insert(S.CallChain.begin(),
+                         {PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL});
+    S.Sample.IP = Base + 0x1210; // the user context's first frame
+  }
+  return R;
+}
+
+TEST(PerfDataWriter, CallChainsInFileAndPipeMode) {
+  // The writer stores PERF_SAMPLE_CALLCHAIN; the reader gives it back, and
+  // readPerfData turns it into caller -> callee arcs: each pair once per
+  // sample (sample 1 passes mid -> mid -> main), weighted by the period,
+  // kernel frames apart. Without a binary the keys are runtime addresses
+  // (call site, the callee's frame).
+  PerfRecording R = callChainRecording();
+  const uint64_t Base = 0x555555554000;
+  for (bool Pipe : {false, true}) {
+    PerfDataWriteOptions O;
+    O.Pipe = Pipe;
+    std::string W = written(R, O);
+    auto Back = readBack(W);
+    ASSERT_TRUE(bool(Back)) << errText(Back.takeError());
+    ASSERT_EQ(Back->Samples.size(), R.Samples.size());
+    for (size_t I = 0; I < R.Samples.size(); ++I)
+      EXPECT_EQ(Back->Samples[I].CallChain, R.Samples[I].CallChain) << I;
+    auto F = perfdata::File::fromBuffer(
+        MemoryBuffer::getMemBufferCopy(W, "w"), "w.perf.data");
+    ASSERT_TRUE(bool(F)) << errText(F.takeError());
+    QualityReport Q;
+    auto AP = readPerfData(**F, nullptr, Q);
+    ASSERT_TRUE(bool(AP)) << errText(AP.takeError());
+    EXPECT_EQ(AP->NumCallChains, R.Samples.size());
+    EXPECT_TRUE(AP->Branches.empty());
+    // Periods 1000..5000: 15000 in all; sample 1 (2000) goes through
+    // mid's second frame (call site 0x113f) to the callee frame 0x111f.
+    std::map<std::pair<uint64_t, uint64_t>, uint64_t> Want = {
+        {{Base + 0x111f, Base + 0x1210}, 15000},
+        {{Base + 0x102f, Base + 0x111f}, 13000},
+        {{Base + 0x113f, Base + 0x111f}, 2000},
+        {{Base + 0x102f, Base + 0x113f}, 2000}};
+    EXPECT_EQ(AP->CallChainArcs, Want) << (Pipe ? "pipe" : "file");
+    EXPECT_EQ(W, written(R, O)); // deterministic
+  }
+}
+
 /// Offset of the first record of \p Type in a file-mode perf.data.
 size_t firstRecord(const std::string &F, uint32_t Type) {
   uint64_t At = support::endian::read64le(&F[40]);
@@ -900,6 +963,34 @@ TEST(PerfDataReader, MutatedWriterOutputNeverCrashes) {
     auto Back = readBack(M);
     if (!Back) {
       std::string E = errText(Back.takeError());
+      EXPECT_NE(E.find("at byte offset"), std::string::npos) << E;
+    }
+  }
+}
+
+TEST(PerfDataReader, MutatedCallChainsNeverCrash) {
+  // The same for a recording with callchains, read as a recording and as
+  // a profile (the arcs): a callchain count larger than its record, frames
+  // that are context markers or any other value, are errors or arcs.
+  std::string W = written(callChainRecording());
+  std::mt19937_64 Rng(11);
+  for (unsigned I = 0; I < 3000; ++I) {
+    std::string M = W;
+    unsigned Flips = 1 + Rng() % 4;
+    for (unsigned F = 0; F < Flips; ++F)
+      M[Rng() % M.size()] ^= char(1u << (Rng() % 8));
+    if (I % 5 == 0)
+      M.resize(Rng() % M.size());
+    auto F = perfdata::File::fromBuffer(
+        MemoryBuffer::getMemBufferCopy(M, "m"), "m.perf.data");
+    if (!F) {
+      consumeError(F.takeError());
+      continue;
+    }
+    QualityReport Q;
+    auto AP = readPerfData(**F, nullptr, Q);
+    if (!AP) {
+      std::string E = errText(AP.takeError());
       EXPECT_NE(E.find("at byte offset"), std::string::npos) << E;
     }
   }

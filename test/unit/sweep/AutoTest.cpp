@@ -23,28 +23,28 @@ TEST(AutoRelink, PadObjectBeforeTheMiddleInput) {
   R.Cwd = "/nonexistent";
   R.Argv = {"clang-22", "-fuse-ld=lld", "-L", "lib.o", "a.o", "b.o", "c.o",
             "-o", "app"};
-  llvm::Expected<Words> W = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "code");
   ASSERT_TRUE(!!W) << llvm::toString(W.takeError());
   // "lib.o" is -L's value, not an input; inputs a.o b.o c.o: before b.o.
-  EXPECT_EQ(*W, (Words{"clang-22", "-fuse-ld=lld", "-L", "lib.o", "a.o",
+  EXPECT_EQ(W->Argv, (Words{"clang-22", "-fuse-ld=lld", "-L", "lib.o", "a.o",
                        "{padobj}", "b.o", "c.o", "-o", "{out}"}));
-  EXPECT_EQ(padObjectPlace(*W), "b.o");
+  EXPECT_EQ(padObjectPlace(W->Argv), "b.o");
 }
 
 TEST(AutoRelink, OneInputAndNoOutputWord) {
   LinkRecord R;
   R.Cwd = "/nonexistent";
   R.Argv = {"clang", "-O2", "prog.c"};
-  llvm::Expected<Words> W = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "data");
   ASSERT_TRUE(!!W);
-  EXPECT_EQ(*W, (Words{"clang", "-O2", "{padobj}", "prog.c", "-o", "{out}"}));
+  EXPECT_EQ(W->Argv, (Words{"clang", "-O2", "{padobj}", "prog.c", "-o", "{out}"}));
 }
 
 TEST(AutoRelink, NoInputIsAnError) {
   LinkRecord R;
   R.Cwd = "/nonexistent";
   R.Argv = {"make", "app"};
-  llvm::Expected<Words> W = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "code");
   ASSERT_FALSE(!!W);
   EXPECT_NE(llvm::toString(W.takeError()).find("no input file"), std::string::npos);
 }
@@ -63,15 +63,137 @@ TEST(AutoRelink, KeelScriptGetsDefsym) {
   LinkRecord R;
   R.Cwd = Dir.str().str();
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-o", "app"};
-  llvm::Expected<Words> Code = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
   ASSERT_TRUE(!!Code);
-  EXPECT_EQ(Code->back(), "-Wl,--defsym=__keel_code_pad={pad}");
+  EXPECT_EQ(Code->Argv.back(), "-Wl,--defsym=__keel_code_pad={pad}");
   // A bare linker takes the option without -Wl.
   R.Argv = {"ld.lld", "a.o", "-T", "layout.ld", "-o", "app"};
-  llvm::Expected<Words> Data = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, "data");
   ASSERT_TRUE(!!Data);
-  EXPECT_EQ(Data->back(), "--defsym=__keel_data_pad={pad}");
-  EXPECT_EQ((*Data)[5], "{out}");
+  EXPECT_EQ(Data->Argv.back(), "--defsym=__keel_data_pad={pad}");
+  EXPECT_EQ(Data->Argv[5], "{out}");
   llvm::sys::fs::remove(Script);
+  llvm::sys::fs::remove(Dir);
+}
+
+namespace {
+/// A directory with a Keel-style layout.ld (pads PROVIDEd with \p CodePad
+/// and 0), removed at the end of the test.
+struct ScriptDir {
+  llvm::SmallString<128> Dir, Script;
+  explicit ScriptDir(int CodePad = 0) {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("keel-auto", Dir));
+    Script = Dir;
+    llvm::sys::path::append(Script, "layout.ld");
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Script, EC);
+    EXPECT_FALSE(EC);
+    OS << "PROVIDE_HIDDEN(__keel_code_pad = " << CodePad
+       << ");\nPROVIDE_HIDDEN(__keel_data_pad = 0);\n";
+  }
+  ~ScriptDir() {
+    llvm::sys::fs::remove(Script);
+    llvm::sys::fs::remove(Dir);
+  }
+};
+} // namespace
+
+// Issue 33: the link's own --defsym of a pad is the value the offsets are
+// added to, and offset 0 is the recorded command itself.
+TEST(AutoRelink, UserDefsymKeepsItsValue) {
+  ScriptDir D;
+  LinkRecord R;
+  R.Cwd = D.Dir.str().str();
+  R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld",
+            "-Wl,-z,separate-code,--defsym=__keel_data_pad=2048", "-o", "app"};
+  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, "data");
+  ASSERT_TRUE(!!Data) << llvm::toString(Data.takeError());
+  EXPECT_EQ(Data->Argv,
+            (Words{"clang-22", "a.o", "-Wl,-T,layout.ld",
+                   "-Wl,-z,separate-code,--defsym=__keel_data_pad={pad}", "-o",
+                   "{out}"}));
+  EXPECT_EQ(Data->PadBase, 2048);
+  EXPECT_EQ(Data->ZeroArgv,
+            (Words{"clang-22", "a.o", "-Wl,-T,layout.ld",
+                   "-Wl,-z,separate-code,--defsym=__keel_data_pad=2048", "-o",
+                   "{out}"}));
+  // The code pad the link does not set: added, from the script's default 0.
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
+  ASSERT_TRUE(!!Code);
+  EXPECT_EQ(Code->Argv.back(), "-Wl,--defsym=__keel_code_pad={pad}");
+  EXPECT_EQ(Code->PadBase, 0);
+  EXPECT_EQ(Code->ZeroArgv, Data->ZeroArgv);
+}
+
+TEST(AutoRelink, UserDefsymInEveryForm) {
+  ScriptDir D;
+  LinkRecord R;
+  R.Cwd = D.Dir.str().str();
+  R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld",
+            "-Wl,--defsym,__keel_data_pad=0x40", "-o", "app"};
+  llvm::Expected<RecordRelink> A = relinkFromRecord(R, "data");
+  ASSERT_TRUE(!!A);
+  EXPECT_EQ(A->Argv[3], "-Wl,--defsym,__keel_data_pad={pad}");
+  EXPECT_EQ(A->PadBase, 64);
+  R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-Xlinker", "--defsym",
+            "-Xlinker", "__keel_data_pad=128", "-o", "app"};
+  llvm::Expected<RecordRelink> B = relinkFromRecord(R, "data");
+  ASSERT_TRUE(!!B);
+  EXPECT_EQ(B->Argv[6], "__keel_data_pad={pad}");
+  EXPECT_EQ(B->PadBase, 128);
+  R.Argv = {"ld.lld", "a.o", "-T", "layout.ld", "--defsym",
+            "__keel_code_pad=64", "--defsym=__keel_data_pad=32", "-o", "app"};
+  llvm::Expected<RecordRelink> C = relinkFromRecord(R, "code");
+  ASSERT_TRUE(!!C);
+  EXPECT_EQ(C->Argv[5], "__keel_code_pad={pad}");
+  EXPECT_EQ(C->Argv[6], "--defsym=__keel_data_pad=32"); // the other pad stays
+  EXPECT_EQ(C->PadBase, 64);
+  // Not a number: one line saying so.
+  R.Argv = {"ld.lld", "a.o", "-T", "layout.ld",
+            "--defsym=__keel_code_pad=foo+1", "-o", "app"};
+  llvm::Expected<RecordRelink> Bad = relinkFromRecord(R, "code");
+  ASSERT_FALSE(!!Bad);
+  EXPECT_NE(llvm::toString(Bad.takeError()).find("not a number"),
+            std::string::npos);
+}
+
+TEST(AutoRelink, ScriptDefaultIsTheBase) {
+  ScriptDir D(/*CodePad=*/192);
+  LinkRecord R;
+  R.Cwd = D.Dir.str().str();
+  R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-o", "app"};
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
+  ASSERT_TRUE(!!Code);
+  EXPECT_EQ(Code->PadBase, 192);
+  EXPECT_EQ(Code->PadFrom, "layout.ld's default");
+}
+
+TEST(LinkRecord, ResponseFilesExpanded) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("keel-rsp", Dir));
+  llvm::SmallString<128> Rsp(Dir), Inner(Dir);
+  llvm::sys::path::append(Rsp, "link.rsp");
+  llvm::sys::path::append(Inner, "inner.rsp");
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Rsp, EC);
+    ASSERT_FALSE(EC);
+    OS << "-Wl,-T,'my plan/layout.ld'\n-Wl,--defsym=__keel_data_pad=2048 "
+          "@inner.rsp\n";
+    llvm::raw_fd_ostream OS2(Inner, EC);
+    ASSERT_FALSE(EC);
+    OS2 << "-o app\n";
+  }
+  std::vector<std::string> Files;
+  llvm::Expected<Words> W = expandResponseFiles(
+      {"clang-22", "a.o", "@link.rsp", "@missing.rsp"}, Dir, Files);
+  ASSERT_TRUE(!!W) << llvm::toString(W.takeError());
+  EXPECT_EQ(*W, (Words{"clang-22", "a.o", "-Wl,-T,my plan/layout.ld",
+                       "-Wl,--defsym=__keel_data_pad=2048", "-o", "app",
+                       "@missing.rsp"}));
+  EXPECT_EQ(Files, (Words{"link.rsp"}));
+  EXPECT_EQ(linkOutput(*W), "app");
+  llvm::sys::fs::remove(Rsp);
+  llvm::sys::fs::remove(Inner);
   llvm::sys::fs::remove(Dir);
 }

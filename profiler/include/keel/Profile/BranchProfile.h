@@ -76,8 +76,15 @@ struct AddressProfile {
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> FallThroughs;
   std::map<uint64_t, uint64_t> IPSamples;    ///< no-LBR samples
   std::vector<RawSample> Samples;            ///< raw, in input order
+  /// Caller -> callee arcs of sampled callchains (perf record -g) without
+  /// branch stacks (keel/Profile/CallChain.h): (caller, callee) by the
+  /// link-time entry of each function when read with a binary, else by the
+  /// call site and the callee's frame address; each pair once per sample,
+  /// weighted by the sample's period (1 when it has none).
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> CallChainArcs;
   uint64_t NumSamples = 0;                   ///< samples read (even if not kept)
   uint64_t NumEntries = 0;                   ///< LBR entries read (perf script)
+  uint64_t NumCallChains = 0;                ///< samples with a callchain read
 
   void merge(const AddressProfile &O);
 };
@@ -115,11 +122,14 @@ struct BranchProfile {
   std::map<std::pair<Location, Location>, uint64_t> FallThroughs;
   std::map<Location, uint64_t> Samples;  ///< no_lbr: IP -> count
   std::map<MemAccess, uint64_t> MemAccesses;
+  /// AddressProfile::CallChainArcs by function (offsets 0). fdata has no
+  /// record for them: writeFdata leaves them out.
+  std::map<std::pair<Location, Location>, uint64_t> CallChainArcs;
 
   void merge(const BranchProfile &O);
   bool empty() const {
     return Branches.empty() && FallThroughs.empty() && Samples.empty() &&
-           MemAccesses.empty();
+           MemAccesses.empty() && CallChainArcs.empty();
   }
 };
 
@@ -155,9 +165,15 @@ llvm::Expected<std::vector<FunctionStats>>
 functionStats(const AddressProfile &AP, const Binary &Bin,
               QualityReport &Quality);
 
-/// Call edges: taken branches whose source instruction is a call (per
-/// disassembly) or that land on a function entry from another function,
-/// aggregated per (caller, callee), hottest first.
+/// What a profile's call edges come from: its taken branches (LBR, or
+/// valgrind's exact calls and jumps), else its callchain arcs, else none.
+enum class CallEdgeSource { None, Branches, CallChains };
+CallEdgeSource callEdgeSource(const AddressProfile &AP);
+
+/// Call edges, aggregated per (caller, callee), hottest first. From the
+/// taken branches whose source instruction is a call (per disassembly) or
+/// that land on a function entry from another function; a profile without
+/// taken branches gives its callchain arcs instead (callEdgeSource).
 std::vector<CallEdge> callEdges(const AddressProfile &AP, const Binary &Bin);
 
 } // namespace keel

@@ -66,6 +66,14 @@ llvm::Expected<AddressProfile>
 loadAddressProfiles(const Binary &Bin, llvm::ArrayRef<std::string> Paths,
                     QualityReport &Quality);
 
+/// Where the call graph of \p Profiles (merged) comes from, in words:
+/// their taken branches when any has some -- "LBR" (perf's branch stacks),
+/// "valgrind exact calls" (callgrind), "fdata branch records" or
+/// "pre-aggregated branch records" (perf2bolt's LBR, or layout-record
+/// --source=valgrind's exact calls: the file does not say which), joined by
+/// " + " -- else "callchains" (perf record -g), else "none".
+std::string callGraphSourceName(llvm::ArrayRef<LoadedProfile> Profiles);
+
 } // namespace keel
 
 #endif

@@ -141,6 +141,12 @@ struct Sample {
   bool ValueHasId = false;
   bool GroupRead = false;
   uint64_t SingleId = 0; ///< the id of a non-group read
+  /// PERF_SAMPLE_CALLCHAIN: NumCallChain u64s as the kernel wrote them,
+  /// newest first: PERF_CONTEXT_* markers, each followed by the frames of
+  /// its context (the interrupted IP, then return addresses).
+  bool HasCallChain = false;
+  uint64_t NumCallChain = 0;
+  const uint8_t *CallChain = nullptr;
   /// PERF_SAMPLE_BRANCH_STACK: newest entry first.
   bool HasBranchStack = false;
   bool HasHwIdx = false;
@@ -152,6 +158,9 @@ struct Sample {
     using namespace llvm::support::endian;
     const uint8_t *P = Branches + I * 24;
     return Branch{read64le(P), read64le(P + 8), read64le(P + 16)};
+  }
+  uint64_t callChain(uint64_t I) const {
+    return llvm::support::endian::read64le(CallChain + I * 8);
   }
   uint64_t value(uint64_t I) const {
     return llvm::support::endian::read64le(Values + I * ValueStride);

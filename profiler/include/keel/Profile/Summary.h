@@ -45,6 +45,8 @@ struct ProfileSummary {
   std::string By; ///< "instructions" or "samples"
   std::vector<FunctionStats> Funcs;
   std::vector<CallEdge> Edges;
+  /// What the edges come from (callGraphSourceName in Load.h).
+  std::string EdgeSource = "none";
   std::optional<HotRegionReport> Region;
 };
 

@@ -13,9 +13,11 @@
 //  code, data - when <bin>.keel-link.json (LinkRecord.h, written by
 //          layout-link or keel_layout()) matches the binary: variants are
 //          relinked from the recorded command, with
-//          --defsym=__keel_code_pad/__keel_data_pad=N when it links with a
-//          Keel layout.ld, else with a pad object between the inputs
-//          (before the middle one);
+//          --defsym=__keel_code_pad/__keel_data_pad=V+N when it links with a
+//          Keel layout.ld (V: the link's own value, else the script's
+//          default), else with a pad object between the inputs (before the
+//          middle one); offset 0 is the recorded command itself, so it is
+//          the user's binary;
 //          code also through llvm-bolt --pad-funcs-before=main:N when the
 //          binary keeps its relocations (-Wl,--emit-relocs).
 // Every axis that cannot be swept gets one line saying why and what enables
@@ -54,8 +56,12 @@ struct AutoAxis {
   std::string How;    ///< swept: the mechanism, one phrase
   std::string Why;    ///< not swept: the reason
   std::string Enable; ///< not swept: the flag or build change that enables it
-  /// code/data from a link record: the command with {pad}/{padobj}/{out}.
+  /// code/data from a link record: the command with {pad}/{padobj}/{out},
+  /// the command for offset 0, and the value {pad} adds the offset to
+  /// (RecordRelink).
   std::vector<std::string> RelinkArgv, CompareRelinkArgv;
+  std::vector<std::string> RelinkZeroArgv, CompareRelinkZeroArgv;
+  int64_t RelinkPadBase = 0, CompareRelinkPadBase = 0;
   std::string RelinkDir, CompareRelinkDir;
   std::string BoltFunction; ///< code through llvm-bolt
 };
@@ -71,12 +77,30 @@ struct BinaryFacts {
 /// Read the facts; InputError when \p Binary is not an ELF file.
 llvm::Expected<BinaryFacts> inspectBinary(llvm::StringRef Binary);
 
+/// How the variants of one axis are relinked from a link record.
+struct RecordRelink {
+  /// The recorded command with {pad}/{padobj} and -o {out} placed in it.
+  std::vector<std::string> Argv;
+  /// Offset 0: the recorded command as it is, with -o {out} only, so that
+  /// variant is the user's binary byte for byte.
+  std::vector<std::string> ZeroArgv;
+  /// {pad} is PadBase + the offset: the link's own --defsym value of the
+  /// pad symbol, else the script's default (0 for the pad object).
+  int64_t PadBase = 0;
+  /// Where PadBase comes from ("" when 0 by default): "the link's own
+  /// --defsym=__keel_data_pad=2048", "layout.ld's default".
+  std::string PadFrom;
+};
+
 /// The recorded link command with the pad and output placed in it for
-/// \p Axis ("code" or "data"): --defsym=__keel_{code,data}_pad={pad} when
-/// it links with a script that defines it, else {padobj} before the middle
-/// input file; an error (one line) when the command names no input file.
-llvm::Expected<std::vector<std::string>>
-relinkFromRecord(const LinkRecord &R, llvm::StringRef Axis);
+/// \p Axis ("code" or "data"): when it links with a script that defines
+/// __keel_{code,data}_pad, the link's own --defsym of it (in any form:
+/// -Wl,--defsym=S=V, -Wl,--defsym,S=V, -Xlinker, a bare linker's) takes
+/// {pad} for its value, or --defsym=S={pad} is added; else {padobj} goes
+/// before the middle input file. An error (one line) when the command names
+/// no input file, or sets the symbol to something that is not a number.
+llvm::Expected<RecordRelink> relinkFromRecord(const LinkRecord &R,
+                                              llvm::StringRef Axis);
 
 /// The input the pad object is linked before ("" when none).
 std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);

@@ -81,6 +81,13 @@ llvm::Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                              const AutoSweepOptions &AO,
                                              llvm::raw_ostream &Progress);
 
+/// layout-sweep --dry-run with no axis options: the axes runAutoSweep would
+/// sweep, each with its variants' relink commands and runs
+/// (writeAxisDryRun, DryRun.h), and the axes it would not sweep with why;
+/// nothing is built or run. Errors as runAutoSweep's before it sweeps.
+llvm::Error writeAutoDryRun(llvm::raw_ostream &OS, const EngineOptions &Base,
+                            const AutoSweepOptions &AO);
+
 } // namespace sweep
 } // namespace keel
 

@@ -60,6 +60,11 @@ struct PerturbOptions {
   /// RelinkTemplate when not empty; never split or quoted again.
   std::vector<std::string> RelinkArgv, CompareRelinkArgv;
   std::string RelinkDir, CompareRelinkDir;
+  /// The recorded link's offset 0: its command as it is (-o {out} only),
+  /// so that variant is the user's binary; and the value {pad} adds each
+  /// offset to (the link's own --defsym value). RecordRelink in Auto.h.
+  std::vector<std::string> RelinkZeroArgv, CompareRelinkZeroArgv;
+  int64_t RelinkPadBase = 0, CompareRelinkPadBase = 0;
   std::string BoltFunction;          ///< --bolt-pad=FUNC ("" = not BOLT)
   std::string HeapShim;              ///< path of libkeelheapshift.so
   std::string StackShim;             ///< path of libkeelstackshift.so
@@ -124,6 +129,16 @@ public:
   /// are for the machine (cannot create files).
   llvm::Expected<PreparedVariant> prepare(const Variant &V, unsigned Index);
 
+  /// What prepare() would do for variant \p V number \p Index, without
+  /// doing it (layout-sweep --dry-run): the relink command ({padobj} named,
+  /// not written; empty when the variant is not relinked) and the run.
+  struct Plan {
+    std::vector<std::string> Relink; ///< argv; empty: a copy (or llvm-bolt)
+    std::vector<std::string> Bolt;   ///< llvm-bolt's argv, when it moves code
+    PreparedVariant Run;             ///< Argv and Env as prepare() sets them
+  };
+  llvm::Expected<Plan> describe(const Variant &V, unsigned Index);
+
   /// The program name used for every variant (base binary's file name).
   const std::string &programName() const { return ProgName; }
 
@@ -138,9 +153,15 @@ private:
                                             llvm::StringRef Dir);
   llvm::Error relink(const Variant &V, llvm::StringRef Dir,
                      llvm::StringRef Out, std::string &Failure);
+  llvm::Expected<std::vector<std::string>>
+  relinkCommand(const Variant &V, llvm::StringRef Dir, llvm::StringRef Out,
+                bool MakePadObject);
   llvm::Error bolt(const Variant &V, llvm::StringRef Dir, llvm::StringRef Out,
                    std::string &Failure);
   std::vector<std::string> environment(const Variant &V) const;
+  std::string sourceOf(llvm::StringRef Series) const;
+  std::string variantDir(const Variant &V, unsigned Index) const;
+  std::string copyPath(llvm::StringRef Series) const;
 
   PerturbOptions Opts;
   std::string WorkDir, ProgName;

@@ -147,6 +147,9 @@ struct SweepResult {
   /// different variants (or, without per-function counts, when the total
   /// differs beyond the tolerance): not layout-independent.
   bool InstructionsDiffer = false;
+  /// The data axis: "" when every variant's functions stayed where the
+  /// first variant's are; else where the pad moved code (also a note).
+  std::string CodeMoved;
   /// One per series whose executed instructions differ across variants.
   std::vector<InstructionCheck> InstructionChecks;
   /// --relink: the template that wrote each variant ("" = none).

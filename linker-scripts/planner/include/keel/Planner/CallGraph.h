@@ -2,7 +2,8 @@
 //
 // The planner works on a weighted call graph over every function of the
 // binary: a node per function (size, executed instructions, incoming calls),
-// an arc per caller -> callee pair seen in the profile. Algorithms take this
+// an arc per caller -> callee pair seen in the profile (its taken branches,
+// or without them its callchains). Algorithms take this
 // graph, so tests can build it by hand without a binary or a profile.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +45,9 @@ struct CallGraph {
   std::vector<CallArc> Arcs;       ///< sorted by (Caller, Callee), no self arcs
   /// "instructions" or "samples": what FunctionNode::Weight counts.
   std::string WeightUnit = "instructions";
+  /// What the arcs come from, in words (callGraphSourceName in
+  /// keel/Profile/Load.h): "LBR", "callchains", "valgrind exact calls"...
+  std::string Source = "none";
 
   uint64_t totalWeight() const;
   /// Add \p Count to the arc Caller -> Callee (keeps Arcs sorted).

@@ -29,6 +29,9 @@ namespace keel {
 /// The --defsym names the sweep relinks with; a contract, do not rename.
 constexpr const char *CodePadSymbol = "__keel_code_pad";
 constexpr const char *DataPadSymbol = "__keel_data_pad";
+/// ld.lld scripts: .rodata.hot is this many bytes longer than its data, and
+/// __keel_data_pad moves the data inside it (Emit.cpp, docs/planner.md).
+constexpr uint64_t DataPadWindow = 4096;
 
 enum class ScriptFlavor { LLD, GNU };
 

@@ -51,6 +51,9 @@ struct RecordedSample {
   /// union perf_mem_data_src) and the access latency in cycles
   /// (PERF_SAMPLE_WEIGHT / WEIGHT_STRUCT var1). 0 when not recorded.
   uint64_t Addr = 0, DataSrc = 0, Weight = 0;
+  /// PERF_SAMPLE_CALLCHAIN as the kernel writes it (perf record -g): newest
+  /// first, PERF_CONTEXT_* markers included. Empty when not recorded.
+  std::vector<uint64_t> CallChain;
 };
 
 /// What the kernel lost or throttled, summarised once (never per record).

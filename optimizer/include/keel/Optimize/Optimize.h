@@ -1,0 +1,74 @@
+//===- keel/Optimize/Optimize.h - the recommended build in one call -*- C++ -*-===//
+//
+// runOptimize is `layout-optimize` (docs/optimize.md) as a library call. Its
+// steps, each named in its progress line and in its errors:
+//   build    run the user's build command with CC=keel-cc (the compile and
+//            link commands go to DIR/commands.jsonl, with the profiling
+//            flags); no command: use the log as it is (CMake's keel_layout)
+//   find     the program's link and the compiles of its objects (Replay.h)
+//   profile  the workload under `layout-record --source=valgrind`; a
+//            workload that fails, or a profile with no samples in the
+//            program, stops here
+//   plan     `layout-order` with its defaults (the recommended plan, with
+//            DIR/plan/compile.rsp and link.rsp)
+//   rebuild  the program's compiles again with @compile.rsp, its link with
+//            @link.rsp, into DIR (the build tree is not touched)
+//   guard    default and candidate measured by `layout-sweep` on the
+//            workload over several environment offsets; the candidate is
+//            kept only if its mean total cost is lower (keel/Sweep/Guard.h);
+//            else the plan is made again with --block-order=keep, rebuilt
+//            and measured; if that fails too the default build is kept
+//   report   a short code sweep of the default and the kept build, the
+//            before/after table (stdout), DIR/report.json, DIR/stamp
+// A second run whose program and profile are unchanged (the stamp of their
+// hashes and the options) does nothing and prints the last table again.
+// On an error, what this run wrote in DIR is removed (the command log
+// stays), so no half-written plan or binary is left.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_OPTIMIZE_OPTIMIZE_H
+#define KEEL_OPTIMIZE_OPTIMIZE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace optimize {
+
+struct OptimizeOptions {
+  /// The build command (argv, run without a shell); empty: no build, read
+  /// CommandLog as it is.
+  std::vector<std::string> Build;
+  std::string CommandLog; ///< "" = DIR/commands.jsonl
+  std::vector<std::string> Workload; ///< the program's arguments
+  std::string Binary; ///< a path or file name; "" = the last program linked
+  std::string Dir = "keel-optimize";
+  std::string Compiler = "clang-22"; ///< what keel-cc runs
+  /// layout-sweep's --backend and --cost for the guard and the table.
+  std::string Backend = "sim";
+  std::string Cost = "skylake";
+  unsigned GuardVariants = 4; ///< env offsets 0, GuardStep, ...
+  int64_t GuardStep = 1024;
+  unsigned CodeVariants = 4; ///< code offsets 0, CodeStep, ...; 0 = none
+  int64_t CodeStep = 64;
+  unsigned Jobs = 2;
+  bool Force = false;   ///< ignore the stamp
+  std::string JSONPath; ///< also write the report here ("" = DIR only)
+  /// Where layout-record, layout-order, layout-sweep and keel-cc are.
+  std::string ToolDir;
+};
+
+/// Run the flow; progress on \p Err, the table on \p Out. Returns the exit
+/// status (ExitOK) or an error naming the step that failed.
+llvm::Expected<int> runOptimize(const OptimizeOptions &O, llvm::raw_ostream &Out,
+                                llvm::raw_ostream &Err);
+
+} // namespace optimize
+} // namespace keel
+
+#endif

@@ -1,0 +1,764 @@
+//===- Optimize.cpp - the recommended build in one call -------------------===//
+//
+// The steps of Optimize.h, in order. Each tool the flow runs is the
+// product's own (layout-record, layout-order, layout-sweep, beside this
+// program), with an argv, its output kept in DIR/logs/.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Optimize/Optimize.h"
+#include "keel/Optimize/CommandLog.h"
+#include "keel/Optimize/Replay.h"
+
+#include "keel/Profile/Binary.h"
+#include "keel/Profile/Load.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/OutputFile.h"
+#include "keel/Support/PerfEvent.h"
+#include "keel/Support/Process.h"
+#include "keel/Support/Tool.h"
+#include "keel/Sweep/Auto.h"
+#include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Guard.h"
+#include "keel/Sweep/LinkRecord.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA1.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <cstring>
+
+extern char **environ;
+
+using namespace llvm;
+using namespace keel::sweep;
+
+namespace keel {
+namespace optimize {
+
+namespace {
+
+/// One candidate build: its plan, objects, binary and measurements.
+struct Build {
+  std::string Name;   ///< "default", "exttsp", "keep"
+  std::string Plan;   ///< its plan directory ("" = default)
+  std::string Binary; ///< DIR/<name>/<program>
+  std::vector<ReplayedCommand> Commands; ///< its rebuild
+  std::vector<std::string> PlanArgv;     ///< its layout-order argv
+  std::vector<std::string> Sweep;        ///< the guard's layout-sweep argv
+  BuildSummary Guard;
+  std::optional<BuildSummary> Code; ///< the short code sweep
+  std::vector<std::string> CodeSweep;
+};
+
+class Flow {
+public:
+  Flow(const OptimizeOptions &O, raw_ostream &Out, raw_ostream &Err)
+      : O(O), Out(Out), Err(Err) {}
+  Expected<int> run();
+
+private:
+  const OptimizeOptions &O;
+  raw_ostream &Out, &Err;
+  std::string Dir, Log, Name, Fdata, Stamp;
+  ReplayPlan P;
+  std::vector<Build> Builds; ///< [0] = the default build
+  std::vector<std::string> Written; ///< removed again on an error
+
+  void progress(StringRef Step, const Twine &Msg) {
+    Err << "layout-optimize: " << Step << ": " << Msg << "\n";
+    Err.flush();
+  }
+  std::string path(const Twine &Rel) const { return (Dir + "/" + Rel).str(); }
+  std::string tool(StringRef T) const { return (O.ToolDir + "/" + T).str(); }
+  Error checkTools();
+  Error build();
+  Error findProgram();
+  Error profile();
+  Error recordFailure(const RunResult &R);
+  std::string workloadText() const {
+    return O.Workload.empty() ? " (no arguments)"
+                              : " `" + displayCommand(O.Workload) + "`";
+  }
+  Expected<std::string> stampKey();
+  Expected<bool> upToDate(StringRef Key);
+  Error plan(Build &B, ArrayRef<std::string> Extra);
+  Error rebuild(Build &B);
+  Error measure(Build &B);
+  Error codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd);
+  Error report(const GuardDecision &D, const Build &Kept);
+  Error candidate(Build &B, ArrayRef<std::string> Extra);
+  Error decideAndReport(StringRef Key);
+  void removeWritten();
+  Expected<RunResult> runLogged(StringRef Step, ArrayRef<std::string> Argv,
+                                StringRef LogName,
+                                std::optional<std::vector<std::string>> Env = {});
+};
+
+} // namespace
+
+Expected<RunResult> Flow::runLogged(StringRef Step, ArrayRef<std::string> Argv,
+                                    StringRef LogName,
+                                    std::optional<std::vector<std::string>> Env) {
+  RunOptions R;
+  R.Stdout = path("logs/" + LogName + ".out");
+  R.Stderr = path("logs/" + LogName + ".err");
+  R.Env = std::move(Env);
+  Expected<RunResult> Res = runProgram(Argv, R);
+  if (!Res)
+    return Res.takeError();
+  return Res;
+}
+
+/// The last lines of a log, for an error message.
+static std::string tailOf(StringRef Path) {
+  Expected<std::string> T = readWholeFile(Path);
+  if (!T) {
+    consumeError(T.takeError());
+    return "";
+  }
+  StringRef S = StringRef(*T).rtrim();
+  return S.take_back(1200).str();
+}
+
+Error Flow::checkTools() {
+  Expected<std::string> CC = keel::findProgram(O.Compiler);
+  if (!CC)
+    return make_error<UnavailableError>(
+        formatv("check: the compiler '{0}' is missing (install clang-22, or "
+                "name it with --cc): {1}",
+                O.Compiler, toString(CC.takeError()))
+            .str());
+  Expected<std::string> Lld = keel::findProgram("ld.lld");
+  if (!Lld)
+    return make_error<UnavailableError>(
+        "check: lld is missing (install lld-22): the plan's order file and "
+        "linker script are lld's: " +
+        toString(Lld.takeError()));
+  if (O.Backend == "perf" && !hardwareCountersAvailable())
+    return make_error<UnavailableError>(
+        formatv("check: --backend=perf needs hardware counters, and "
+                "perf_event_open of cycles fails here ({0}); the sim backend "
+                "(the default) needs none",
+                std::strerror(probeCycleCounter()))
+            .str());
+  for (StringRef T : {"keel-cc", "layout-record", "layout-order", "layout-sweep"})
+    if (!sys::fs::can_execute(tool(T)))
+      return make_error<UnavailableError>(
+          formatv("check: {0} is missing beside layout-optimize ({1})", T,
+                  tool(T))
+              .str());
+  return Error::success();
+}
+
+Error Flow::build() {
+  if (O.Build.empty()) {
+    progress("build", "no build command: using the commands recorded in " + Log);
+    return Error::success();
+  }
+  std::vector<std::string> Env;
+  for (char **E = environ; *E; ++E) {
+    StringRef KV(*E);
+    StringRef K = KV.split('=').first;
+    if (K != "CC" && K != "CXX" && K != LogEnv && K != CompilerEnv)
+      Env.push_back(KV.str());
+  }
+  Env.push_back("CC=" + tool("keel-cc"));
+  Env.push_back("CXX=" + tool("keel-cc") + " --c++");
+  Env.push_back(std::string(LogEnv) + "=" + Log);
+  Env.push_back(std::string(CompilerEnv) + "=" + O.Compiler);
+  progress("build", formatv("{0} (CC={1}; commands recorded in {2}; its "
+                            "output in {3})",
+                            displayCommand(O.Build), tool("keel-cc"), Log,
+                            path("logs/build.out")));
+  RunOptions R;
+  R.Env = Env;
+  R.Stdout = path("logs/build.out"); // stdout is the table's; stderr passes
+  Expected<RunResult> Res = runProgram(O.Build, R);
+  if (Res && (Res->Crashed || Res->ExitCode != 0))
+    Err << tailOf(path("logs/build.out")) << "\n";
+  if (!Res)
+    return makeError("build: cannot run `{0}`: {1}", displayCommand(O.Build),
+                     toString(Res.takeError()));
+  if (Res->Crashed || Res->ExitCode != 0)
+    return makeError("build: `{0}` {1}",
+                      displayCommand(O.Build),
+                      Res->Crashed ? Res->Message
+                                   : formatv("exited with status {0}",
+                                             Res->ExitCode)
+                                         .str());
+  return Error::success();
+}
+
+Error Flow::findProgram() {
+  if (!sys::fs::exists(Log))
+    return inputError(Log, 0,
+                      "find: no command log: the build ran no compiler "
+                      "through keel-cc (does it use $CC?)");
+  Expected<std::vector<RecordedCommand>> Cmds = readCommandLog(Log);
+  if (!Cmds)
+    return Cmds.takeError();
+  std::string Want = O.Binary;
+  if (StringRef(Want).contains('/')) {
+    SmallString<256> Cwd;
+    sys::fs::current_path(Cwd);
+    Want = absolutePath(Cwd, Want);
+  }
+  Expected<ReplayPlan> RP = planReplay(*Cmds, Want, Log);
+  if (!RP)
+    return RP.takeError();
+  P = std::move(*RP);
+  if (!sys::fs::exists(P.Binary))
+    return inputError(Log, P.Link.Line, "find: the recorded link wrote {0}, "
+                      "which is gone", P.Binary);
+  Name = sys::path::filename(P.Binary).str();
+  // The kept program is DIR/NAME, beside DIR's own files and folders.
+  for (StringRef Own : {"commands.jsonl", "default", "exttsp", "keep", "logs",
+                        "measure", "plan", "plan-keep", "objects-exttsp",
+                        "objects-keep", "profile.fdata", "report.json",
+                        "report.txt", "stamp"})
+    if (Name == Own)
+      return inputError("<command line>", 0,
+                        "find: the program is named '{0}', as a file of the plan "
+                        "directory {1} is; link it under another name",
+                        Name, Dir);
+  progress("find", formatv("{0}: linked in {1}; {2} compile{3} to replay, "
+                           "{4} archive{5}, {6} input{7} linked as {8}",
+                           P.Binary, P.Link.Cwd, P.Compiles.size(),
+                           P.Compiles.size() == 1 ? "" : "s",
+                           P.Archives.size(), P.Archives.size() == 1 ? "" : "s",
+                           P.Unrebuilt, P.Unrebuilt == 1 ? "" : "s",
+                           P.Unrebuilt == 1 ? "it is" : "they are"));
+  return Error::success();
+}
+
+Error Flow::recordFailure(const RunResult &R) {
+  if (R.Crashed || R.ExitCode == 0)
+    return Error::success();
+  // layout-record exits with the program's status, or says why it failed.
+  Expected<std::string> Text = readWholeFile(path("logs/profile.err"));
+  if (!Text)
+    return Text.takeError();
+  StringRef Marker = "layout-record: error: ";
+  size_t At = StringRef(*Text).find(Marker);
+  if (At == StringRef::npos)
+    return Error::success();
+  std::string Why = StringRef(*Text).substr(At + Marker.size()).split('\n').first.str();
+  if (StringRef(Why).contains("no object in the profile is the binary"))
+    return makeError("profile: no samples in {0}: the workload{1} ran none "
+                     "of its code under valgrind ({2})",
+                     P.Binary, workloadText(), Why);
+  if (R.ExitCode == ExitUnavailable)
+    return make_error<UnavailableError>("profile: " + Why);
+  return makeError("profile: layout-record failed: {0}", Why);
+}
+
+Error Flow::profile() {
+  Build D;
+  D.Name = "default";
+  D.Binary = path("default/" + Name);
+  if (std::error_code EC = sys::fs::create_directories(path("default")))
+    return makeError("profile: cannot create {0}: {1}", path("default"),
+                     EC.message());
+  if (std::error_code EC = sys::fs::copy_file(P.Binary, D.Binary))
+    return makeError("profile: cannot copy {0}: {1}", P.Binary, EC.message());
+  sys::fs::setPermissions(D.Binary, sys::fs::all_read | sys::fs::all_exe |
+                                        sys::fs::owner_write);
+  Builds.push_back(std::move(D));
+  Fdata = path("profile.fdata");
+  std::vector<std::string> Argv = {tool("layout-record"), "--source=valgrind",
+                                   "-o", Fdata, "--", P.Binary};
+  Argv.insert(Argv.end(), O.Workload.begin(), O.Workload.end());
+  progress("profile", displayCommand(Argv));
+  Expected<RunResult> R = runLogged("profile", Argv, "profile");
+  if (!R)
+    return R.takeError();
+  if (Error E = recordFailure(*R))
+    return E;
+  if (R->Crashed || R->ExitCode != 0) {
+    Err << tailOf(path("logs/profile.err")) << "\n";
+    return makeError("profile: the workload `{0}` {1} (its output: {2}, {3})",
+                     displayCommand(ArrayRef(Argv).drop_front(5)),
+                     R->Crashed ? R->Message
+                                : formatv("exited with status {0}", R->ExitCode)
+                                      .str(),
+                     path("logs/profile.out"), path("logs/profile.err"));
+  }
+  Expected<std::unique_ptr<Binary>> Bin = Binary::open(Builds[0].Binary);
+  if (!Bin)
+    return Bin.takeError();
+  QualityReport Q;
+  Expected<AddressProfile> AP = loadAddressProfiles(**Bin, {Fdata}, Q);
+  if (!AP)
+    return AP.takeError();
+  if (AP->Branches.empty() && AP->FallThroughs.empty())
+    return makeError("profile: no samples in {0}: the workload{1} executed "
+                     "none of its code",
+                     P.Binary, workloadText());
+  return Error::success();
+}
+
+Expected<std::string> Flow::stampKey() {
+  Expected<std::string> B = fileSHA1(Builds[0].Binary);
+  if (!B)
+    return B.takeError();
+  Expected<std::string> F = fileSHA1(Fdata);
+  if (!F)
+    return F.takeError();
+  SHA1 H;
+  auto Add = [&](StringRef S) {
+    H.update(S);
+    H.update(StringRef("\0", 1));
+  };
+  Add(keelVersion());
+  Add(*B);
+  Add(*F);
+  for (const std::string &W : O.Workload)
+    Add(W);
+  Add(formatv("{0} {1} {2} {3} {4} {5}", O.Backend, O.Cost, O.GuardVariants,
+              O.GuardStep, O.CodeVariants, O.CodeStep)
+          .str());
+  return toHex(H.final(), /*LowerCase=*/true);
+}
+
+Expected<bool> Flow::upToDate(StringRef Key) {
+  if (O.Force || !sys::fs::exists(Stamp) || !sys::fs::exists(path(Name)) ||
+      !sys::fs::exists(path("report.txt")))
+    return false;
+  Expected<std::string> Old = readWholeFile(Stamp);
+  if (!Old)
+    return Old.takeError();
+  if (StringRef(*Old).trim() != Key)
+    return false;
+  Expected<std::string> Table = readWholeFile(path("report.txt"));
+  if (!Table)
+    return Table.takeError();
+  progress("stamp", formatv("{0} and its profile are unchanged since the last "
+                            "run ({1}): nothing to do; {2} is the kept build",
+                            P.Binary, Stamp, path(Name)));
+  Out << *Table;
+  return true;
+}
+
+Error Flow::plan(Build &B, ArrayRef<std::string> Extra) {
+  Written.push_back(B.Plan);
+  std::vector<std::string> Argv = {tool("layout-order"), "--binary",
+                                   Builds[0].Binary, "--profile", Fdata};
+  Argv.insert(Argv.end(), Extra.begin(), Extra.end());
+  Argv.push_back("-o");
+  Argv.push_back(B.Plan);
+  progress("plan", displayCommand(Argv));
+  B.PlanArgv = Argv;
+  Expected<RunResult> R = runLogged("plan", Argv, "plan-" + B.Name);
+  if (!R)
+    return R.takeError();
+  if (R->Crashed || R->ExitCode != 0)
+    return makeError("plan: `{0}` {1}:\n{2}", displayCommand(Argv),
+                     formatv("exited with status {0}", R->ExitCode),
+                     tailOf(path("logs/plan-" + B.Name + ".err")));
+  for (StringRef F : {"compile.rsp", "link.rsp"})
+    if (!sys::fs::exists(B.Plan + "/" + F.str()))
+      return makeError("plan: layout-order wrote no {0}/{1}", B.Plan, F);
+  return Error::success();
+}
+
+Error Flow::rebuild(Build &B) {
+  std::string Objs = path("objects-" + B.Name);
+  Written.push_back(Objs);
+  Written.push_back(path(B.Name));
+  sys::fs::remove_directories(Objs);
+  for (const std::string &D : {Objs, path(B.Name)})
+    if (std::error_code EC = sys::fs::create_directories(D))
+      return makeError("rebuild: cannot create {0}: {1}", D, EC.message());
+  B.Binary = path(B.Name + "/" + Name);
+  ReplayFlags F;
+  F.Compile = {"@" + B.Plan + "/compile.rsp"};
+  F.Link = {"@" + B.Plan + "/link.rsp"};
+  F.Jobs = O.Jobs;
+  progress("rebuild", formatv("{0} compile{1} with @{2}/compile.rsp, the link "
+                              "with @{2}/link.rsp -> {3}",
+                              P.Compiles.size(), P.Compiles.size() == 1 ? "" : "s",
+                              B.Plan, B.Binary));
+  if (Error E = runReplay(P, Objs, F, B.Binary, B.Commands))
+    return E;
+  // The commands that rebuilt it, one a line, for the reader to rerun.
+  return writeOutput(path(B.Name + "/rebuild.txt"), [&](raw_ostream &OS) {
+    for (const ReplayedCommand &C : B.Commands)
+      OS << "cd " << displayCommand({C.Cwd}) << " && "
+         << displayCommand(C.Argv) << "\n";
+    return Error::success();
+  });
+}
+
+/// layout-sweep's argv for one axis of \p Bin on the workload.
+static std::vector<std::string> sweepArgv(const OptimizeOptions &O,
+                                          StringRef Sweep, StringRef Axis,
+                                          int64_t Step, unsigned N,
+                                          StringRef JSON, StringRef Bin) {
+  std::vector<std::string> A = {
+      Sweep.str(), "--backend=" + O.Backend, "--axis=" + Axis.str(),
+      "--from=0", formatv("--to={0}", Step * int64_t(N ? N - 1 : 0)).str(),
+      formatv("--step={0}", Step).str(), formatv("-j{0}", O.Jobs).str(),
+      "--json=" + JSON.str()};
+  if (O.Backend == "sim")
+    A.insert(A.begin() + 2, "--cost=" + O.Cost);
+  A.push_back(Bin.str());
+  A.insert(A.end(), O.Workload.begin(), O.Workload.end());
+  return A;
+}
+
+/// Run one layout-sweep and summarize its JSON as build \p Name.
+static Expected<BuildSummary> sweepSummary(StringRef Name,
+                                       ArrayRef<std::string> Argv,
+                                       StringRef JSON, StringRef LogBase,
+                                       StringRef LogDir) {
+  RunOptions R;
+  R.Stdout = (LogDir + "/" + LogBase + ".out").str();
+  R.Stderr = (LogDir + "/" + LogBase + ".err").str();
+  Expected<RunResult> Res = runProgram(Argv, R);
+  if (!Res)
+    return Res.takeError();
+  if (Res->Crashed || Res->ExitCode != 0)
+    return makeError("guard: `{0}` {1}:\n{2}", displayCommand(Argv),
+                     Res->Crashed ? Res->Message
+                                  : formatv("exited with status {0}",
+                                            Res->ExitCode)
+                                        .str(),
+                     tailOf(*R.Stderr));
+  Expected<SweepResult> SR = readResultFile(JSON);
+  if (!SR)
+    return SR.takeError();
+  return summarizeBuild(Name, *SR);
+}
+
+Error Flow::measure(Build &B) {
+  std::string JSON = path("measure/guard-" + B.Name + ".json");
+  B.Sweep = sweepArgv(O, tool("layout-sweep"), "env", O.GuardStep,
+                      O.GuardVariants, JSON, B.Binary);
+  progress("guard", displayCommand(B.Sweep));
+  Expected<BuildSummary> S =
+      sweepSummary(B.Name, B.Sweep, JSON, "guard-" + B.Name, path("logs"));
+  if (!S)
+    return S.takeError();
+  B.Guard = std::move(*S);
+  B.Guard.Binary = B.Binary;
+  return Error::success();
+}
+
+/// \p Argv with each existing @file replaced by its words.
+static std::vector<std::string> expandResponseFiles(ArrayRef<std::string> Argv,
+                                                    StringRef Cwd) {
+  std::vector<std::string> Out;
+  BumpPtrAllocator A;
+  StringSaver Saver(A);
+  for (const std::string &W : Argv) {
+    Expected<std::string> Text =
+        StringRef(W).starts_with("@")
+            ? readWholeFile(absolutePath(Cwd, StringRef(W).drop_front()))
+            : Expected<std::string>(makeError("not a response file"));
+    if (!Text) {
+      consumeError(Text.takeError());
+      Out.push_back(W);
+      continue;
+    }
+    SmallVector<const char *, 32> Toks;
+    cl::TokenizeGNUCommandLine(*Text, Saver, Toks);
+    for (const char *T : Toks)
+      Out.push_back(T);
+  }
+  return Out;
+}
+
+/// One word of a layout-sweep --relink template (keel::splitCommandTemplate
+/// reads quotes and nothing else).
+static std::string templateWord(StringRef W) {
+  if (!W.empty() && W.find_first_of(" \t\n'\"") == StringRef::npos)
+    return W.str();
+  std::string S;
+  for (char C : W)
+    S += C == '\'' ? std::string("\"'\"") : "'" + std::string(1, C) + "'";
+  return S.empty() ? "''" : S;
+}
+
+Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
+  if (!O.CodeVariants)
+    return Error::success();
+  LinkRecord R;
+  R.Cwd = Cwd.str();
+  R.Argv = expandResponseFiles(LinkArgv, Cwd);
+  // The --relink template's {pad} is the offset itself: the recommended
+  // link sets no __keel_code_pad of its own, so the script's default (0)
+  // is the base either way.
+  Expected<RecordRelink> W = relinkFromRecord(R, "code");
+  if (!W)
+    return makeError("report: {0}", toString(W.takeError()));
+  std::string T = "env -C " + templateWord(Cwd);
+  for (const std::string &S : W->Argv)
+    T += " " + templateWord(S);
+  std::string JSON = path("measure/code-" + B.Name + ".json");
+  B.CodeSweep = sweepArgv(O, tool("layout-sweep"), "code", O.CodeStep,
+                          O.CodeVariants, JSON, B.Binary);
+  B.CodeSweep.insert(B.CodeSweep.end() - 1 - O.Workload.size(), "--relink=" + T);
+  progress("report", "code sweep: " + displayCommand(B.CodeSweep));
+  Expected<BuildSummary> S = sweepSummary(B.Name, B.CodeSweep, JSON,
+                                      "code-" + B.Name, path("logs"));
+  if (!S)
+    return S.takeError();
+  B.Code = std::move(*S);
+  return Error::success();
+}
+
+
+/// "1234567" and, beside a build other than the default, its change.
+static std::string cell(double V, double Base, bool First) {
+  std::string S = formatv("{0:F0}", V).str();
+  if (!First && Base != 0) {
+    double C = V / Base - 1;
+    S += " (" + std::string(C < 0 ? "-" : "+") + percent(C < 0 ? -C : C) + ")";
+  }
+  return S;
+}
+
+/// The before/after table: one column per measured build.
+static std::string table(ArrayRef<Build> Bs, StringRef Kept,
+                         const OptimizeOptions &O) {
+  std::string T;
+  raw_string_ostream OS(T);
+  OS << formatv("{0,-34}", "");
+  for (const Build &B : Bs)
+    OS << formatv("{0,24}", B.Name == Kept ? B.Name + " (kept)" : B.Name);
+  OS << "\n";
+  auto Row = [&](StringRef Label, auto Get) {
+    OS << formatv("{0,-34}", Label);
+    for (size_t I = 0; I < Bs.size(); ++I)
+      OS << formatv("{0,24}", cell(Get(Bs[I].Guard), Get(Bs[0].Guard), I == 0));
+    OS << "\n";
+  };
+  const BuildSummary &G = Bs[0].Guard;
+  Row(formatv("cost (mean of {0} env offsets)", G.Measured).str(),
+      [](const BuildSummary &S) { return S.MeanCost; });
+  Row("I1 misses (mean)", [](const BuildSummary &S) { return S.MeanI1Misses; });
+  Row(formatv("mispredicts (mean, {0})", join(G.MispredictEvents, "+")).str(),
+      [](const BuildSummary &S) { return S.MeanMispredicts; });
+  Row("instructions (mean)",
+      [](const BuildSummary &S) { return S.MeanInstructions; });
+  if (O.CodeVariants) {
+    OS << formatv("{0,-34}", formatv("code sweep spread ({0} pads by {1})",
+                                     O.CodeVariants, O.CodeStep));
+    for (const Build &B : Bs)
+      OS << formatv("{0,24}", B.Code ? percent(B.Code->Spread) : std::string("-"));
+    OS << "\n";
+  }
+  return OS.str();
+}
+
+Error Flow::report(const GuardDecision &D, const Build &Kept) {
+  std::string T;
+  raw_string_ostream OS(T);
+  OS << formatv("layout-optimize: {0} on `{1}` (backend {2}{3}):\n", Name,
+                displayCommand(O.Workload), O.Backend,
+                O.Backend == "sim" ? ", cost model " + O.Cost : "");
+  OS << table(Builds, D.Kept, O);
+  OS << "guard: " << D.Why << "\n";
+  OS << "kept: " << path(Name)
+     << (Kept.Plan.empty() ? std::string(" (the default build)")
+                           : " (plan " + Kept.Plan + ")")
+     << "\n";
+  OS << "reproduce:\n";
+  for (const Build &B : Builds) {
+    if (!B.PlanArgv.empty())
+      OS << "  " << B.Name << ": plan:    " << displayCommand(B.PlanArgv) << "\n";
+    if (!B.Commands.empty())
+      OS << "  " << B.Name << ": rebuild: " << path(B.Name + "/rebuild.txt")
+         << "\n";
+    OS << "  " << B.Name << ": guard:   " << displayCommand(B.Sweep) << "\n";
+    if (B.Code)
+      OS << "  " << B.Name << ": code:    " << displayCommand(B.CodeSweep) << "\n";
+  }
+  OS.flush();
+  json::Array Bs;
+  for (const Build &B : Builds) {
+    json::Object J{{"name", B.Name},
+                   {"plan", B.Plan},
+                   {"binary", B.Binary},
+                   {"guard", toJSON(B.Guard)},
+                   {"guard_command", displayCommand(B.Sweep)}};
+    if (B.Code) {
+      J["code_sweep"] = toJSON(*B.Code);
+      J["code_sweep_command"] = displayCommand(B.CodeSweep);
+    }
+    if (!B.PlanArgv.empty())
+      J["plan_command"] = displayCommand(B.PlanArgv);
+    Bs.push_back(std::move(J));
+  }
+  json::Array W;
+  for (const std::string &A : O.Workload)
+    W.push_back(A);
+  json::Value Doc = json::Object{{"version", 1},
+                                 {"program", P.Binary},
+                                 {"workload", std::move(W)},
+                                 {"backend", O.Backend},
+                                 {"cost", O.Cost},
+                                 {"kept", D.Kept},
+                                 {"kept_binary", path(Name)},
+                                 {"kept_plan", Kept.Plan},
+                                 {"decision", toJSON(D)},
+                                 {"builds", std::move(Bs)}};
+  auto WriteJSON = [&](raw_ostream &S) {
+    S << formatv("{0:2}", Doc) << "\n";
+    return Error::success();
+  };
+  if (Error E = writeOutput(path("report.json"), WriteJSON))
+    return E;
+  if (!O.JSONPath.empty())
+    if (Error E = writeOutput(O.JSONPath, WriteJSON))
+      return E;
+  if (Error E = writeOutput(path("report.txt"), [&](raw_ostream &S) {
+        S << T;
+        return Error::success();
+      }))
+    return E;
+  Out << T;
+  Out.flush();
+  return Error::success();
+}
+
+/// Copy \p From to \p To through a temporary name, executable.
+static Error copyExecutable(StringRef From, StringRef To) {
+  std::string Tmp = (To + ".tmp").str();
+  if (std::error_code EC = sys::fs::copy_file(From, Tmp))
+    return makeError("cannot copy {0} to {1}: {2}", From, Tmp, EC.message());
+  sys::fs::setPermissions(Tmp, sys::fs::all_read | sys::fs::all_exe |
+                                   sys::fs::owner_write);
+  if (std::error_code EC = sys::fs::rename(Tmp, To))
+    return makeError("cannot rename {0} to {1}: {2}", Tmp, To, EC.message());
+  return Error::success();
+}
+
+
+Expected<int> Flow::run() {
+  SmallString<256> D(O.Dir);
+  sys::fs::make_absolute(D);
+  sys::path::remove_dots(D, true);
+  Dir = D.str().str();
+  Log = O.CommandLog.empty() ? path("commands.jsonl") : O.CommandLog;
+  Stamp = path("stamp");
+  if (Error E = checkTools())
+    return std::move(E);
+  if (Error E = prepareOutputDir(Dir))
+    return std::move(E);
+  for (StringRef Sub : {"logs"})
+    if (std::error_code EC = sys::fs::create_directories(path(Sub)))
+      return makeError("cannot create {0}: {1}", path(Sub), EC.message());
+  if (Error E = build())
+    return std::move(E);
+  if (Error E = findProgram())
+    return std::move(E);
+  // An error from here on leaves the command log and the logs alone: every
+  // result, this run's and an earlier one's, is removed together.
+  Written = {path("default"), path("profile.fdata"), path(Name), Stamp,
+             path("report.txt"), path("report.json"), path("measure"),
+             path("plan"), path("plan-keep"), path("exttsp"), path("keep"),
+             path("objects-exttsp"), path("objects-keep")};
+  Error E = [&]() -> Error {
+    if (Error E = profile())
+      return E;
+    Expected<std::string> Key = stampKey();
+    if (!Key)
+      return Key.takeError();
+    Expected<bool> Fresh = upToDate(*Key);
+    if (!Fresh)
+      return Fresh.takeError();
+    if (*Fresh) {
+      Written.clear();
+      return Error::success();
+    }
+    // What an earlier run kept goes first: a failure below leaves no stale
+    // binary beside the new profile.
+    for (const std::string &F :
+         {Stamp, path(Name), path("report.txt"), path("report.json")})
+      sys::fs::remove(F);
+    for (StringRef Sub : {"plan", "plan-keep", "exttsp", "keep"})
+      sys::fs::remove_directories(path(Sub));
+    if (std::error_code EC = sys::fs::create_directories(path("measure")))
+      return makeError("cannot create {0}: {1}", path("measure"), EC.message());
+    if (Error E = measure(Builds[0]))
+      return E;
+    return decideAndReport(*Key);
+  }();
+  if (E) {
+    removeWritten();
+    return std::move(E);
+  }
+  return ExitOK;
+}
+
+Error Flow::candidate(Build &B, ArrayRef<std::string> Extra) {
+  if (Error E = plan(B, Extra))
+    return E;
+  if (Error E = rebuild(B))
+    return E;
+  return measure(B);
+}
+
+Error Flow::decideAndReport(StringRef Key) {
+  Build Ext;
+  Ext.Name = "exttsp";
+  Ext.Plan = path("plan");
+  if (Error E = candidate(Ext, {}))
+    return E;
+  Builds.push_back(std::move(Ext));
+  std::vector<BuildSummary> Cands = {Builds[1].Guard};
+  GuardDecision D = decideGuard(Builds[0].Guard, Cands);
+  if (!D.CandidateKept) {
+    progress("guard", D.Verdicts.back().Reason +
+                          ": planning again with --block-order=keep");
+    Build Keep;
+    Keep.Name = "keep";
+    Keep.Plan = path("plan-keep");
+    if (Error E = candidate(Keep, {"--block-order=keep"}))
+      return E;
+    Builds.push_back(std::move(Keep));
+    Cands.push_back(Builds[2].Guard);
+    D = decideGuard(Builds[0].Guard, Cands);
+  }
+  progress("guard", D.Why);
+  size_t K = 0;
+  for (size_t I = 0; I < Builds.size(); ++I)
+    if (Builds[I].Name == D.Kept)
+      K = I;
+  if (Error E = copyExecutable(Builds[K].Binary, path(Name)))
+    return E;
+  // The short code sweep, of the default build and the kept one.
+  if (Error E = codeSweep(Builds[0], replayArgv(P.Link, "{out}", {}), P.Link.Cwd))
+    return E;
+  if (K)
+    if (Error E = codeSweep(Builds[K], Builds[K].Commands.back().Argv, P.Link.Cwd))
+      return E;
+  if (Error E = report(D, Builds[K]))
+    return E;
+  return writeOutput(Stamp, [&](raw_ostream &OS) {
+    OS << Key << "\n";
+    return Error::success();
+  });
+}
+
+void Flow::removeWritten() {
+  for (const std::string &W : Written) {
+    sys::fs::remove_directories(W);
+    sys::fs::remove(W);
+  }
+}
+
+Expected<int> runOptimize(const OptimizeOptions &O, raw_ostream &Out,
+                          raw_ostream &Err) {
+  Flow F(O, Out, Err);
+  return F.run();
+}
+
+} // namespace optimize
+} // namespace keel

@@ -1,0 +1,122 @@
+//===- layout-optimize.cpp - the recommended build in one command ---------===//
+//
+// layout-optimize --workload='ARGS' [--binary=NAME] -- BUILD COMMAND...
+//
+// Options -> keel::optimize::runOptimize (keel/Optimize/Optimize.h), which
+// builds through keel-cc, profiles, plans, rebuilds, guards and reports.
+//
+//===----------------------------------------------------------------------===//
+#include "keel/Optimize/Optimize.h"
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/Process.h"
+#include "keel/Support/Tool.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace keel;
+
+static const char *const Tool = "layout-optimize";
+
+namespace {
+cl::OptionCategory Cat("layout-optimize options");
+cl::list<std::string> BuildCmd(cl::Positional, cl::desc("-- <build command>..."),
+                               cl::cat(Cat));
+cl::opt<std::string> Workload(
+    "workload", cl::desc("the program's arguments for the profile and the guard "
+                         "(split into words, quotes group, no shell)"),
+    cl::value_desc("args"), cl::cat(Cat));
+cl::opt<std::string> BinaryOpt(
+    "binary", cl::desc("the program to optimize: its path or file name as the "
+                       "build links it (default: the last program linked)"),
+    cl::value_desc("name"), cl::cat(Cat));
+cl::opt<std::string> DirOpt("dir", cl::desc("the plan directory: plans, objects, "
+                                            "builds, the report (default keel-optimize)"),
+                            cl::init("keel-optimize"), cl::value_desc("dir"),
+                            cl::cat(Cat));
+cl::opt<std::string> CommandsOpt(
+    "commands", cl::desc("the compile/link command log (default DIR/commands.jsonl); "
+                         "with no build command it is read as it is"),
+    cl::value_desc("file"), cl::cat(Cat));
+cl::opt<std::string> CC("cc", cl::desc("the compiler keel-cc runs (default clang-22)"),
+                        cl::init("clang-22"), cl::value_desc("path"), cl::cat(Cat));
+cl::opt<std::string> Backend("backend", cl::desc("layout-sweep backend for the guard "
+                                                 "and the table: sim or perf (default sim)"),
+                             cl::init("sim"), cl::cat(Cat));
+cl::opt<std::string> Cost("cost", cl::desc("layout-sweep --cost model with the sim "
+                                           "backend (default skylake, the corpus' model)"),
+                          cl::init("skylake"), cl::cat(Cat));
+cl::opt<unsigned> GuardVariants("guard-variants",
+                                cl::desc("environment offsets the guard measures "
+                                         "(0, 1024, ...; default 4)"),
+                                cl::init(4), cl::cat(Cat));
+cl::opt<unsigned> CodeVariants("code-variants",
+                               cl::desc("code pads of the table's short code sweep "
+                                        "(0, 64, ...; default 4; 0 = none)"),
+                               cl::init(4), cl::cat(Cat));
+cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("commands and variants run in "
+                                                 "parallel (default 2)"),
+                       cl::init(2), cl::cat(Cat));
+cl::opt<bool> Force("force", cl::desc("run every step even when the stamp says "
+                                      "nothing changed"),
+                    cl::cat(Cat));
+cl::opt<std::string> JSON("json", cl::desc("also write the report as JSON here "
+                                           "(always in DIR/report.json)"),
+                          cl::value_desc("file"), cl::cat(Cat));
+} // namespace
+
+static Expected<int> runCommand(const char *Argv0) {
+  optimize::OptimizeOptions O;
+  O.Build.assign(BuildCmd.begin(), BuildCmd.end());
+  if (O.Build.empty() && CommandsOpt.empty())
+    return inputError("<command line>", 0,
+                      "no build command: layout-optimize --workload='ARGS' -- "
+                      "make -j2 (or --commands=FILE: a log keel-cc wrote)");
+  if (GuardVariants < 1)
+    return inputError("<command line>", 0, "--guard-variants: at least 1");
+  if (Backend != "sim" && Backend != "perf")
+    return inputError("<command line>", 0,
+                      "--backend: '{0}' is neither sim nor perf", Backend);
+  Expected<std::vector<std::string>> W =
+      Workload.empty() ? std::vector<std::string>() : splitCommandTemplate(Workload);
+  if (!W)
+    return inputError("<command line>", 0, "--workload: {0}", toString(W.takeError()));
+  O.Workload = *W;
+  O.Binary = BinaryOpt;
+  O.Dir = DirOpt;
+  O.CommandLog = CommandsOpt;
+  O.Compiler = CC;
+  O.Backend = Backend;
+  O.Cost = Cost;
+  O.GuardVariants = GuardVariants;
+  O.CodeVariants = CodeVariants;
+  O.Jobs = std::max(1u, unsigned(Jobs));
+  O.Force = Force;
+  O.JSONPath = JSON;
+  std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&runCommand);
+  O.ToolDir = sys::path::parent_path(Exe).str();
+  return optimize::runOptimize(O, outs(), errs());
+}
+
+static const char *const Overview =
+    "layout-optimize: the recommended layout build in one command\n\n"
+    "  layout-optimize --workload='-9 -c data.tar' --binary=gzip -- make -j2\n\n"
+    "Builds with CC=keel-cc (recording the compile and link commands, with\n"
+    "the profiling flags), profiles the program on the workload (valgrind),\n"
+    "plans the recommended layout (layout-order's defaults), rebuilds only\n"
+    "the program's objects with @plan/compile.rsp and relinks with\n"
+    "@plan/link.rsp, and guards it: default and candidate measured by\n"
+    "layout-sweep over 4 environment offsets, the candidate kept only if its\n"
+    "mean total cost is lower (else planned again with --block-order=keep;\n"
+    "else the default build is kept). Prints a before/after table and the\n"
+    "commands that reproduce it; DIR/report.json. A second run with the same\n"
+    "program and profile does nothing. The optimized program is DIR/<name>.\n\n"
+    "Exit: 0 done; 2 bad usage, a failing build or workload, no samples;\n"
+    "3 clang, lld, valgrind or a Keel tool missing.\n";
+
+int main(int argc, char **argv) {
+  return runTool(argc, argv, {Tool, Overview, {&Cat}},
+                 [&] { return runCommand(argv[0]); });
+}
