@@ -14,9 +14,12 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${KEEL_BUILD:-$top/build-fuzz}
+# The fuzzers run from the work directory: relative paths are made absolute.
+case $build in /*) ;; *) build=$PWD/$build ;; esac
 runs=${1:-1000000}
 [ $# -gt 0 ] && shift
 work=${KEEL_FUZZ_WORK:-$build/fuzz-work}
+case $work in /*) ;; *) work=$PWD/$work ;; esac
 llvm_bin=/usr/lib/llvm-22/bin
 targets=${*:-"perf-script perf-data fdata pre-aggregated callgrind plan sweep-journal sweep-result roofline-json roofline-callgrind samples ring-buffer"}
 
