@@ -148,6 +148,7 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     if (!Sym || Sym->Addr != FB.Addr)
       continue;
     FB.Name = Sym->Name;
+    FB.Weak = Sym->IsWeak;
     for (const auto &Range : M.getBBRanges())
       for (const auto &E : Range.BBEntries)
         FB.Blocks.push_back({E.ID, Range.BaseAddress + E.Offset, E.Size,
@@ -346,6 +347,7 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
   FunctionLayout L;
   L.Name = FB.Name;
   L.Weight = FB.Instructions;
+  L.Weak = FB.Weak;
   std::vector<uint64_t> Sizes, Counts;
   for (const BlockInfo &B : FB.Blocks) {
     Sizes.push_back(std::max<uint64_t>(B.Size, 1));
@@ -515,7 +517,7 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
     if (Seen.insert(L.Name).second)
       OS << L.Name << '\n';
   for (const FunctionLayout &L : Layout)
-    if (!L.ColdBlocks.empty())
+    if (!L.ColdBlocks.empty() && !L.Weak)
       OS << L.Name << ".cold\n";
 }
 

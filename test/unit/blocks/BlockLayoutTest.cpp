@@ -233,6 +233,21 @@ TEST(BlockRecords, CountsKeptAndPadsNotFallenInto) {
                          {{0, 1}, 3}, {{1, 2}, 6}}));
 }
 
+TEST(BlockSymbolOrder, NoColdPartOfWeakFunctions) {
+  // A weak (COMDAT) function's cold part is a local symbol of every copy:
+  // the order file names the hot part only.
+  FunctionLayout Strong, Weak;
+  Strong.Name = "f";
+  Strong.ColdBlocks = {2};
+  Weak.Name = "_ZN4PoolIiE3addEi";
+  Weak.ColdBlocks = {1};
+  Weak.Weak = true;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeBlockSymbolOrder({"main"}, {Strong, Weak}, OS);
+  EXPECT_EQ(Out, "main\nf\n_ZN4PoolIiE3addEi\nf.cold\n");
+}
+
 TEST(BlockOrder, Names) {
   for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
     EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);

@@ -46,6 +46,9 @@ struct BlockInfo {
 struct FunctionBlocks {
   std::string Name; ///< symbol name, as -fbasic-block-sections matches it
   uint64_t Addr = 0;
+  /// A weak symbol (C++ inline or template function: COMDAT), see
+  /// FunctionLayout::Weak.
+  bool Weak = false;
   std::vector<BlockInfo> Blocks;
   /// Edge counts between block indices (into Blocks): taken branches and
   /// fall-throughs.
@@ -118,6 +121,12 @@ struct FunctionLayout {
   /// The executed blocks are in the compiler's order (BlockOrder::Keep, or
   /// Guarded without a clear gain).
   bool KeptOrder = false;
+  /// The function's symbol is weak: a C++ COMDAT, defined in every object
+  /// that uses it. Its split part "name.cold" is a local symbol of each
+  /// copy, and lld warns "unable to order discarded symbol" for every copy
+  /// it discards, so the order file leaves it out: the linker script's
+  /// .text.split.* rule places the kept copy's cold part all the same.
+  bool Weak = false;
 };
 
 /// In the kept order (BlockOrder::Keep, Guarded), a never-executed block of
@@ -190,7 +199,8 @@ planBlockLayout(const Binary &Bin, const AddressProfile &AP,
                 const BlockLayoutOptions &Opts, BlockMapStats &Stats);
 
 /// lld --symbol-ordering-file lines: \p FunctionOrder (hot functions in the
-/// planned order) followed by the cold parts "name.cold" of split functions.
+/// planned order) followed by the cold parts "name.cold" of split functions
+/// (not of weak ones, FunctionLayout::Weak).
 void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
                            llvm::ArrayRef<FunctionLayout> Layout,
                            llvm::raw_ostream &OS);
