@@ -69,6 +69,54 @@ std::optional<uint64_t> countBlockInstructions(const Binary &Bin,
   return N;
 }
 
+/// countBlockInstructions, 0 where the block does not disassemble.
+uint64_t blockInstructions(const Binary &Bin, const BlockInfo &B) {
+  if (auto IC = countBlockInstructions(Bin, B))
+    return *IC;
+  return 0;
+}
+
+/// BlockRecords of every mapped block from the branch records of \p AP,
+/// then inferUnenteredBlocks per function, the instructions of the blocks
+/// it gave a count added to the function's.
+void inferFromBranchRecords(const Binary &Bin, const AddressProfile &AP,
+                            const BlockIndex &Index,
+                            std::vector<FunctionBlocks> &Fns) {
+  std::map<uint64_t, uint64_t> PerInstruction; // source address -> records
+  std::map<std::pair<unsigned, unsigned>, uint64_t> Leaving;
+  for (const auto &[Br, C] : AP.Branches) {
+    auto Src = Index.find(Br.first);
+    if (!Src)
+      continue;
+    addCount(PerInstruction[Br.first], C.Count);
+    auto I = Bin.instructionAt(Br.first);
+    if (!I) {
+      consumeError(I.takeError());
+      continue;
+    }
+    if (!I->IsCall)
+      addCount(Leaving[*Src], C.Count);
+  }
+  std::map<unsigned, std::vector<BlockRecords>> Records; // by function
+  auto RecordsOf = [&](std::pair<unsigned, unsigned> P) -> BlockRecords & {
+    auto &V = Records[P.first];
+    V.resize(Fns[P.first].Blocks.size());
+    return V[P.second];
+  };
+  for (const auto &[A, N] : PerInstruction) {
+    BlockRecords &R = RecordsOf(*Index.find(A));
+    R.FromOneInstruction = std::max(R.FromOneInstruction, N);
+  }
+  for (const auto &[P, N] : Leaving)
+    RecordsOf(P).Leaving = N;
+  for (auto &[F, R] : Records) {
+    FunctionBlocks &FB = Fns[F];
+    std::vector<uint64_t> Given = inferUnenteredBlocks(FB, R);
+    for (size_t B = 0; B < Given.size(); ++B)
+      FB.Instructions += blockInstructions(Bin, FB.Blocks[B]) * Given[B];
+  }
+}
+
 } // namespace
 
 bool hasBlockMap(const Binary &Bin) {
@@ -100,10 +148,11 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     if (!Sym || Sym->Addr != FB.Addr)
       continue;
     FB.Name = Sym->Name;
+    FB.Weak = Sym->IsWeak;
     for (const auto &Range : M.getBBRanges())
       for (const auto &E : Range.BBEntries)
-        FB.Blocks.push_back(
-            {E.ID, Range.BaseAddress + E.Offset, E.Size, /*Count=*/0});
+        FB.Blocks.push_back({E.ID, Range.BaseAddress + E.Offset, E.Size,
+                             /*Count=*/0, E.MD.CanFallThrough, E.MD.IsEHPad});
     llvm::stable_sort(FB.Blocks, [](const BlockInfo &A, const BlockInfo &B) {
       return A.Addr < B.Addr;
     });
@@ -177,16 +226,53 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     BlockInfo &B = Fns[Block.first].Blocks[Block.second];
     if (N > B.Count) {
       // No range covered this block: estimate its instructions from size.
-      if (AP.FallThroughs.empty()) {
-        uint64_t Insts = 0;
-        if (auto IC = countBlockInstructions(Bin, B))
-          Insts = *IC;
-        Fns[Block.first].Instructions += Insts * (N - B.Count);
-      }
+      if (AP.FallThroughs.empty())
+        Fns[Block.first].Instructions +=
+            blockInstructions(Bin, B) * (N - B.Count);
       B.Count = N;
     }
   }
+  // Ranges enter every block they pass, the one a call returns into
+  // included; branch records alone do not (see BlockRecords).
+  if (AP.FallThroughs.empty())
+    inferFromBranchRecords(Bin, AP, Index, Fns);
   return Fns;
+}
+
+std::vector<uint64_t> inferUnenteredBlocks(FunctionBlocks &FB,
+                                           ArrayRef<BlockRecords> Records) {
+  size_t N = FB.Blocks.size();
+  std::vector<uint64_t> Given(N, 0);
+  auto Give = [&](size_t I, uint64_t C) {
+    if (C == 0 || FB.Blocks[I].Count != 0)
+      return false;
+    FB.Blocks[I].Count = Given[I] = C;
+    return true;
+  };
+  for (size_t I = 0; I < N && I < Records.size(); ++I)
+    Give(I, Records[I].FromOneInstruction);
+  // Backward: what entered a given block came from the block before it (a
+  // given block was entered by no record). Walking down passes a count on
+  // through a chain of such blocks.
+  for (size_t I = N; I-- > 1;) {
+    const BlockInfo &B = FB.Blocks[I], &Prev = FB.Blocks[I - 1];
+    if (!Given[I] || B.IsEHPad || !Prev.CanFallThrough)
+      continue;
+    FB.Edges[{unsigned(I - 1), unsigned(I)}] += Given[I];
+    Give(I - 1, Given[I]);
+  }
+  // Forward: what ran in a block and did not leave it by a record fell into
+  // the next one (the call at its end returned).
+  for (size_t I = 0; I + 1 < N; ++I) {
+    const BlockInfo &B = FB.Blocks[I], &Next = FB.Blocks[I + 1];
+    uint64_t Leaving = I < Records.size() ? Records[I].Leaving : 0;
+    if (B.Count <= Leaving || !B.CanFallThrough || Next.IsEHPad ||
+        Next.Count != 0)
+      continue;
+    FB.Edges[{unsigned(I), unsigned(I + 1)}] += B.Count - Leaving;
+    Give(I + 1, B.Count - Leaving);
+  }
+  return Given;
 }
 
 StringRef blockOrderName(BlockOrder O) {
@@ -261,6 +347,7 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
   FunctionLayout L;
   L.Name = FB.Name;
   L.Weight = FB.Instructions;
+  L.Weak = FB.Weak;
   std::vector<uint64_t> Sizes, Counts;
   for (const BlockInfo &B : FB.Blocks) {
     Sizes.push_back(std::max<uint64_t>(B.Size, 1));
@@ -430,7 +517,7 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
     if (Seen.insert(L.Name).second)
       OS << L.Name << '\n';
   for (const FunctionLayout &L : Layout)
-    if (!L.ColdBlocks.empty())
+    if (!L.ColdBlocks.empty() && !L.Weak)
       OS << L.Name << ".cold\n";
 }
 

@@ -107,6 +107,7 @@ static std::optional<SymbolInfo> symbolInfo(const ELFSymbolRef &Sym,
   SI.Addr = *Addr;
   SI.Size = Sym.getSize();
   SI.IsLocal = Sym.getBinding() == ELF::STB_LOCAL;
+  SI.IsWeak = Sym.getBinding() == ELF::STB_WEAK;
   SI.IsFunction = Type != ELF::STT_OBJECT;
   if (auto SN = (*Sec)->getName())
     SI.Section = SN->str();
@@ -151,21 +152,57 @@ static void readSymbols(const ELF64LEObjectFile &Obj,
       Visit(Sym);
 }
 
-/// Sort by address; among aliases keep globals before locals, then by name,
-/// so the choice is deterministic. Drop exact aliases of functions.
+/// Whether \p Structor is \p Name with one Itanium C1/D1 (complete-object
+/// constructor/destructor) replaced by C2/D2 (base-object).
+static bool isBaseObjectTwin(StringRef Name, StringRef Structor) {
+  if (!Name.starts_with("_Z") || Name.size() != Structor.size())
+    return false;
+  for (size_t I = 0; I + 1 < Name.size(); ++I)
+    if ((Name[I] == 'C' || Name[I] == 'D') && Name[I + 1] == '1' &&
+        Structor[I] == Name[I] && Structor[I + 1] == '2' &&
+        Name.substr(0, I) == Structor.substr(0, I) &&
+        Name.substr(I + 2) == Structor.substr(I + 2))
+      return true;
+  return false;
+}
+
+/// Of the aliases at one address (\p Run, sorted), put first the one to
+/// keep. clang emits a C1 constructor or D1 destructor as an alias of its C2
+/// or D2 (-mconstructor-aliases, the default on ELF): the function, its
+/// section (.text.<C2 name> with -ffunction-sections) and its split part
+/// (<C2 name>.cold) are named by C2, and -fbasic-block-sections=list,
+/// linker-script section names and lld's order file only match that name.
+static void chooseAlias(MutableArrayRef<SymbolInfo> Run) {
+  for (size_t I = 1; I < Run.size(); ++I)
+    if (Run[I].IsLocal == Run[0].IsLocal &&
+        isBaseObjectTwin(Run[0].Name, Run[I].Name)) {
+      std::rotate(Run.begin(), Run.begin() + I, Run.begin() + I + 1);
+      return;
+    }
+}
+
+/// Sort by address; among aliases keep globals before locals, then by name
+/// (C2/D2 before their C1/D1 alias, chooseAlias), so the choice is
+/// deterministic. Drop exact aliases of functions into \p Aliases.
 static void sortByAddress(std::vector<SymbolInfo> &Functions,
-                          std::vector<SymbolInfo> &DataSymbols) {
+                          std::vector<SymbolInfo> &DataSymbols,
+                          std::vector<std::pair<SymbolInfo, uint64_t>> &Aliases) {
   auto Order = [](const SymbolInfo &A, const SymbolInfo &B) {
     return std::tie(A.Addr, A.IsLocal, A.Name) <
            std::tie(B.Addr, B.IsLocal, B.Name);
   };
   llvm::stable_sort(Functions, Order);
   llvm::stable_sort(DataSymbols, Order);
-  Functions.erase(std::unique(Functions.begin(), Functions.end(),
-                              [](const SymbolInfo &A, const SymbolInfo &B) {
-                                return A.Addr == B.Addr;
-                              }),
-                  Functions.end());
+  std::vector<SymbolInfo> Kept;
+  for (size_t I = 0, E; I < Functions.size(); I = E) {
+    for (E = I + 1; E < Functions.size() && Functions[E].Addr == Functions[I].Addr;)
+      ++E;
+    chooseAlias(MutableArrayRef<SymbolInfo>(Functions).slice(I, E - I));
+    Kept.push_back(std::move(Functions[I]));
+    for (size_t A = I + 1; A < E; ++A)
+      Aliases.emplace_back(std::move(Functions[A]), Kept.back().Addr);
+  }
+  Functions = std::move(Kept);
 }
 
 /// Size-0 functions (_init, _fini, hand-written asm) run to the next
@@ -221,7 +258,7 @@ Error Binary::index() {
 
   Sections = readSections(*ELFObj);
   readSymbols(*ELFObj, Functions, DataSymbols);
-  sortByAddress(Functions, DataSymbols);
+  sortByAddress(Functions, DataSymbols, Aliases);
   sizeUnsizedFunctions(Functions,
                        [this](uint64_t Addr) { return sectionAt(Addr); });
   indexNames();
@@ -234,6 +271,14 @@ void Binary::indexNames() {
   for (size_t I = 0; I < Functions.size(); ++I) {
     FunctionByName.try_emplace(Functions[I].Name, I);
     FunctionByBoltName.try_emplace(Functions[I].BoltName, I);
+  }
+  for (const auto &[Alias, Addr] : Aliases) {
+    const SymbolInfo *F = functionAt(Addr);
+    if (!F || F->Addr != Addr)
+      continue;
+    size_t I = F - Functions.data();
+    FunctionByName.try_emplace(Alias.Name, I);
+    FunctionByBoltName.try_emplace(Alias.BoltName, I);
   }
 }
 

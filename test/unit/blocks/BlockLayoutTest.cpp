@@ -170,6 +170,84 @@ TEST(BlockOrder, CoverageChoosesTheFunctionsLaidOut) {
     EXPECT_EQ(F.ColdBlocks, (std::vector<uint32_t>{1}));
 }
 
+/// try { g(f()); } catch (...) { cleanup(); throw; } with an error path
+/// after it, as a branch-only profile (fdata) sees it: f and g may throw,
+/// so each call ends its block; returns are not records. Calls enter block
+/// 0 100 times; the calls in blocks 0 and 1 are records from them (100
+/// each), the landing pad 3 calls its cleanup 5 times; nothing enters
+/// blocks 1-3 and block 4 never ran.
+///   0: ...; call f        (falls into 1 when f returns)
+///   1: call g             (falls into 2)
+///   2: ret
+///   3: landing pad: call cleanup; call _Unwind_Resume (no fall-through)
+///   4: error path, never run
+FunctionBlocks tryCatch() {
+  FunctionBlocks F = makeFunction("tc", {100, 0, 0, 0, 0}, {});
+  F.Blocks[2].CanFallThrough = false;
+  F.Blocks[3].IsEHPad = true;
+  F.Blocks[3].CanFallThrough = false;
+  return F;
+}
+
+TEST(BlockRecords, BlocksAfterCallsAndLandingPadsRan) {
+  FunctionBlocks F = tryCatch();
+  std::vector<BlockRecords> R(5);
+  R[0].FromOneInstruction = 100; // call f
+  R[1].FromOneInstruction = 100; // call g
+  R[3].FromOneInstruction = 5;   // call cleanup
+  std::vector<uint64_t> Given = inferUnenteredBlocks(F, R);
+  EXPECT_EQ(Given, (std::vector<uint64_t>{0, 100, 100, 5, 0}));
+  std::vector<uint64_t> Counts;
+  for (const BlockInfo &B : F.Blocks)
+    Counts.push_back(B.Count);
+  EXPECT_EQ(Counts, (std::vector<uint64_t>{100, 100, 100, 5, 0}));
+  // 1 was fallen into from 0 (it ran, nothing entered it), 2 from 1 (what
+  // ran in 1 did not leave it by a record); nothing falls into the pad.
+  EXPECT_EQ(F.Edges, (std::map<std::pair<unsigned, unsigned>, uint64_t>{
+                         {{0, 1}, 100}, {{1, 2}, 100}}));
+  // Every block that ran is hot; only the error path is split off.
+  F.Instructions = 4 * 305;
+  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep}) {
+    BlockLayoutOptions Opts;
+    Opts.Order = O;
+    auto L = computeBlockLayout({F}, Opts);
+    ASSERT_EQ(L.size(), 1u);
+    EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  }
+}
+
+TEST(BlockRecords, CountsKeptAndPadsNotFallenInto) {
+  // Block 0 ran 10 times and left by a record 4 times: 6 fell into 1. Block
+  // 1 had records entering it (count 9): kept. Block 2 ran (6 records from
+  // it) but 3 is a landing pad: nothing falls into it, and 3 never ran.
+  FunctionBlocks F = makeFunction("k", {10, 9, 0, 0}, {{0, 1, 3}});
+  F.Blocks[3].IsEHPad = true;
+  std::vector<BlockRecords> R(4);
+  R[0].Leaving = 4;
+  R[2].FromOneInstruction = 6;
+  std::vector<uint64_t> Given = inferUnenteredBlocks(F, R);
+  EXPECT_EQ(Given, (std::vector<uint64_t>{0, 0, 6, 0}));
+  EXPECT_EQ(F.Blocks[1].Count, 9u);
+  EXPECT_EQ(F.Blocks[3].Count, 0u);
+  EXPECT_EQ(F.Edges, (std::map<std::pair<unsigned, unsigned>, uint64_t>{
+                         {{0, 1}, 3}, {{1, 2}, 6}}));
+}
+
+TEST(BlockSymbolOrder, NoColdPartOfWeakFunctions) {
+  // A weak (COMDAT) function's cold part is a local symbol of every copy:
+  // the order file names the hot part only.
+  FunctionLayout Strong, Weak;
+  Strong.Name = "f";
+  Strong.ColdBlocks = {2};
+  Weak.Name = "_ZN4PoolIiE3addEi";
+  Weak.ColdBlocks = {1};
+  Weak.Weak = true;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeBlockSymbolOrder({"main"}, {Strong, Weak}, OS);
+  EXPECT_EQ(Out, "main\nf\n_ZN4PoolIiE3addEi\nf.cold\n");
+}
+
 TEST(BlockOrder, Names) {
   for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
     EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);

@@ -40,6 +40,9 @@ struct SymbolInfo {
   uint64_t Addr = 0;   ///< link-time virtual address
   uint64_t Size = 0;
   bool IsLocal = false;    ///< STB_LOCAL: may repeat across files
+  /// STB_WEAK: for C++ inline and template functions, a COMDAT whose copy
+  /// in every object but one the linker discards.
+  bool IsWeak = false;
   bool IsFunction = false; ///< STT_FUNC (else STT_OBJECT)
   std::string FileName; ///< STT_FILE that precedes a local symbol, if any
   std::string Section;  ///< containing section name
@@ -87,7 +90,8 @@ public:
   uint64_t loadBias(uint64_t MapStart, uint64_t PgOff) const;
 
   /// Function symbols sorted by address (aliases collapsed: global name
-  /// first), plus one synthetic symbol per PLT entry ("f@plt", BOLT name
+  /// first, and of a C1/C2 or D1/D2 pair the C2/D2 that owns the section,
+  /// see chooseAliases in Binary.cpp), plus one synthetic symbol per PLT entry ("f@plt", BOLT name
   /// "f@PLT") so branches into the PLT symbolize as BOLT spells them.
   llvm::ArrayRef<SymbolInfo> functions() const { return Functions; }
   /// Data symbols (STT_OBJECT) sorted by address.
@@ -155,6 +159,9 @@ private:
   std::vector<SectionInfo> Sections;
   std::map<std::string, size_t> FunctionByName; // first by address
   std::map<std::string, size_t> FunctionByBoltName;
+  /// Names (and BOLT names) of the aliases collapsed into another symbol,
+  /// with their address: functionNamed finds the one kept by them.
+  std::vector<std::pair<SymbolInfo, uint64_t>> Aliases;
 
   llvm::object::OwningBinary<llvm::object::ObjectFile> Owner;
   llvm::object::ObjectFile *Obj = nullptr;

@@ -36,12 +36,19 @@ struct BlockInfo {
   uint64_t Addr = 0;  ///< link-time address of the block
   uint64_t Size = 0;
   uint64_t Count = 0; ///< times execution entered the block
+  /// From the block map's metadata: the block may fall through to the next
+  /// one in address order, and it is a landing pad (entered by unwinding).
+  bool CanFallThrough = true;
+  bool IsEHPad = false;
 };
 
 /// One function's blocks (address order) and profile on them.
 struct FunctionBlocks {
   std::string Name; ///< symbol name, as -fbasic-block-sections matches it
   uint64_t Addr = 0;
+  /// A weak symbol (C++ inline or template function: COMDAT), see
+  /// FunctionLayout::Weak.
+  bool Weak = false;
   std::vector<BlockInfo> Blocks;
   /// Edge counts between block indices (into Blocks): taken branches and
   /// fall-throughs.
@@ -59,6 +66,35 @@ struct BlockMapStats {
     return T ? double(RangeCountMapped + BranchCountMapped) / double(T) : 0.0;
   }
 };
+
+/// What a profile without fall-through ranges (fdata, or branches alone)
+/// says of one block beyond the records that enter it: in such a profile a
+/// block that is entered only by falling into it (after a call returns: with
+/// exceptions on, a call that may throw ends its block) has no record of its
+/// own.
+struct BlockRecords {
+  /// The most records from one instruction of the block (calls included):
+  /// the block ran at least this often.
+  uint64_t FromOneInstruction = 0;
+  /// Records leaving the block that are not calls (taken branches, fdata's
+  /// fall-through edges): how much of its count does not fall into the next
+  /// block.
+  uint64_t Leaving = 0;
+};
+
+/// Give a count to every block of \p FB that \p Records (one per block)
+/// shows executed but no record entered (its Count is 0), and the edges that
+/// led into it:
+///  - a block with a record from one of its instructions ran;
+///  - a block that ran more often than records entered it was fallen into
+///    from the block before it, if that one can fall through (the block is
+///    no landing pad);
+///  - a block that ran more often than records left it fell into the next
+///    block, if it can fall through and the next is no landing pad.
+/// Blocks with a count keep it. Returns, per block, the count it was given
+/// (0 where unchanged).
+std::vector<uint64_t> inferUnenteredBlocks(FunctionBlocks &FB,
+                                           llvm::ArrayRef<BlockRecords> Records);
 
 /// Whether \p Bin has a block map (a non-empty .llvm_bb_addr_map section:
 /// built with -fbasic-block-address-map), so that its blocks can be laid
@@ -85,6 +121,12 @@ struct FunctionLayout {
   /// The executed blocks are in the compiler's order (BlockOrder::Keep, or
   /// Guarded without a clear gain).
   bool KeptOrder = false;
+  /// The function's symbol is weak: a C++ COMDAT, defined in every object
+  /// that uses it. Its split part "name.cold" is a local symbol of each
+  /// copy, and lld warns "unable to order discarded symbol" for every copy
+  /// it discards, so the order file leaves it out: the linker script's
+  /// .text.split.* rule places the kept copy's cold part all the same.
+  bool Weak = false;
 };
 
 /// In the kept order (BlockOrder::Keep, Guarded), a never-executed block of
@@ -157,7 +199,8 @@ planBlockLayout(const Binary &Bin, const AddressProfile &AP,
                 const BlockLayoutOptions &Opts, BlockMapStats &Stats);
 
 /// lld --symbol-ordering-file lines: \p FunctionOrder (hot functions in the
-/// planned order) followed by the cold parts "name.cold" of split functions.
+/// planned order) followed by the cold parts "name.cold" of split functions
+/// (not of weak ones, FunctionLayout::Weak).
 void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
                            llvm::ArrayRef<FunctionLayout> Layout,
                            llvm::raw_ostream &OS);
