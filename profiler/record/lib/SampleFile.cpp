@@ -411,7 +411,6 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
   SmallVector<StringRef, 6> Words;
   StringRef(R.Info.LBR).split(Words, ',');
   const bool AllBranches = llvm::is_contained(Words, "any");
-  uint64_t Records = 0;
   for (const RecordedSample &RS : R.Samples) {
     RawSample X = RS.Sample;
     auto Rebase = [&](uint64_t &Addr) {
