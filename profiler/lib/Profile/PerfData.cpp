@@ -107,13 +107,13 @@ template <typename... Ts>
 Error File::fail(uint64_t Offset, const char *Fmt, Ts &&...Vals) const {
   std::string Msg = formatv(Fmt, std::forward<Ts>(Vals)...).str();
   if (InflatedPos == ~uint64_t(0))
-    return inputError(Name, 0, "at byte offset {0}: {1}", Offset, Msg);
+    return inputError(Name, 0, "byte {0}: {1}", Offset, Msg);
   // A record that came out of the zstd stream: its decoders were given the
   // compressed record's offset for the record's first byte, so Offset is
   // that plus a position inside the record. Name the compressed record,
   // and the byte in the decompressed stream.
   return inputError(Name, 0,
-                    "at byte offset {0} (the {1} record there), byte {2} of "
+                    "byte {0} (the {1} record there), byte {2} of "
                     "the decompressed stream: {3}",
                     InflatedOff,
                     InflatedType == RecCompressed2 ? "COMPRESSED2"

@@ -158,7 +158,7 @@ public:
     // A build id that differs says it is another build; paths alone do not.
     const bool ByIds = IdMiss.N || FileIdMiss.N || NamedIdMiss.N;
     return inputError(F.name(), 0,
-                      "at byte offset {0}: none of the {1} executable "
+                      "byte {0}: none of the {1} executable "
                       "mappings of this perf.data is {2} (build id {3}){4}: "
                       "{5}",
                       FirstMap, ExecMaps, Bin->path(),

@@ -596,7 +596,7 @@ Expected<AddressProfile> BrstackAggregator::finish() {
                 Bin->path(), FirstAddr)
             .str();
     if (PosIsByte)
-      return inputError(File, 0, "at byte offset {0}: {1}", FirstAddrPos - 1,
+      return inputError(File, 0, "byte {0}: {1}", FirstAddrPos - 1,
                         Msg);
     return inputError(File, unsigned(FirstAddrPos), "{0}", Msg);
   }

@@ -190,17 +190,17 @@ TEST(PerfDataReader, OtherEndianness) {
   std::string F = fixture();
   std::memcpy(&F[0], "2ELIFREP", 8);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("f.perf.data: at byte offset 0: perf.data of the other "
+  EXPECT_NE(E.find("f.perf.data: byte 0: perf.data of the other "
                    "endianness"),
             std::string::npos)
       << E;
 }
 
 TEST(PerfDataReader, NotPerfData) {
-  EXPECT_NE(readAll("PERFILE1xxxxxxxxxxxxxxxx").find("at byte offset 0: not a "
+  EXPECT_NE(readAll("PERFILE1xxxxxxxxxxxxxxxx").find("byte 0: not a "
                                                      "perf.data file"),
             std::string::npos);
-  EXPECT_NE(readAll("PERF").find("at byte offset 0: truncated perf.data "
+  EXPECT_NE(readAll("PERF").find("byte 0: truncated perf.data "
                                  "header"),
             std::string::npos);
 }
@@ -210,7 +210,7 @@ TEST(PerfDataReader, RecordOverrunsTheFile) {
   size_t Sample = DataOffset + 136;
   put16(F, Sample + 6, 0xff00);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(Sample) +
+  EXPECT_NE(E.find("byte " + std::to_string(Sample) +
                    ": record of 65280 bytes (type 9) runs past the end of "
                    "the data section"),
             std::string::npos)
@@ -221,7 +221,7 @@ TEST(PerfDataReader, RecordSmallerThanItsHeader) {
   std::string F = fixture();
   put16(F, DataOffset + 6, 4);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset) +
                    ": record size 4 is smaller than its header"),
             std::string::npos)
       << E;
@@ -231,7 +231,7 @@ TEST(PerfDataReader, UnknownRecordType) {
   std::string F = fixture();
   put32(F, DataOffset + 96, 200); // the COMM record
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset + 96) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset + 96) +
                    ": unknown record type 200"),
             std::string::npos)
       << E;
@@ -242,7 +242,7 @@ TEST(PerfDataReader, BranchStackLargerThanTheRecord) {
   size_t Sample = DataOffset + 136;
   put64(F, Sample + 8 + 24, 3); // nr = 3 entries, room for 2
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(Sample) +
+  EXPECT_NE(E.find("byte " + std::to_string(Sample) +
                    ": SAMPLE branch stack of 3 entries does not fit"),
             std::string::npos)
       << E;
@@ -254,7 +254,7 @@ TEST(PerfDataReader, TrailerLargerThanTheRecord) {
   std::string F = fixture();
   put16(F, DataOffset + 96 + 6, 16); // COMM of 16 bytes, trailer is 16
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset + 96) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset + 96) +
                    ": record of 16 bytes is too short for its sample_id "
                    "trailer of 16 (type 3)"),
             std::string::npos)
@@ -265,17 +265,17 @@ TEST(PerfDataReader, SectionsPastTheEnd) {
   std::string F = fixture();
   put64(F, 48, F.size()); // data size
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset 40: the data section"), std::string::npos)
+  EXPECT_NE(E.find("byte 40: the data section"), std::string::npos)
       << E;
   F = fixture();
   put64(F, 24, 1u << 30); // attrs offset
   E = readAll(F);
-  EXPECT_NE(E.find("at byte offset 24: the attrs section"), std::string::npos)
+  EXPECT_NE(E.find("byte 24: the attrs section"), std::string::npos)
       << E;
   F = fixture();
   put64(F, 104 + AttrBytes + 8, 800); // ids size
   E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(104 + AttrBytes) +
+  EXPECT_NE(E.find("byte " + std::to_string(104 + AttrBytes) +
                    ": the ids of attr 0"),
             std::string::npos)
       << E;
@@ -285,7 +285,7 @@ TEST(PerfDataReader, FeatureTableTruncated) {
   std::string F = fixture();
   F[72] = 1 << 2; // HEADER_BUILD_ID, but no section table after the data
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(F.size()) +
+  EXPECT_NE(E.find("byte " + std::to_string(F.size()) +
                    ": truncated feature section table (feature 2)"),
             std::string::npos)
       << E;
@@ -384,7 +384,7 @@ TEST(PerfDataReader, CorruptCompressedPayload) {
   std::string F = fixture();
   put32(F, DataOffset, perfdata::RecCompressed);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset) +
                    ": corrupt ZSTD-compressed payload (88 bytes; zstd "
                    "stopped at byte 0 of it): "),
             std::string::npos)
@@ -393,7 +393,7 @@ TEST(PerfDataReader, CorruptCompressedPayload) {
   F = compressedFixture(4096, /*Two=*/true);
   put64(F, DataOffset + 8, 1000);
   E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset) +
                    ": COMPRESSED2 record of "),
             std::string::npos)
       << E;
@@ -416,7 +416,7 @@ TEST(PerfDataReader, TruncatedCompressedPayload) {
     put16(F, Last + 6, uint16_t(8 + Payload - Cut));
     put64(F, 48, F.size() - DataOffset);
     std::string E = readAll(F);
-    EXPECT_NE(E.find("f.perf.data: at byte offset " + std::to_string(Last) +
+    EXPECT_NE(E.find("f.perf.data: byte " + std::to_string(Last) +
                      ": "),
               std::string::npos)
         << "cut " << Cut << ": '" << E << "'";
@@ -445,7 +445,7 @@ TEST(PerfDataReader, AuxtracePayload) {
   EXPECT_EQ(C.Log.size(), 3u);
   put64(F, DataOffset + 8, Data.size() - 48 + 1);
   std::string E = readAll(F);
-  EXPECT_NE(E.find("at byte offset " + std::to_string(DataOffset) +
+  EXPECT_NE(E.find("byte " + std::to_string(DataOffset) +
                    ": record payload of 249 bytes (type 71) runs past the "
                    "end of the data section (248 bytes left)"),
             std::string::npos)
@@ -473,7 +473,7 @@ TEST(PerfDataReader, AuxtracePayloadInCompressedRecords) {
     std::string F = compressedFile({auxtrace(Payload), dataRecords()});
     Collect C;
     std::string E = readAll(F, &C);
-    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+    EXPECT_NE(E.find("f.perf.data: byte " +
                      std::to_string(DataOffset) +
                      " (the COMPRESSED record there), byte 0 of the "
                      "decompressed stream: record payload of " +
@@ -500,7 +500,7 @@ TEST(PerfDataReader, AuxtracePayloadInCompressedRecords) {
       {dataRecords() + auxtrace(Big + 1) + std::string(Big, '\0'),
        dataRecords()});
   std::string E = readAll(F);
-  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(DataOffset) +
+  EXPECT_EQ(E, "f.perf.data: byte " + std::to_string(DataOffset) +
                    " (the COMPRESSED record there), byte 232 of the "
                    "decompressed stream: record payload of 300001 bytes (type "
                    "71) runs past the end of the compressed record's "
@@ -531,7 +531,7 @@ TEST(PerfDataReader, RecordsAcrossCompressedRecords) {
                             Data + Data.substr(0, 7), Data + Data.substr(0, 9)}) {
     std::string F = compressedFile({Short});
     std::string E = readAll(F);
-    EXPECT_NE(E.find("f.perf.data: at byte offset " +
+    EXPECT_NE(E.find("f.perf.data: byte " +
                      std::to_string(DataOffset) +
                      ": the ZSTD-compressed records end inside a record"),
               std::string::npos)
@@ -579,7 +579,7 @@ TEST(PerfDataReader, EveryTruncationIsAnError) {
   std::string F = fixture();
   for (size_t N = 0; N < F.size(); ++N) {
     std::string E = readAll(F.substr(0, N));
-    EXPECT_NE(E.find("f.perf.data: at byte offset "), std::string::npos)
+    EXPECT_NE(E.find("f.perf.data: byte "), std::string::npos)
         << "prefix " << N << ": '" << E << "'";
   }
 }
@@ -599,7 +599,7 @@ TEST(PerfDataReader, PipeMode) {
   // A sample before any attr.
   Bytes Q;
   Q.u64(perfdata::Magic).u64(16).raw(dataRecords());
-  EXPECT_NE(readAll(Q.B).find("at byte offset 16: record before any event "
+  EXPECT_NE(readAll(Q.B).find("byte 16: record before any event "
                               "attribute"),
             std::string::npos);
 }
@@ -639,7 +639,7 @@ TEST(PerfDataReader, ErrorsInsideCompressedPipeRecords) {
   std::string Two = Pipe({Attr, headerAttr(false, 43)});
   size_t Second = 16 + support::endian::read16le(&Two[16 + 6]);
   std::string E = readAll(Two);
-  EXPECT_EQ(E, "f.perf.data: at byte offset " + std::to_string(Second) +
+  EXPECT_EQ(E, "f.perf.data: byte " + std::to_string(Second) +
                    " (the COMPRESSED record there), byte 144 of the "
                    "decompressed stream: events disagree on sample_id_all")
       << E;
@@ -659,7 +659,7 @@ TEST(PerfDataReader, ErrorsInsideCompressedPipeRecords) {
   Bytes P;
   P.u64(perfdata::Magic).u64(16).raw(compressedData({Attr + BId.B}, true));
   E = readAll(P.B);
-  EXPECT_EQ(E, "f.perf.data: at byte offset 16 (the COMPRESSED2 record "
+  EXPECT_EQ(E, "f.perf.data: byte 16 (the COMPRESSED2 record "
                "there), byte 144 of the decompressed stream: truncated "
                "HEADER_BUILD_ID entry")
       << E;
@@ -669,7 +669,7 @@ TEST(PerfDataReader, ErrorsInsideCompressedPipeRecords) {
   put64(Data, 136 + 8 + 24, 3);
   std::string F = Pipe({Attr, Data});
   E = readAll(F);
-  EXPECT_EQ(E, "f.perf.data: at byte offset " +
+  EXPECT_EQ(E, "f.perf.data: byte " +
                    std::to_string(16 + support::endian::read16le(&F[16 + 6])) +
                    " (the COMPRESSED record there), byte 280 of the "
                    "decompressed stream: SAMPLE branch stack of 3 entries does "
@@ -981,7 +981,7 @@ TEST(PerfDataReader, IdsThatAreDenseMapKeys) {
     auto Back = readBack(M);
     ASSERT_FALSE(bool(Back));
     EXPECT_NE(errText(Back.takeError())
-                  .find("at byte offset " + std::to_string(Sample) +
+                  .find("byte " + std::to_string(Sample) +
                         ": sample of event id " + std::to_string(Id) +
                         ", which no attr has"),
               std::string::npos);
@@ -1016,7 +1016,7 @@ TEST(PerfDataReader, MutatedWriterOutputNeverCrashes) {
     auto Back = readBack(M);
     if (!Back) {
       std::string E = errText(Back.takeError());
-      EXPECT_NE(E.find("at byte offset"), std::string::npos) << E;
+      EXPECT_NE(E.find(": byte "), std::string::npos) << E;
     }
   }
 }
@@ -1044,7 +1044,7 @@ TEST(PerfDataReader, MutatedCallChainsNeverCrash) {
     auto AP = readPerfData(**F, nullptr, Q);
     if (!AP) {
       std::string E = errText(AP.takeError());
-      EXPECT_NE(E.find("at byte offset"), std::string::npos) << E;
+      EXPECT_NE(E.find(": byte "), std::string::npos) << E;
     }
   }
 }
