@@ -16,7 +16,7 @@ so the normal build can tell whether the sanitizer build would link:
 - nothing uninstrumented that is linked (executable, shared or module library)
   links an instrumented library, directly or through static libraries: its
   link has no sanitizer runtime, and the instrumented objects' references to
-  __asan_* / __ubsan_* stay undefined (the keel-sim-map failure, issue 35);
+  __asan_* / __ubsan_* stay undefined (the keel-sim-map failure);
 - in a build configured with KEEL_SANITIZE, every instrumented target has
   -fsanitize= among its compile options and, if it is linked, its link
   options, and no uninstrumented target has either;

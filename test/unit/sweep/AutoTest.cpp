@@ -98,7 +98,7 @@ struct ScriptDir {
 };
 } // namespace
 
-// Issue 33: the link's own --defsym of a pad is the value the offsets are
+// The link's own --defsym of a pad is the value the offsets are
 // added to, and offset 0 is the recorded command itself.
 TEST(AutoRelink, UserDefsymKeepsItsValue) {
   ScriptDir D;
