@@ -10,6 +10,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -72,10 +73,16 @@ Error keel::roofline::writeReportFile(StringRef Path, bool JSON,
                                       json::Object O,
                                       function_ref<void(raw_ostream &)> Text) {
   return writeOutput(Path, [&](raw_ostream &OS) {
-    if (JSON)
+    if (JSON) {
       OS << formatv("{0:2}", json::Value(std::move(O))) << '\n';
-    else
-      Text(OS);
+      return Error::success();
+    }
+    // Kernel names come from the profile: escape control and bidi
+    // characters, as every text report that prints names does.
+    std::string S;
+    raw_string_ostream SS(S);
+    Text(SS);
+    OS << printableText(S);
     return Error::success();
   });
 }

@@ -265,8 +265,21 @@ std::string csvField(StringRef S) {
 
 } // namespace
 
+static void renderTextReport(raw_ostream &OS, const SweepResult &R,
+                             const GateResult &G);
+
+// The binary's path and the command come from the user: a control or bidi
+// character in them is escaped, as in every message (keel/Support/Text.h).
 void writeTextReport(raw_ostream &OS, const SweepResult &R,
                      const GateResult &G) {
+  std::string S;
+  raw_string_ostream SS(S);
+  renderTextReport(SS, R, G);
+  OS << printableText(S);
+}
+
+static void renderTextReport(raw_ostream &OS, const SweepResult &R,
+                             const GateResult &G) {
   OS << "layout-sweep: " << titleLine(R) << "\n\n";
   std::vector<std::string> Cols = tableCounters(R);
   double BaseMean = seriesMean(R.Ms);

@@ -208,6 +208,21 @@ TEST(ReportTest, SeriesLabelsAreDistinct) {
   EXPECT_NE(seriesLabels(R).Base, seriesLabels(R).Compare);
 }
 
+TEST(ReportTest, TextEscapesControlAndBidiCharacters) {
+  SweepResult R;
+  R.Binary = "bin/\xe2\x80\xaeniam\x1b[31m";
+  R.Backend = "sim";
+  R.Axis = "env";
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeTextReport(OS, R, G);
+  EXPECT_NE(S.find("layout-sweep: bin/\\u202eniam\\x1b[31m (backend sim"),
+            std::string::npos)
+      << S;
+  EXPECT_EQ(S.find("\xe2\x80\xae"), std::string::npos) << S;
+}
+
 TEST(ReportTest, EmptyResultStillRenders) {
   SweepResult R;
   R.Binary = "x";
