@@ -109,10 +109,7 @@ Expected<RunResult> Flow::runLogged(StringRef Step, ArrayRef<std::string> Argv,
   R.Stdout = path("logs/" + LogName + ".out");
   R.Stderr = path("logs/" + LogName + ".err");
   R.Env = std::move(Env);
-  Expected<RunResult> Res = runProgram(Argv, R);
-  if (!Res)
-    return Res.takeError();
-  return Res;
+  return runProgram(Argv, R);
 }
 
 Error Flow::checkTools() {
@@ -578,12 +575,16 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
 /// Copy \p From to \p To through a temporary name, executable.
 static Error copyExecutable(StringRef From, StringRef To) {
   std::string Tmp = (To + ".tmp").str();
-  if (std::error_code EC = sys::fs::copy_file(From, Tmp))
+  if (std::error_code EC = sys::fs::copy_file(From, Tmp)) {
+    sys::fs::remove(Tmp);
     return makeError("cannot copy {0} to {1}: {2}", From, Tmp, EC.message());
+  }
   sys::fs::setPermissions(Tmp, sys::fs::all_read | sys::fs::all_exe |
                                    sys::fs::owner_write);
-  if (std::error_code EC = sys::fs::rename(Tmp, To))
+  if (std::error_code EC = sys::fs::rename(Tmp, To)) {
+    sys::fs::remove(Tmp);
     return makeError("cannot rename {0} to {1}: {2}", Tmp, To, EC.message());
+  }
   return Error::success();
 }
 

@@ -189,26 +189,6 @@ std::vector<std::string> replayArgv(const RecordedCommand &C, StringRef Output,
   return A;
 }
 
-std::string displayCommand(ArrayRef<std::string> Argv) {
-  std::string S;
-  for (const std::string &W : Argv) {
-    if (!S.empty())
-      S += ' ';
-    bool Plain = !W.empty() && W.find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
-                                   "RSTUVWXYZ0123456789@%+=:,./-_") ==
-                                   std::string::npos;
-    if (Plain) {
-      S += W;
-      continue;
-    }
-    S += '\'';
-    for (char C : W)
-      S += C == '\'' ? std::string("'\\''") : std::string(1, C);
-    S += '\'';
-  }
-  return S;
-}
 
 /// Run \p Argv in \p Cwd (through `env -C`); its output goes to \p Log.
 static Error runIn(StringRef Cwd, ArrayRef<std::string> Argv, StringRef Log) {

@@ -340,6 +340,16 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
                          {"--function-align", FunctionAlign}})
     if (!isPowerOf2(V))
       return inputError(Name, 0, "{0} is not a power of two", V);
+  // clang refuses -falign-loops=N unless N is a power of two; past the
+  // window less 64 the data pad would move code again (Emit.h).
+  if (AlignLoops && !isPowerOf2(AlignLoops))
+    return inputError("--align-loops", 0, "{0} is not 0 or a power of two",
+                      uint64_t(AlignLoops));
+  if (DataPad > DataPadWindow - 64)
+    return inputError("--data-pad", 0,
+                      "{0} is more than {1} (the hot read-only data's window "
+                      "less 64 bytes)",
+                      uint64_t(DataPad), DataPadWindow - 64);
   O.HotCoverage = HotCoverage;
   O.HotBudget = HotBudget;
   if (!(DominantLast >= 0 && DominantLast <= 100))

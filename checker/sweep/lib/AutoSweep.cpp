@@ -406,10 +406,10 @@ Error writeAutoDryRun(raw_ostream &OS, const EngineOptions &Base,
   size_t Swept = count_if(*Axes, [](const AutoAxis &A) { return A.Swept; });
   size_t PerAxis = Base.G.offsets().size() * (Base.CompareBinary ? 2 : 1);
   OS << formatv("dry run of {0}: {1} variants ({2} per axis, offsets "
-                "{3}..{4} by {5}) on {6} axes, backend {7}; nothing is built "
+                "{3}..{4} by {5}) on {6} {8}, backend {7}; nothing is built "
                 "or run",
                 Base.Binary, PerAxis * Swept, PerAxis, Base.G.From, Base.G.To,
-                Base.G.Step, Swept, Base.Backend);
+                Base.G.Step, Swept, Base.Backend, Swept == 1 ? "axis" : "axes");
   if (AO.KeepDir.empty())
     OS << formatv("; {0} is the private work directory", DryRunWorkDir);
   OS << "\n";

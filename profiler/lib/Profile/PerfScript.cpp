@@ -473,8 +473,14 @@ Error PerfScriptParser::frame(StringRef Line) {
   if (Bin && Rest.ends_with(")")) {
     size_t Open = Rest.rfind('(');
     StringRef DSO = Rest.slice(Open + 1, Rest.size() - 1);
-    if (Open == StringRef::npos ||
-        sys::path::filename(DSO) != sys::path::filename(Bin->path()))
+    // The binary's frames: by the recorded path --binary-path-in-profile
+    // names, else by file name, as the mmap events are matched.
+    bool Other = Open == StringRef::npos ||
+                 (!Opts.BinaryPathInProfile.empty()
+                      ? DSO != Opts.BinaryPathInProfile
+                      : sys::path::filename(DSO) !=
+                            sys::path::filename(Bin->path()));
+    if (Other)
       A = 0; // another DSO, the kernel or [unknown]
     else
       A = addressOfFileOffset(*Bin, A);

@@ -16,6 +16,7 @@
 #define KEEL_OPTIMIZE_REPLAY_H
 
 #include "keel/Optimize/CommandLog.h"
+#include "keel/Sweep/DryRun.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -79,9 +80,9 @@ llvm::Error runReplay(const ReplayPlan &P, llvm::StringRef ObjDir,
                       const ReplayFlags &F, llvm::StringRef Output,
                       std::vector<ReplayedCommand> &Commands);
 
-/// A command as one line for display: words quoted for a POSIX shell where
-/// they need it (never run through one).
-std::string displayCommand(llvm::ArrayRef<std::string> Argv);
+/// A command as one line for display (quoted for a POSIX shell where a
+/// word needs it, never run through one): the sweep's --dry-run printer.
+using sweep::displayCommand;
 
 } // namespace optimize
 } // namespace keel
