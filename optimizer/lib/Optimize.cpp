@@ -314,7 +314,8 @@ Expected<std::string> Flow::stampKey() {
 
 Expected<bool> Flow::upToDate(StringRef Key) {
   if (O.Force || !sys::fs::exists(Stamp) || !sys::fs::exists(path(Name)) ||
-      !sys::fs::exists(path("report.txt")))
+      !sys::fs::exists(path("report.txt")) ||
+      !sys::fs::exists(path("report.json")))
     return false;
   Expected<std::string> Old = readWholeFile(Stamp);
   if (!Old)
@@ -327,6 +328,18 @@ Expected<bool> Flow::upToDate(StringRef Key) {
   progress("stamp", formatv("{0} and its profile are unchanged since the last "
                             "run ({1}): nothing to do; {2} is the kept build",
                             P.Binary, Stamp, path(Name)));
+  // --json asks for the report whether or not this run made it: the kept
+  // run's report.json, as it wrote it.
+  if (!O.JSONPath.empty()) {
+    Expected<std::string> Doc = readWholeFile(path("report.json"));
+    if (!Doc)
+      return Doc.takeError();
+    if (Error E = writeOutput(O.JSONPath, [&](raw_ostream &S) {
+          S << *Doc;
+          return Error::success();
+        }))
+      return std::move(E);
+  }
   Out << *Table;
   return true;
 }
