@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Guard.h"
 #include "keel/Sweep/Gate.h"
+#include "keel/Sweep/Stats.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -22,7 +23,7 @@ BuildSummary summarizeBuild(StringRef Name, const SweepResult &R) {
   S.Binary = R.Binary;
   S.Backend = R.Backend;
   S.MispredictEvents = mispredictEvents(R);
-  double Cost = 0, Mis = 0, I1 = 0, Ir = 0, Min = 0, Max = 0;
+  std::vector<double> Costs, Mis, I1, Ir;
   for (const Measurement &M : R.Ms) {
     if (M.V.Series != "base")
       continue;
@@ -32,28 +33,25 @@ BuildSummary summarizeBuild(StringRef Name, const SweepResult &R) {
         S.FirstFailure = M.V.key() + ": " + M.FailReason;
       continue;
     }
-    Min = S.Measured ? std::min(Min, M.Cost) : M.Cost;
-    Max = S.Measured ? std::max(Max, M.Cost) : M.Cost;
-    ++S.Measured;
     S.Offsets.push_back(M.V.Offset);
-    Cost += M.Cost;
-    for (const std::string &E : S.MispredictEvents) {
-      auto It = M.Counters.find(E);
-      if (It != M.Counters.end())
-        Mis += It->second;
-    }
-    if (auto It = M.Counters.find("I1mr"); It != M.Counters.end())
-      I1 += It->second;
-    Ir += double(M.Instructions);
+    Costs.push_back(M.Cost);
+    double Missed = 0;
+    for (const std::string &E : S.MispredictEvents)
+      if (auto It = M.Counters.find(E); It != M.Counters.end())
+        Missed += It->second;
+    Mis.push_back(Missed);
+    auto It = M.Counters.find("I1mr");
+    I1.push_back(It != M.Counters.end() ? double(It->second) : 0);
+    Ir.push_back(double(M.Instructions));
   }
-  if (S.Measured) {
-    double N = double(S.Measured);
-    S.MeanCost = Cost / N;
-    S.MeanMispredicts = Mis / N;
-    S.MeanI1Misses = I1 / N;
-    S.MeanInstructions = Ir / N;
-    S.Spread = Min > 0 ? Max / Min - 1 : 0;
-  }
+  // The statistics every sweep summary uses (Stats.h): one definition of
+  // the mean and of the spread (max / min - 1).
+  S.Measured = Costs.size();
+  S.MeanCost = mean(Costs);
+  S.MeanMispredicts = mean(Mis);
+  S.MeanI1Misses = mean(I1);
+  S.MeanInstructions = mean(Ir);
+  S.Spread = spread(Costs);
   return S;
 }
 
