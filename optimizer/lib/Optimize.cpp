@@ -407,30 +407,6 @@ Error Flow::measure(Build &B) {
   return Error::success();
 }
 
-/// \p Argv with each existing @file replaced by its words.
-static std::vector<std::string> expandResponseFiles(ArrayRef<std::string> Argv,
-                                                    StringRef Cwd) {
-  std::vector<std::string> Out;
-  BumpPtrAllocator A;
-  StringSaver Saver(A);
-  for (const std::string &W : Argv) {
-    Expected<std::string> Text =
-        StringRef(W).starts_with("@")
-            ? readWholeFile(absolutePath(Cwd, StringRef(W).drop_front()))
-            : Expected<std::string>(makeError("not a response file"));
-    if (!Text) {
-      consumeError(Text.takeError());
-      Out.push_back(W);
-      continue;
-    }
-    SmallVector<const char *, 32> Toks;
-    cl::TokenizeGNUCommandLine(*Text, Saver, Toks);
-    for (const char *T : Toks)
-      Out.push_back(T);
-  }
-  return Out;
-}
-
 /// One word of a layout-sweep --relink template (keel::splitCommandTemplate
 /// reads quotes and nothing else).
 static std::string templateWord(StringRef W) {
@@ -447,7 +423,13 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
     return Error::success();
   LinkRecord R;
   R.Cwd = Cwd.str();
-  R.Argv = expandResponseFiles(LinkArgv, Cwd);
+  // The words a user's link record would hold (LinkRecord.h: what clang's
+  // driver and ld.lld do with @file, nested files included).
+  Expected<std::vector<std::string>> Words =
+      expandResponseFiles(LinkArgv, Cwd, R.ResponseFiles);
+  if (!Words)
+    return makeError("report: {0}", toString(Words.takeError()));
+  R.Argv = std::move(*Words);
   // The --relink template's {pad} is the offset itself: the recommended
   // link sets no __keel_code_pad of its own, so the script's default (0)
   // is the base either way.
