@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Profile/Formats.h"
+#include "keel/Profile/MappingMatch.h"
 #include "keel/Profile/PerfData.h"
 
 #include "BrstackAggregator.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/Path.h"
 
 #include <linux/perf_event.h>
+#include <optional>
 
 using namespace llvm;
 
@@ -39,9 +41,8 @@ public:
       : BrstackAggregator(F.name(), Bin, Quality, Opts,
                           /*PosIsByteOffset=*/true),
         F(F) {
-    SmallString<256> Tmp;
-    if (Bin && !sys::fs::real_path(Bin->path(), Tmp))
-      BinReal = Tmp.str().str();
+    if (Bin)
+      Matcher.emplace(*Bin, Opts.BinaryPathInProfile);
   }
 
   Error mmap(const perfdata::Mmap &M) override {
@@ -230,68 +231,48 @@ private:
     }
   };
 
-  /// Is \p M a mapping of the binary? The path --binary-path-in-profile
-  /// names is; else the build id decides when the recording and the binary
-  /// both have one (whatever the paths); else the file at the recorded
-  /// path, when it is still there: the binary itself, or a file with the
-  /// binary's build id (a copy); else the file name.
+  /// Is \p M a mapping of the binary? The rule of every recording reader
+  /// (MappingMatch.h); a refusal is noted for the message that explains why
+  /// no sample was the binary's.
   bool isBinary(const perfdata::Mmap &M) {
+    using V = BinaryMappingMatcher::Verdict;
     StringRef ID = M.BuildID;
     if (ID.empty())
       ID = F.buildIDOf(M.Path);
-    const StringRef Want = Bin->buildID();
-    const bool Known = !ID.empty() && !Want.empty();
+    V Got = Matcher->match(M.Path, ID);
     if (!Opts.BinaryPathInProfile.empty() &&
-        M.Path == Opts.BinaryPathInProfile) {
+        M.Path == Opts.BinaryPathInProfile)
       NamedSeen = true;
-      if (Known && !textscan::buildIDMatches(ID, Want)) {
-        NamedIdMiss.note(M.Path, ID);
-        return false;
-      }
-      return true;
-    }
-    if (Known) {
-      if (textscan::buildIDMatches(ID, Want))
-        return true;
+    switch (Got) {
+    case V::NamedIDMiss:
+      NamedIdMiss.note(M.Path, ID);
+      break;
+    case V::IDMiss:
       IdMiss.note(M.Path, ID);
-      return false;
+      break;
+    case V::FileIDMiss: {
+      SmallString<256> Real;
+      if (!sys::fs::real_path(M.Path, Real))
+        FileIdMiss.note(M.Path, Matcher->buildIDOfFile(Real));
+      break;
     }
-    SmallString<256> Tmp;
-    if (!sys::fs::real_path(M.Path, Tmp)) {
-      if (Tmp.str() == BinReal)
-        return true;
-      std::string FileID = Want.empty() ? "" : buildIDOfFile(Tmp);
-      if (!FileID.empty() && FileID == Want)
-        return true;
-      if (!FileID.empty())
-        FileIdMiss.note(M.Path, FileID);
-      else
-        PathMiss.note(M.Path, "");
-      return false;
+    case V::PathMiss:
+      PathMiss.note(M.Path, "");
+      break;
+    default:
+      break;
     }
-    if (sys::path::filename(M.Path) == sys::path::filename(Bin->path()))
-      return true;
-    PathMiss.note(M.Path, "");
-    return false;
-  }
-
-  /// Binary::buildIDOfFile, read once per path.
-  std::string buildIDOfFile(StringRef Path) {
-    auto [It, New] = FileIDs.try_emplace(Path.str());
-    if (New)
-      It->second = Binary::buildIDOfFile(Path);
-    return It->second;
+    return BinaryMappingMatcher::matches(Got);
   }
 
   const perfdata::File &F;
   Staged Stage[2];
   SmallVector<uint64_t, 128> Frames; ///< reused: no allocation per sample
   unsigned Next = 0; ///< the stage the next sample goes to
-  std::string BinReal;
+  std::optional<BinaryMappingMatcher> Matcher;
   uint64_t ExecMaps = 0, Matched = 0, FirstMap = 0;
   Miss IdMiss, FileIdMiss, PathMiss, NamedIdMiss;
   bool NamedSeen = false;
-  std::map<std::string, std::string> FileIDs;
   /// Executable mappings per pid (widened: file data): start -> end, path.
   std::map<uint64_t, std::map<uint64_t, std::pair<uint64_t, std::string>>>
       Maps;

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Record/SampleFile.h"
+#include "keel/Profile/MappingMatch.h"
 #include "keel/Profile/Binary.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -366,18 +367,9 @@ void exportPerfScript(const PerfRecording &R, raw_ostream &OS) {
 AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
                                 QualityReport &Quality,
                                 StringRef PathInProfile) {
-  // Which mappings are Bin's, and their load bias.
-  std::string BinReal;
-  SmallString<256> Tmp;
-  if (!sys::fs::real_path(Bin.path(), Tmp))
-    BinReal = Tmp.str().str();
-  std::map<std::string, std::string> FileIDs;
-  auto fileID = [&](StringRef Path) -> const std::string & {
-    auto [It, New] = FileIDs.try_emplace(Path.str());
-    if (New)
-      It->second = Binary::buildIDOfFile(Path);
-    return It->second;
-  };
+  // Which mappings are Bin's (the rule of every recording reader:
+  // MappingMatch.h), and their load bias.
+  BinaryMappingMatcher Matcher(Bin, PathInProfile);
   std::map<const Mapping *, std::optional<uint64_t>> Bias;
   auto BiasOf = [&](const Mapping *M) -> std::optional<uint64_t> {
     if (!M)
@@ -385,20 +377,7 @@ AddressProfile toAddressProfile(const PerfRecording &R, const Binary &Bin,
     auto [It, New] = Bias.try_emplace(M);
     if (!New)
       return It->second;
-    // As the perf.data reader matches (PerfDataProfile.cpp): by build id,
-    // else by the file at the recorded path (the binary, or a copy of it:
-    // the same build id), else by file name.
-    bool Match;
-    const bool Known = !M->BuildID.empty() && !Bin.buildID().empty();
-    if (!PathInProfile.empty() && M->Path == PathInProfile)
-      Match = !Known || M->BuildID == Bin.buildID();
-    else if (Known)
-      Match = M->BuildID == Bin.buildID();
-    else if (!sys::fs::real_path(M->Path, Tmp))
-      Match = Tmp.str() == BinReal ||
-              (!Bin.buildID().empty() && fileID(Tmp) == Bin.buildID());
-    else
-      Match = sys::path::filename(M->Path) == sys::path::filename(Bin.path());
+    bool Match = BinaryMappingMatcher::matches(Matcher.match(M->Path, M->BuildID));
     if (Match)
       It->second = Bin.loadBias(M->Start, M->PgOff);
     return It->second;
