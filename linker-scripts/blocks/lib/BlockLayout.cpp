@@ -213,12 +213,13 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     std::optional<unsigned> Prev;
     if (Src && Src->first == Dst->first)
       Prev = Src->second;
+    const uint64_t Count = C.Count; // a lambda captures no binding (C++17)
     Index.forStartsIn(Br.second, Br.second, [&](std::pair<unsigned, unsigned> P) {
       if (P.first != Dst->first)
         return;
-      Entered[P] += C.Count;
+      Entered[P] += Count;
       if (Prev)
-        Fns[P.first].Edges[{*Prev, P.second}] += C.Count;
+        Fns[P.first].Edges[{*Prev, P.second}] += Count;
       Prev = P.second;
     });
   }
