@@ -65,6 +65,9 @@ class NativeResults:
                     except ValueError:
                         continue   # a line cut short by a killed run: measured again
 
+    def has(self, ref, build, rounds):
+        return (sha1_of(ref), sha1_of(build), rounds) in self.known
+
     def get(self, ref, build, args, cwd, rounds):
         key = (sha1_of(ref), sha1_of(build), rounds)
         if key not in self.known:
@@ -128,7 +131,8 @@ def measure_native(name, B, prog, names, rounds, results):
     R = NativeResults(results)
     rows = []
     for ref, n in pairs_of(names):
-        log(f"{name}: {n} against {ref}: {rounds} rounds")
+        kept = R.has(bins[ref], bins[n], rounds)
+        log(f"{name}: {n} against {ref}: {rounds} rounds" + (" (kept from an earlier run)" if kept else ""))
         rows.append((n, ref, R.get(bins[ref], bins[n], prog.test_args, B.w, rounds)))
     return rows
 
