@@ -8,7 +8,7 @@ layout-compare.py's cachegrind cost model (bench/keelbench.py):
 
 usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...] [-j N]
                  [--sweep] [--pads 0:4096:256] [--inside-k 1] [--recommended FILE]
-                 [--recipe FILE ...] [--check]
+                 [--recipe FILE ...] [--check] [--native N]
 
 Per program: apt-get source into WORKDIR/debsrc (bench/lib-real-programs.sh), build
 (lua, zstd: the .c files compiled directly, as layout-compare.py does; the others: the
@@ -46,6 +46,7 @@ import subprocess
 import sys
 
 import keelbench
+import native
 from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, cachegrind,
                        debian_source, run, sha1_of, spread)
 
@@ -624,6 +625,10 @@ def main():
                          "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
                          "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME; "
                          "Bcm/Bim are then the model's conditional and indirect mispredicts")
+    ap.add_argument("--native", type=int, default=0, metavar="N",
+                    help="also time the test input natively: N interleaved pairs of each build against "
+                         "the default link and BOLT, and the default link against its copy (A/A); "
+                         "bench/native.py")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
     if a.model:
@@ -676,6 +681,10 @@ def main():
         log(f"{name}: done")
         print(f"\n{name}: {prog.inputs}")
         table(all_res, names, [name], geo=False)
+        if a.native:
+            native.table(name, native.measure_native(
+                name, B, prog, names, a.native,
+                B.path(f"native-test-{workload_key(prog.test_args)}.tsv")), a.native)
     if a.check or a.build_only:
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
