@@ -42,12 +42,14 @@ import hashlib
 import json
 import math
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 
 import keelbench
-from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, cachegrind,
-                       debian_source, run, sha1_of, spread)
+from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, debian_source, run,
+                       sha1_of, spread)
 
 # The product's keel-cc records the package's build: `keel-cc --plain -- CMD` appends
 # {"argv": [CMD, ARGS...], "cwd"} to $KEEL_CC_LOG and runs CMD as it is (no profiling
@@ -159,6 +161,32 @@ class Recorded(Program):
                 self.plain.append(p)
             else:
                 sys.exit(f"corpus: {self.name}: no recorded compile of {p}")
+
+    def binary_name(self):
+        return self.target
+
+    def product_build(self, d):
+        """(directory, argv) of the build layout-optimize runs for keel-rec: the
+        package's own steps (CC and AR as the recorder gives them: CC=$CC, keel-cc
+        under layout-optimize; AR=llvm-ar-22) in a copy of the source tree (D/src),
+        and for a program whose package does not link it the way the bench does
+        (link_inputs), the bench's link of those inputs with $CC."""
+        src = os.path.join(d, "src")
+        if not os.path.exists(src):
+            shutil.copytree(self.src, src + ".tmp", symlinks=True)
+            os.rename(src + ".tmp", src)
+        cwd = os.path.join(src, self.subdir)
+        word = lambda a: '"$CC"'.join(shlex.quote(x) for x in a.replace("@AR@", "llvm-ar-22").split("@CC@"))
+        lines = ["set -e", f"cd {shlex.quote(cwd)}"]
+        lines += [" ".join(word(a) for a in step) for step in self.steps]
+        if self.link_inputs is not None:
+            lines.append('"$CC" ' + " ".join(shlex.quote(a) for a in [
+                "-fuse-ld=lld", f"--ld-path={keelbench.LLD}", "-Wl,--emit-relocs", *self.link_inputs,
+                *self.extra_libs, "-o", self.target]))
+        script = os.path.join(d, "build.sh")
+        with open(script, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return cwd, ["sh", script]
 
     def objname(self, outdir, o):
         return os.path.join(outdir, os.path.relpath(o, self.src).replace("/", "_"))
@@ -320,6 +348,7 @@ def tcl(work):
     script = os.path.join(WORKLOADS, "tcl-bench.tcl")
     p.run_args, p.test_args = [script, "train"], [script, "test"]
     p.run_env = pinned_env(TCL_LIBRARY=os.path.join(p.src, "library"))
+    p.sweep_env = {"TCL_LIBRARY": os.path.join(p.src, "library")}
     p.inputs = "tclsh bench/workloads/tcl-bench.tcl MODE; train: MODE=train, test: MODE=test"
     return p
 
@@ -450,7 +479,7 @@ def distinct_text(binary, args, cwd, env):
 def check(name, B, prog):
     res = []
     for kind, args in (("train", prog.run_args), ("test", prog.test_args)):
-        irs = [cachegrind(B.default, args, "32K", B.w, prog.run_env)["Ir"] for _ in range(2)]
+        irs = [keelbench.measure(B.default, args, B.w, prog.sweep_env)["32K"][1]["Ir"] for _ in range(2)]
         res.append(f"{kind} Ir {irs[0]} {irs[1]} ({'identical' if irs[0] == irs[1] else 'DIFFERENT'})")
     text = distinct_text(B.default, prog.test_args, B.w, prog.run_env)
     print(f"{name:8} {'; '.join(res)}; distinct executed text (test) {text} bytes = {text / 1024:.1f} KB",
@@ -608,10 +637,9 @@ def main():
     ap.add_argument("--pads", default="0:4096:256", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's fallback block order, its guard's fallback_block_order "
-                         "(default: bench/recommended.json's, keep; the plan and its flags are "
-                         "layout-order's defaults, the guard's rule is the product's: "
-                         "layout-optimize --guard-only)")
+                    help="the recipe file behind --recipe builds' schema (default bench/recommended.json); "
+                         "keel-rec itself is layout-optimize's kept build (its plan, fallback and guard "
+                         "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): a build named by its "
                          "\"name\", to be listed in --builds (repeatable)")
@@ -620,10 +648,10 @@ def main():
     ap.add_argument("--build-only", action="store_true",
                     help="build, profile, plan and link every build of every program; measure nothing")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
-                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
-                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME; "
-                         "Bcm/Bim are then the model's conditional and indirect mispredicts")
+                    help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
+                         "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
+                         "cachegrind (no front-end model); Bcm/Bim are then the model's conditional and "
+                         "indirect mispredicts; keel-rec's layout-optimize gets --cost=NAME")
     ap.add_argument("-j", type=int, default=2)
     a = ap.parse_args()
     if a.model:
@@ -670,8 +698,8 @@ def main():
                 B.build(n, B.path(n + ".bin"))
             log(f"{name}: built {', '.join(names)}")
             continue
-        M = Measurements(B.path(f"{keelbench.MODEL_TAG}-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
-                         B.w, prog.run_env)
+        M = Measurements(B.path(f"{keelbench.measure_tag()}-test-{workload_key(prog.test_args)}.tsv"),
+                         prog.test_args, B.w, prog.sweep_env)
         all_res[name] = measure(a, name, B, prog, M, names)
         log(f"{name}: done")
         print(f"\n{name}: {prog.inputs}")
@@ -680,8 +708,7 @@ def main():
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
             else "one link per build (no sweep: no spreads)")
-    formula = ("Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*(Bcm+Bim)" if not a.model else
-               f"model {a.model}: " + " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    formula = (f"model {a.model}: " if a.model else "layout-sweep --backend=cachegrind: ") + keelbench.formula()
     print(f"\ncorpus: cost on the test input (cost = {formula}); {what}; /x = cost relative to build x")
     table(all_res, names, progs)
     acceptance(all_res, names, progs)

@@ -46,7 +46,7 @@ The shared machinery is in bench/keelbench.py (also used by bench/corpus.py).
 Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
 result is kept in WORKDIR/builds/cachegrind-v2.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
-WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (see cachegrind()), so the
+WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (layout-sweep --exec-as=fd), so the
 program's own path is the same string in every run.
 """
 import argparse
@@ -141,17 +141,16 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's fallback block order, its guard's fallback_block_order "
-                         "(default: bench/recommended.json's, keep; the plan and its flags are "
-                         "layout-order's defaults, the guard's rule is the product's: "
-                         "layout-optimize --guard-only)")
+                    help="the recipe file behind --recipe builds' schema (default bench/recommended.json); "
+                         "keel-rec itself is layout-optimize's kept build (its plan, fallback and guard "
+                         "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
-                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
-                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME")
+                    help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
+                         "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
+                         "cachegrind (no front-end model)")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if a.model:
@@ -165,15 +164,14 @@ def main():
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
-    M = Measurements(B.path(f"{keelbench.MODEL_TAG}-v2.tsv" if a.model else "cachegrind-v2.tsv"), prog.run_args, B.w)
+    M = Measurements(B.path(f"{keelbench.measure_tag()}.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     if "keel-tuned" in names:
         lo, hi, step = (int(x) for x in a.tune_pads.split(":"))
         B.tune(M, list(range(lo, hi, step)))
     bins = {n: B.build(n, B.path(n + ".bin")) for n in names}
-    formula = ("cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts" if not a.model else
-               f"keel-sim model {a.model}; cost = " +
-               " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    formula = (f"layout-sweep --backend=sim --cost={a.model}" if a.model else "layout-sweep --backend=cachegrind") + \
+        "; cost = " + keelbench.formula()
     print(f"\n{a.program}: mean simulated cost ({formula})")
     print(f"{'build':10} {'I1':>4} {'cost':>14} {'Ir':>14} {'I1mr':>10} {'vs default':>10} {'vs bolt':>8}")
     results = {}
