@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Issue 20's corpus: real programs built from Debian source packages, each profiled
-on one input ("train") and measured on another ("test"), every build compared under
-layout-compare.py's cachegrind cost model (bench/keelbench.py):
-
-  Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim),
-  I1 32 KB 8-way or 8 KB 2-way, D1 32 KB 8-way, LL 256 KB 8-way.
+on one input ("train") and measured on another ("test"), every build measured by the
+product (bench/keelbench.py's measure(): a one-point `layout-sweep --json`, cost and
+counters from it; cachegrind's cost with --backend=cachegrind, or --model NAME's with
+--backend=sim --cost=NAME), I1 32 KB 8-way or 8 KB 2-way, D1 32 KB 8-way, LL 256 KB
+8-way, in the sweep's fixed environment (layout-sweep --env adds tcl's TCL_LIBRARY).
 
 usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...] [-j N]
                  [--sweep] [--pads 0:4096:256] [--inside-k 1] [--recommended FILE]
@@ -19,19 +19,22 @@ input (layout-record --source=valgrind), plan from that profile, link every buil
 measure each on the test input. Without --sweep the table has one link per build;
 with --sweep the "mean cost" is the mean over the pads of perturbation (1) (code added
 outside the hot region: a pad object between the object files), and the spreads
-(max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
+(the product's formula, max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
 are printed beside it, and "B spr%", the spread of Bcm+Bim over the pads of (1) (how
 much cachegrind's branch predictor, indexed by 7 address bits, moves with the code
-alone). keel-rec is the product's recommended build: layout-order with no other option,
-the objects compiled with clang @PLAN/compile.rsp and linked with @PLAN/link.rsp, and
-the product's guard (layout-optimize --guard-only on the train input: the Ext-TSP plan,
-else the plan with --recommended's fallback block order, else the default link).
+alone). keel-rec is the product's one command's binary: `layout-optimize
+--workload=TRAIN --binary=NAME -- sh WORKDIR/<program>/builds/rec/build.sh`, the
+script being the package's own build steps in a copy of its tree (and, for bzip2 and
+lz4, whose packages link the CLI to the shared library, the bench's link of the
+objects), or for lua and zstd the bench's compiles and link, run with CC=keel-cc;
+keel-rec is its kept program (bench/corpus-identity.py reruns the command in a fresh
+source tree and compares the two with cmp).
 
-Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
-cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
+Every measurement of the test input is kept in WORKDIR/<program>/builds/
+sweep-<model>-<tools' sha1>-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
 per measurement, so a killed run (kill -9) resumes without measuring anything twice;
 objects and the profile are kept too. Progress goes to stderr, tables to stdout.
---check runs each program's train and test inputs twice under cachegrind (default
+--check measures each program's train and test inputs twice (measure(), default
 build, I1 32 KB) and prints their instruction counts (must be equal), and the distinct
 text executed on the test input (the summed size of the functions with a nonzero count).
 KEEL_BUILD=dir: use another build of the Keel tools (e.g. another branch's).
@@ -168,16 +171,18 @@ class Recorded(Program):
     def product_build(self, d):
         """(directory, argv) of the build layout-optimize runs for keel-rec: the
         package's own steps (CC and AR as the recorder gives them: CC=$CC, keel-cc
-        under layout-optimize; AR=llvm-ar-22) in a copy of the source tree (D/src),
+        under layout-optimize; AR=llvm-ar-22) in a copy of the source tree (D/src,
+        layout-optimize's working directory: the profile and the guard run there too),
         and for a program whose package does not link it the way the bench does
         (link_inputs), the bench's link of those inputs with $CC."""
         src = os.path.join(d, "src")
         if not os.path.exists(src):
             shutil.copytree(self.src, src + ".tmp", symlinks=True)
             os.rename(src + ".tmp", src)
-        cwd = os.path.join(src, self.subdir)
+        # The script names no path of its own: run in another tree of the same package
+        # (bench/corpus-identity.sh), it is the same command.
         word = lambda a: '"$CC"'.join(shlex.quote(x) for x in a.replace("@AR@", "llvm-ar-22").split("@CC@"))
-        lines = ["set -e", f"cd {shlex.quote(cwd)}"]
+        lines = ["set -e"]
         lines += [" ".join(word(a) for a in step) for step in self.steps]
         if self.link_inputs is not None:
             lines.append('"$CC" ' + " ".join(shlex.quote(a) for a in [
@@ -186,7 +191,7 @@ class Recorded(Program):
         script = os.path.join(d, "build.sh")
         with open(script, "w") as f:
             f.write("\n".join(lines) + "\n")
-        return cwd, ["sh", script]
+        return os.path.normpath(os.path.join(src, self.subdir)), ["sh", script]
 
     def objname(self, outdir, o):
         return os.path.join(outdir, os.path.relpath(o, self.src).replace("/", "_"))
@@ -667,9 +672,8 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             sys.exit(f"corpus: unknown program {p} (known: {', '.join(PROGRAMS)})")
-    log(f"tools from {keelbench.BUILD}; keel-rec: layout-order's defaults, the product's guard "
-        f"(layout-optimize --guard-only), its fallback block order from {keelbench.RECOMMENDED} "
-        f"(sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
+    log(f"tools from {keelbench.BUILD}; measured by layout-sweep --json; keel-rec: layout-optimize's kept "
+        f"program")
     all_res = {}
     for name in progs:
         pw = os.path.join(work, name)

@@ -31,10 +31,10 @@ D1, LL = "32768,8,64", "262144,8,64"
 # product's (measure()); `layout-sweep --cost=NAME --print-cost` names the weights.
 WEIGHTS = None
 KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
-# keel-rec is the product's own recommended build: layout-order's defaults, applied
-# with the plan's compile.rsp and link.rsp. recommended.json spells the same recipe
-# out (test/tools/recommended/default.test checks that they agree); keel-rec takes
-# only its guard from it (--recommended FILE: another guard).
+# keel-rec is the product's own recommended build, made by layout-optimize
+# (Builds.prepare_rec). recommended.json spells the same recipe out as flag lists
+# (test/tools/recommended/default.test checks that they agree with layout-order's
+# defaults); --recipe builds of its schema use its guard (product_guard).
 RECOMMENDED = os.path.join(TOP, "bench", "recommended.json")
 # More recipes of the same schema, by build name (layout-compare.py --recipe FILE).
 RECIPES = {}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compare layouts of one program under the deterministic cachegrind cost model.
+"""Compare layouts of one program under a deterministic cost model, measured by the
+product (bench/keelbench.py's measure(): a one-point `layout-sweep --json`).
 
 Builds, from ONE profile of the default build (layout-record --source=valgrind):
   default   clang-22 -O2, ld.lld
@@ -19,12 +20,12 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
-  keel-rec  the recommended build as a user makes it: layout-order with no other option,
-            the objects recompiled with clang @PLAN/compile.rsp, linked with @PLAN/link.rsp;
-            guarded as layout-optimize guards it (layout-optimize --guard-only: the
-            Ext-TSP plan, else the plan with --recommended's fallback block order, else
-            the default link, by mean cost over 4 env offsets); --recipe FILE adds
-            recipes of that file's schema (flag lists), each a build named by its "name"
+  keel-rec  the recommended build as a user makes it: the kept program of
+            `layout-optimize --workload=ARGS --binary=NAME -- sh builds/rec/build.sh`,
+            the script compiling and linking the program as the default build is
+            compiled and linked, with CC=keel-cc (plan, rebuild and guard are the
+            product's); --recipe FILE adds recipes of bench/recommended.json's schema
+            (flag lists), each a build named by its "name"
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -35,7 +36,9 @@ of the cost over code-padding grids:
       function order + a pad symbol; plan builds: the pad's pattern in a copy of
       layout.ld; BOLT: -pad-funcs)
 
-Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim)   (issue 10's model)
+Cost: layout-sweep's (--backend=cachegrind: Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) +
+15*(Bcm+Bim); --model NAME: `layout-sweep --cost=NAME --print-cost`); the spreads are
+the product's formula (keelbench.spread()) over the bench's perturbations.
 
 usage: layout-compare.py PROGRAM WORKDIR [--sweep] [--pads 0:4096:64] [--inside-k 1,10]
                          [--builds default,cdsort,...] [-j N] [--recommended FILE]
@@ -43,8 +46,8 @@ PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
 bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
 running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
 The shared machinery is in bench/keelbench.py (also used by bench/corpus.py).
-Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
-result is kept in WORKDIR/builds/cachegrind-v2.tsv (keyed by the binary's hash), so a
+Nothing is written inside the repository; all builds go to WORKDIR. Every measurement
+is kept in WORKDIR/builds/sweep-<model>-<tools' sha1>.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
 WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (layout-sweep --exec-as=fd), so the
 program's own path is the same string in every run.
