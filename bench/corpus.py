@@ -181,7 +181,7 @@ class Recorded(Program):
             os.rename(src + ".tmp", src)
         # The script names no path of its own: run in another tree of the same package
         # (bench/corpus-identity.sh), it is the same command.
-        word = lambda a: '"$CC"'.join(shlex.quote(x) for x in a.replace("@AR@", "llvm-ar-22").split("@CC@"))
+        word = lambda a: '"$CC"'.join(shlex.quote(x) if x else "" for x in a.replace("@AR@", "llvm-ar-22").split("@CC@"))
         lines = ["set -e"]
         lines += [" ".join(word(a) for a in step) for step in self.steps]
         if self.link_inputs is not None:
