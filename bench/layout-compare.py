@@ -61,6 +61,11 @@ import sys
 import keelbench
 from keelbench import (GEOMETRIES, Builds, Interp, Lua, Measurements, Zstd, sha1_of, spread)
 
+# sweep.tsv's columns after build, geometry, kind, pad and cost (bench/sweep-components.py
+# reads them).
+SWEEP_FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
+
+
 def sweep(a, B, prog, M, names, bins):
     lo, hi, step = (int(x) for x in a.pads.split(":"))
     pads = list(range(lo, hi, step))
@@ -107,7 +112,7 @@ def sweep(a, B, prog, M, names, bins):
             for g in GEOMETRIES:
                 cost, c = res[i]
                 series.setdefault((kind, g), []).append((cost, c))
-                tsv.write("\t".join(map(str, [n, g, kind, p, cost, *(c.get(f, 0) for f in M.FIELDS)])) + "\n")
+                tsv.write("\t".join(map(str, [n, g, kind, p, cost, *(c.get(f, 0) for f in SWEEP_FIELDS)])) + "\n")
                 i += 1
         tsv.flush()
         for g in GEOMETRIES:
