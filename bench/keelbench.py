@@ -318,7 +318,9 @@ class Builds:
                "inputs": [sha1_of(a) for a in self.p.run_args if os.path.isfile(a)],
                "build": [sha1_of(a) for a in build if os.path.isfile(a)]}
         saved = os.path.join(d, "key.json")
-        if not (os.path.exists(saved) and json.load(open(saved)) == key
+        # Reused as the bench reuses objects and profiles (KEEP: corpus.py, --keep): the
+        # same command, tools, inputs and build script.
+        if not (KEEP and os.path.exists(saved) and json.load(open(saved)) == key
                 and os.path.exists(os.path.join(opt, "report.json"))):
             print(f"keelbench: {self.p.name}: keel-rec: {' '.join(shlex.quote(a) for a in argv)} (in {cwd})",
                   file=sys.stderr, flush=True)
