@@ -311,7 +311,8 @@ class Builds:
         tool = os.path.join(BIN, "layout-optimize")
         name = self.p.binary_name()
         argv = [tool, f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--binary={name}",
-                f"--dir={opt}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else [])]
+                f"--dir={opt}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else []),
+                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items()))]
         tools = ["layout-optimize", "layout-order", "layout-record", "layout-sweep", "keel-cc"]
         key = {"argv": argv + ["--", *build], "cwd": cwd, "tools": [sha1_of(os.path.join(BIN, t)) for t in tools],
                "keel-sim": sha1_of(os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")),
@@ -408,6 +409,7 @@ class Builds:
                 link(cfg[0], out, cfg[1], self.p.libs)
         tool = os.path.join(BIN, "layout-optimize")
         argv = [tool, "--guard-only", f"--dir={d}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else []),
+                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items())),
                 f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--default={bins['default']}",
                 *(f"--candidate={n}={bins[n]}" for n, _ in cands)]
         key = {"binaries": {n: sha1_of(b) for n, b in bins.items()}, "model": MODEL_TAG,
