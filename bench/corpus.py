@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Issue 20's corpus: real programs built from Debian source packages, each profiled
-on one input ("train") and measured on another ("test"), every build compared under
-layout-compare.py's cachegrind cost model (bench/keelbench.py):
-
-  Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim),
-  I1 32 KB 8-way or 8 KB 2-way, D1 32 KB 8-way, LL 256 KB 8-way.
+on one input ("train") and measured on another ("test"), every build measured by the
+product (bench/keelbench.py's measure(): a one-point `layout-sweep --json`, cost and
+counters from it; cachegrind's cost with --backend=cachegrind, or --model NAME's with
+--backend=sim --cost=NAME), I1 32 KB 8-way or 8 KB 2-way, D1 32 KB 8-way, LL 256 KB
+8-way, in the sweep's fixed environment (layout-sweep --env adds tcl's TCL_LIBRARY).
 
 usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...] [-j N]
                  [--sweep] [--pads 0:4096:256] [--inside-k 1] [--recommended FILE]
@@ -19,19 +19,22 @@ input (layout-record --source=valgrind), plan from that profile, link every buil
 measure each on the test input. Without --sweep the table has one link per build;
 with --sweep the "mean cost" is the mean over the pads of perturbation (1) (code added
 outside the hot region: a pad object between the object files), and the spreads
-(max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
+(the product's formula, max/min - 1 over the pads) of (1) and of (2) (pad after the k-th hottest function)
 are printed beside it, and "B spr%", the spread of Bcm+Bim over the pads of (1) (how
 much cachegrind's branch predictor, indexed by 7 address bits, moves with the code
-alone). keel-rec is the product's recommended build: layout-order with no other option,
-the objects compiled with clang @PLAN/compile.rsp and linked with @PLAN/link.rsp, and
-the product's guard (layout-optimize --guard-only on the train input: the Ext-TSP plan,
-else the plan with --recommended's fallback block order, else the default link).
+alone). keel-rec is the product's one command's binary: `layout-optimize
+--workload=TRAIN --binary=NAME -- sh WORKDIR/<program>/builds/rec/build.sh`, the
+script being the package's own build steps in a copy of its tree (and, for bzip2 and
+lz4, whose packages link the CLI to the shared library, the bench's link of the
+objects), or for lua and zstd the bench's compiles and link, run with CC=keel-cc;
+keel-rec is its kept program (bench/corpus-identity.py reruns the command in a fresh
+source tree and compares the two with cmp).
 
-Every cachegrind result of the test input is kept in WORKDIR/<program>/builds/
-cachegrind-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
+Every measurement of the test input is kept in WORKDIR/<program>/builds/
+sweep-<model>-<tools' sha1>-test-<sha1 of the input's arguments and files>.tsv keyed by the binary's sha1 and I1 geometry, appended and flushed
 per measurement, so a killed run (kill -9) resumes without measuring anything twice;
 objects and the profile are kept too. Progress goes to stderr, tables to stdout.
---check runs each program's train and test inputs twice under cachegrind (default
+--check measures each program's train and test inputs twice (measure(), default
 build, I1 32 KB) and prints their instruction counts (must be equal), and the distinct
 text executed on the test input (the summed size of the functions with a nonzero count).
 KEEL_BUILD=dir: use another build of the Keel tools (e.g. another branch's).
@@ -42,13 +45,15 @@ import hashlib
 import json
 import math
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 
 import keelbench
 import native
-from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, cachegrind,
-                       debian_source, run, sha1_of, spread)
+from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, debian_source, run,
+                       sha1_of, spread)
 
 # The product's keel-cc records the package's build: `keel-cc --plain -- CMD` appends
 # {"argv": [CMD, ARGS...], "cwd"} to $KEEL_CC_LOG and runs CMD as it is (no profiling
@@ -160,6 +165,34 @@ class Recorded(Program):
                 self.plain.append(p)
             else:
                 sys.exit(f"corpus: {self.name}: no recorded compile of {p}")
+
+    def binary_name(self):
+        return self.target
+
+    def product_build(self, d):
+        """(directory, argv) of the build layout-optimize runs for keel-rec: the
+        package's own steps (CC and AR as the recorder gives them: CC=$CC, keel-cc
+        under layout-optimize; AR=llvm-ar-22) in a copy of the source tree (D/src,
+        layout-optimize's working directory: the profile and the guard run there too),
+        and for a program whose package does not link it the way the bench does
+        (link_inputs), the bench's link of those inputs with $CC."""
+        src = os.path.join(d, "src")
+        if not os.path.exists(src):
+            shutil.copytree(self.src, src + ".tmp", symlinks=True)
+            os.rename(src + ".tmp", src)
+        # The script names no path of its own: run in another tree of the same package
+        # (bench/corpus-identity.sh), it is the same command.
+        word = lambda a: '"$CC"'.join(shlex.quote(x) if x else "" for x in a.replace("@AR@", "llvm-ar-22").split("@CC@"))
+        lines = ["set -e"]
+        lines += [" ".join(word(a) for a in step) for step in self.steps]
+        if self.link_inputs is not None:
+            lines.append('"$CC" ' + " ".join(shlex.quote(a) for a in [
+                "-fuse-ld=lld", f"--ld-path={keelbench.LLD}", "-Wl,--emit-relocs", *self.link_inputs,
+                *self.extra_libs, "-o", self.target]))
+        script = os.path.join(d, "build.sh")
+        with open(script, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return os.path.normpath(os.path.join(src, self.subdir)), ["sh", script]
 
     def objname(self, outdir, o):
         return os.path.join(outdir, os.path.relpath(o, self.src).replace("/", "_"))
@@ -321,6 +354,7 @@ def tcl(work):
     script = os.path.join(WORKLOADS, "tcl-bench.tcl")
     p.run_args, p.test_args = [script, "train"], [script, "test"]
     p.run_env = pinned_env(TCL_LIBRARY=os.path.join(p.src, "library"))
+    p.sweep_env = {"TCL_LIBRARY": os.path.join(p.src, "library")}
     p.inputs = "tclsh bench/workloads/tcl-bench.tcl MODE; train: MODE=train, test: MODE=test"
     return p
 
@@ -451,7 +485,7 @@ def distinct_text(binary, args, cwd, env):
 def check(name, B, prog):
     res = []
     for kind, args in (("train", prog.run_args), ("test", prog.test_args)):
-        irs = [cachegrind(B.default, args, "32K", B.w, prog.run_env)["Ir"] for _ in range(2)]
+        irs = [keelbench.measure(B.default, args, B.w, prog.sweep_env)["32K"][1]["Ir"] for _ in range(2)]
         res.append(f"{kind} Ir {irs[0]} {irs[1]} ({'identical' if irs[0] == irs[1] else 'DIFFERENT'})")
     text = distinct_text(B.default, prog.test_args, B.w, prog.run_env)
     print(f"{name:8} {'; '.join(res)}; distinct executed text (test) {text} bytes = {text / 1024:.1f} KB",
@@ -609,10 +643,9 @@ def main():
     ap.add_argument("--pads", default="0:4096:256", help="FROM:TO:STEP, TO exclusive")
     ap.add_argument("--inside-k", default="1", help="k-th hottest functions for perturbation (2)")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's fallback block order, its guard's fallback_block_order "
-                         "(default: bench/recommended.json's, keep; the plan and its flags are "
-                         "layout-order's defaults, the guard's rule is the product's: "
-                         "layout-optimize --guard-only)")
+                    help="the recipe file behind --recipe builds' schema (default bench/recommended.json); "
+                         "keel-rec itself is layout-optimize's kept build (its plan, fallback and guard "
+                         "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): a build named by its "
                          "\"name\", to be listed in --builds (repeatable)")
@@ -621,10 +654,10 @@ def main():
     ap.add_argument("--build-only", action="store_true",
                     help="build, profile, plan and link every build of every program; measure nothing")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
-                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
-                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME; "
-                         "Bcm/Bim are then the model's conditional and indirect mispredicts")
+                    help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
+                         "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
+                         "cachegrind (no front-end model); Bcm/Bim are then the model's conditional and "
+                         "indirect mispredicts; keel-rec's layout-optimize gets --cost=NAME")
     ap.add_argument("--native", type=int, default=0, metavar="N",
                     help="also time the test input natively: N interleaved pairs of each build against "
                          "the default link and BOLT, and the default link against its copy (A/A); "
@@ -644,9 +677,8 @@ def main():
     for p in progs:
         if p not in PROGRAMS:
             sys.exit(f"corpus: unknown program {p} (known: {', '.join(PROGRAMS)})")
-    log(f"tools from {keelbench.BUILD}; keel-rec: layout-order's defaults, the product's guard "
-        f"(layout-optimize --guard-only), its fallback block order from {keelbench.RECOMMENDED} "
-        f"(sha1 {sha1_of(keelbench.RECOMMENDED)[:12]})")
+    log(f"tools from {keelbench.BUILD}; measured by layout-sweep --json; keel-rec: layout-optimize's kept "
+        f"program")
     all_res = {}
     for name in progs:
         pw = os.path.join(work, name)
@@ -675,8 +707,8 @@ def main():
                 B.build(n, B.path(n + ".bin"))
             log(f"{name}: built {', '.join(names)}")
             continue
-        M = Measurements(B.path(f"{keelbench.MODEL_TAG}-test-{workload_key(prog.test_args)}.tsv"), prog.test_args,
-                         B.w, prog.run_env)
+        M = Measurements(B.path(f"{keelbench.measure_tag()}-test-{workload_key(prog.test_args)}.tsv"),
+                         prog.test_args, B.w, prog.sweep_env)
         all_res[name] = measure(a, name, B, prog, M, names)
         log(f"{name}: done")
         print(f"\n{name}: {prog.inputs}")
@@ -689,8 +721,7 @@ def main():
         return
     what = (f"mean over pads {a.pads} of (1); spreads of (1) and (2) k={a.inside_k}" if a.sweep
             else "one link per build (no sweep: no spreads)")
-    formula = ("Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*(Bcm+Bim)" if not a.model else
-               f"model {a.model}: " + " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    formula = (f"model {a.model}: " if a.model else "layout-sweep --backend=cachegrind: ") + keelbench.formula()
     print(f"\ncorpus: cost on the test input (cost = {formula}); {what}; /x = cost relative to build x")
     table(all_res, names, progs)
     acceptance(all_res, names, progs)

@@ -1,7 +1,9 @@
 """Shared machinery of bench/layout-compare.py and bench/corpus.py: the programs built
 from source, the builds (default, cdsort, bolt, keel-*) made from one profile, the
-perturbations (1) outside and (2) inside, and the cachegrind runner whose results are
-kept in a TSV keyed by the binary's hash (see layout-compare.py's docstring).
+perturbations (1) outside and (2) inside, and the measurements, each one binary measured
+by the product (`layout-sweep --json`, measure()) and kept in a TSV keyed by the
+binary's hash (see layout-compare.py's docstring). keel-rec is the product's own
+command: `layout-optimize` on a build of the program (Builds.prepare_rec).
 
 KEEL_BUILD=dir selects the Keel tools (dir/bin/layout-record, layout-order, ...);
 default: this checkout's build/.
@@ -15,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,14 +27,14 @@ CC = "clang-22"
 LLD = "/usr/lib/llvm-22/bin/ld.lld"
 GEOMETRIES = {"32K": "32768,8,64", "8K": "8192,2,64"}
 D1, LL = "32768,8,64", "262144,8,64"
-# The cost weights: the product's (`layout-sweep --cost=NAME --print-cost`, the one
-# table, checker/sweep/lib/SimBackend.cpp); read on first use (weights()).
+# The cost weights of the model in use, for the tables' legend only: every cost is the
+# product's (measure()); `layout-sweep --cost=NAME --print-cost` names the weights.
 WEIGHTS = None
 KEEP = False  # --keep: reuse objects, profile and binaries already in WORKDIR
-# keel-rec is the product's own recommended build: layout-order's defaults, applied
-# with the plan's compile.rsp and link.rsp. recommended.json spells the same recipe
-# out (test/tools/recommended/default.test checks that they agree); keel-rec takes
-# only its guard from it (--recommended FILE: another guard).
+# keel-rec is the product's own recommended build, made by layout-optimize
+# (Builds.prepare_rec). recommended.json spells the same recipe out as flag lists
+# (test/tools/recommended/default.test checks that they agree with layout-order's
+# defaults); --recipe builds of its schema use its guard (product_guard).
 RECOMMENDED = os.path.join(TOP, "bench", "recommended.json")
 # More recipes of the same schema, by build name (layout-compare.py --recipe FILE).
 RECIPES = {}
@@ -54,12 +57,38 @@ class Program:
         self.src = os.path.join(work, "src")
         self.libs, self.run_args = [], []
         # corpus.py: the workload measured ("test"; run_args is the one profiled,
-        # "train") and the environment both run with (None: this process's).
-        self.test_args, self.run_env = None, None
+        # "train") and the environment the profile and layout-optimize run with (None:
+        # this process's); sweep_env: what the measurements add to the product's fixed
+        # environment (layout-sweep --env).
+        self.test_args, self.run_env, self.sweep_env = None, None, {}
 
     def split_at(self, objs):
         """Where perturbation (1)'s pad object goes in the link's object list."""
         return len(objs) // 2
+
+    def binary_name(self):
+        """The program's file name as its build links it (layout-optimize --binary)."""
+        return self.name
+
+    def product_build(self, d):
+        """(directory, argv) of the build layout-optimize runs for keel-rec: a script
+        (D/build.sh) that compiles the sources as compile() does and links them as
+        link() does, with $CC (keel-cc, which adds the product's profiling flags),
+        into D/build/NAME."""
+        b = os.path.join(d, "build")
+        os.makedirs(b, exist_ok=True)
+        lines, objs = ["set -e"], []
+        for c in self.sources():
+            o = os.path.join(b, os.path.basename(c)[:-2] + ".o")
+            objs.append(o)
+            lines.append('"$CC" ' + " ".join(shlex.quote(a) for a in ["-c", *self.defines(b), *CFLAGS, c, "-o", o]))
+        lines.append('"$CC" ' + " ".join(shlex.quote(a) for a in ["-fuse-ld=lld", f"--ld-path={LLD}", "-Wl,--emit-relocs",
+                                                                  *objs, *self.libs, "-o",
+                                                                  os.path.join(b, self.binary_name())]))
+        script = os.path.join(d, "build.sh")
+        with open(script, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return d, ["sh", script]
 
     def compile(self, outdir, extra):
         os.makedirs(outdir, exist_ok=True)
@@ -264,34 +293,70 @@ class Builds:
         return RECIPES.get(name)
 
     def prepare_rec(self):
-        """keel-rec, as layout-optimize builds it (docs/optimize.md): layout-order with no
-        other option into plan-rec (Ext-TSP block order), the objects compiled with
-        @plan-rec/compile.rsp, linked with @plan-rec/link.rsp; the plan made again with
-        the fallback block order of --recommended's guard ("keep") into plan-rec-keep;
-        then the product's guard (product_guard) keeps the first of the two whose mean
-        cost is below the default link's, else the default link."""
+        """keel-rec, made by the product's one command (docs/optimize.md): `layout-optimize
+        --workload=TRAIN --binary=NAME -- BUILD` in a directory of its own (rec/), BUILD
+        the program's build run with CC=keel-cc (Program.product_build: the bench's own
+        compiles and link for the programs it compiles itself, the package's build for
+        the recorded ones). It profiles, plans (layout-order's defaults, then
+        --block-order=keep), rebuilds and guards as a user's run does; keel-rec is its
+        kept program, byte for byte. The padded variants of the sweep relink the kept
+        build's own objects and link flags (its rebuild.txt's link); when the guard kept
+        the default build, they are the bench's default link, as before."""
         if "keel-rec" in self.recipe_builds:
             return
-        g = load_recipe(RECOMMENDED).get("guard")
-        cands = [("exttsp", self.plan_product([], self.path("plan-rec")))]
-        if g:
-            order = g["fallback_block_order"]
-            cands.append((order, self.plan_product([f"--block-order={order}"], self.path("plan-rec-" + order))))
-        self.recipe_builds["keel-rec"] = self.product_guard("keel-rec", cands)
-
-    def plan_product(self, flags, plan):
-        """layout-order's defaults (and FLAGS) into PLAN; the objects compiled with the
-        plan's compile.rsp, in a directory named by what it holds and the block
-        sections it names; the link with its link.rsp: (objects, link flags, post-link
-        step)."""
-        run([os.path.join(BIN, "layout-order"), "--binary", self.default, "--profile", self.fdata,
-             *flags, "-o", plan])
-        rsp = os.path.join(plan, "compile.rsp")
-        bbs = os.path.join(plan, "bbsections.txt")
-        key = hashlib.sha1("\0".join([sha1_of(rsp), sha1_of(bbs) if os.path.exists(bbs) else ""])
-                           .encode()).hexdigest()
-        objs = self.p.compile(self.path("obj-rsp-" + key[:12]), [f"@{rsp}"])
-        return (objs, [f"@{os.path.join(plan, 'link.rsp')}"], None)
+        d = self.path("rec")
+        os.makedirs(d, exist_ok=True)
+        cwd, build = self.p.product_build(d)
+        opt = os.path.join(d, "keel-optimize")
+        tool = os.path.join(BIN, "layout-optimize")
+        name = self.p.binary_name()
+        argv = [tool, f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--binary={name}",
+                f"--dir={opt}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else []),
+                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items()))]
+        tools = ["layout-optimize", "layout-order", "layout-record", "layout-sweep", "keel-cc"]
+        key = {"argv": argv + ["--", *build], "cwd": cwd, "tools": [sha1_of(os.path.join(BIN, t)) for t in tools],
+               "keel-sim": sha1_of(os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")),
+               "inputs": [sha1_of(a) for a in self.p.run_args if os.path.isfile(a)],
+               "build": [sha1_of(a) for a in build if os.path.isfile(a)]}
+        saved = os.path.join(d, "key.json")
+        # Reused as the bench reuses objects and profiles (KEEP: corpus.py, --keep): the
+        # same command, tools, inputs and build script.
+        if not (KEEP and os.path.exists(saved) and json.load(open(saved)) == key
+                and os.path.exists(os.path.join(opt, "report.json"))):
+            print(f"keelbench: {self.p.name}: keel-rec: {' '.join(shlex.quote(a) for a in argv)} (in {cwd})",
+                  file=sys.stderr, flush=True)
+            if os.path.exists(saved):
+                os.unlink(saved)
+            # --force: every step again (this directory may hold a run with other tools).
+            run(["nice", *argv, "--force", "--", *build], cwd=cwd, env=self.p.run_env)
+            with open(saved + ".tmp", "w") as f:
+                json.dump(key, f, indent=1)
+            os.replace(saved + ".tmp", saved)
+        with open(os.path.join(opt, "report.json")) as f:
+            rep = json.load(f)
+        self.rec_binary = os.path.join(opt, name)
+        print(f"keelbench: {self.p.name}: keel-rec: layout-optimize kept {rep['kept']}: {rep['decision']['why']}",
+              file=sys.stderr, flush=True)
+        if rep["kept"] == "default":
+            self.recipe_builds["keel-rec"] = (self.objs, [], None)
+            return
+        # The kept build's link, the last line of its rebuild.txt: `cd DIR && CC ARGS...`.
+        line = open(os.path.join(opt, rep["kept"], "rebuild.txt")).read().splitlines()[-1]
+        w = shlex.split(line)
+        if w[:1] != ["cd"] or w[2:3] != ["&&"]:
+            sys.exit(f"keelbench: {opt}/{rep['kept']}/rebuild.txt: its last line is not `cd DIR && LINK`: {line}")
+        lcwd, args = w[1], w[4:]
+        objs, extra, skip = [], [], False
+        for a in args:
+            if skip:
+                skip = False
+            elif a == "-o":
+                skip = True
+            elif not a.startswith(("-", "@")) and a.endswith((".o", ".a")):
+                objs.append(os.path.normpath(os.path.join(lcwd, a)))
+            else:
+                extra.append(a)
+        self.recipe_builds["keel-rec"] = (objs, extra, None)
 
     def prepare_recipe(self, name):
         """A recipe build (bench/recommended.json's schema): layout-order with its
@@ -344,6 +409,7 @@ class Builds:
                 link(cfg[0], out, cfg[1], self.p.libs)
         tool = os.path.join(BIN, "layout-optimize")
         argv = [tool, "--guard-only", f"--dir={d}", f"-j{self.jobs}", *([f"--cost={MODEL}"] if MODEL else []),
+                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items())),
                 f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--default={bins['default']}",
                 *(f"--candidate={n}={bins[n]}" for n, _ in cands)]
         key = {"binaries": {n: sha1_of(b) for n, b in bins.items()}, "model": MODEL_TAG,
@@ -365,6 +431,18 @@ class Builds:
         print(f"keelbench: {self.p.name}: {name}: guard (layout-optimize --guard-only): {doc['decision']['why']}",
               file=sys.stderr, flush=True)
         return dict(cands).get(kept, (self.objs, [], None))
+
+    def check_rec(self, relinked):
+        """Say once whether the bench's unpadded relink of keel-rec is the product's
+        binary byte for byte (then every padded variant differs from it by the pad)."""
+        if getattr(self, "rec_checked", False):
+            return
+        self.rec_checked = True
+        same = sha1_of(relinked) == sha1_of(self.rec_binary)
+        print(f"keelbench: {self.p.name}: keel-rec: the bench's unpadded relink {relinked} is "
+              f"{'identical to' if same else 'NOT identical to'} layout-optimize's {self.rec_binary}"
+              + ("" if same else " (the default build was kept)" if self.configs()["keel-rec"][0] is self.objs else ""),
+              file=sys.stderr, flush=True)
 
     # Each build: (objects, extra link flags, post-link step)
     def configs(self):
@@ -487,6 +565,8 @@ class Builds:
                         f.writelines(lines)
                     extra[i] = f"-Wl,-T,{out}.ld"
         link(objs, pre, extra, self.p.libs)
+        if name == "keel-rec" and not outside_pad and not inside and getattr(self, "rec_binary", None):
+            self.check_rec(pre)
         if post == "bolt":
             args = ["llvm-bolt-22", pre, "-o", out, f"-data={self.fdata}", "-reorder-functions=cdsort",
                     "-reorder-blocks=ext-tsp", "-split-functions", "-dyno-stats=0"]
@@ -520,51 +600,101 @@ def bolt_name(binary, name):
 
 # ---------------------------------------------------------------- measuring
 class Measurements:
-    """cachegrind results keyed by (sha1 of the binary, geometry), kept in a TSV so a
-    killed run resumes without measuring anything twice."""
-
-    FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
+    """The product's measurements (measure(): one layout-sweep run per binary, every I1
+    geometry), keyed by (sha1 of the binary, geometry) and kept in a TSV so a killed run
+    resumes without measuring anything twice. The TSV's name carries measure_tag() (the
+    model and the sha1 of the measuring tools), so another model or another build of
+    layout-sweep or keel-sim never reuses these counts. ENV: variables the program
+    needs beyond the product's fixed environment (layout-sweep --env NAME=VALUE)."""
 
     def __init__(self, path, args, cwd, env=None):
-        self.path, self.args, self.cwd, self.env = path, args, cwd, env
+        self.path, self.args, self.cwd, self.env = path, args, cwd, dict(env or {})
         self.known = {}
         if os.path.exists(path):
             for line in open(path):
                 f = line.rstrip("\n").split("\t")
-                if MODEL is None and len(f) == 2 + len(self.FIELDS):
-                    self.known[(f[0], f[1])] = dict(zip(self.FIELDS, map(int, f[2:])))
-                elif MODEL is not None and len(f) > 2 and f[-1] == "end":
-                    # Under a model every event is kept, by name (the weights may change).
-                    self.known[(f[0], f[1])] = {k: int(v) for k, v in (x.split("=") for x in f[2:-1])}
+                # sha1, geometry, cost=C, EVENT=N..., end (a row cut short by a kill has no end)
+                if len(f) > 3 and f[-1] == "end" and f[2].startswith("cost="):
+                    c = {k: int(v) for k, v in (x.split("=") for x in f[3:-1])}
+                    self.known[(f[0], f[1])] = (float(f[2][5:]), c)
         self.lock = threading.Lock()
         self.running = {}
 
     def get(self, binary, i1):
         key = (sha1_of(binary), i1)
         with self.lock:
-            # keel-sim measures every geometry at once: one run per binary.
-            one = self.running.setdefault(key[0] if MODEL else key, threading.Lock())
+            # One layout-sweep run measures every geometry: one run per binary.
+            one = self.running.setdefault(key[0], threading.Lock())
         with one:
             return self._get(binary, key, i1)
 
     def _get(self, binary, key, i1):
         if key not in self.known:
-            got = ({i1: cachegrind(binary, self.args, i1, self.cwd, self.env)} if MODEL is None
-                   else keelsim(binary, self.args, self.cwd, self.env))
+            got = measure(binary, self.args, self.cwd, self.env)
             with self.lock:
                 with open(self.path, "a") as f:
-                    for g, c in got.items():
-                        self.known[(key[0], g)] = c
-                        cols = ([str(c.get(k, 0)) for k in self.FIELDS] if MODEL is None
-                                else [f"{k}={v}" for k, v in c.items()] + ["end"])
-                        f.write("\t".join([key[0], g, *cols]) + "\n")
+                    for g, (cost, c) in got.items():
+                        self.known[(key[0], g)] = (cost, c)
+                        f.write("\t".join([key[0], g, f"cost={cost!r}", *(f"{k}={v}" for k, v in sorted(c.items())),
+                                           "end"]) + "\n")
                     f.flush()
-        c = self.known[key]
-        return cost_of(c), c
+        return self.known[key]
 
     def all(self, jobs, n):
         with cf.ThreadPoolExecutor(n) as ex:
             return list(ex.map(lambda j: self.get(*j), jobs))
+
+
+def measure(binary, args, cwd, env=None):
+    """{geometry name: (cost, {event: count})} of BINARY ARGS, measured by the product:
+    a one-point layout-sweep (--axis=env at offset 0: the sweep's own fixed environment,
+    the binary on /dev/fd/100) with every I1 geometry of GEOMETRIES (--I1 once each),
+    --backend=sim --cost=MODEL under a model, else --backend=cachegrind (one cachegrind
+    run per geometry); cost and counters from its --json (the cost table is the
+    product's, checker/sweep/lib/SimBackend.cpp). ENV: --env NAME=VALUE additions."""
+    d = tempfile.mkdtemp(prefix="keelbench-measure-")
+    try:
+        out = os.path.join(d, "m.json")
+        argv = [os.path.join(BIN, "layout-sweep"),
+                *([f"--backend=sim", f"--cost={MODEL}"] if MODEL else ["--backend=cachegrind"]),
+                "--axis=env", "--from=0", "--to=0", "-j1", *(f"--I1={GEOMETRIES[g]}" for g in GEOMETRIES),
+                f"--D1={D1}", f"--LL={LL}", *(f"--env={k}={v}" for k, v in sorted((env or {}).items())),
+                f"--json={out}", binary, *args]
+        run(argv, cwd=cwd)
+        res = {}
+        for g, spec in GEOMETRIES.items():
+            path = os.path.join(d, "m.i1-" + spec.replace(",", "-") + ".json")
+            with open(path) as f:
+                doc = json.load(f)
+            m = [x for x in doc.get("measurements", []) if not x.get("failed")]
+            if len(m) != 1:
+                sys.exit(f"keelbench: {' '.join(argv)}: {path} has {len(m)} measurements, not 1")
+            res[g] = (m[0]["cost"], m[0]["counters"])
+        return res
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def cachegrind_summary(path):
+    """{event: count} from the events: and summary: lines of a cachegrind out file: for
+    the benchmarks of keel-sim itself against cachegrind (keel-sim-exact.py,
+    keel-sim-sweep.py), never for the builds' measurements (measure())."""
+    events = None
+    for line in open(path):
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("summary:") and events:
+            return dict(zip(events, map(int, line.split()[1:])))
+    sys.exit(f"keelbench: {path}: no events and summary lines")
+
+
+def measure_tag():
+    """Names a measurement cache: the model and the sha1 of the tools that measure
+    (layout-sweep, keel-sim's tool)."""
+    h = hashlib.sha1()
+    for t in (os.path.join(BIN, "layout-sweep"), os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")):
+        h.update((sha1_of(t) if os.path.exists(t) else "-").encode())
+    return f"sweep-{MODEL or 'cachegrind-backend'}-{h.hexdigest()[:10]}"
 
 
 def load_recipe(path):
@@ -593,19 +723,11 @@ def load_recipe(path):
     return r
 
 
-def weights():
-    """The weights in use: use_model's, else (the cachegrind runner) those of
-    layout-sweep's cachegrind cost, integral ones as integers (as the counts are)."""
-    global WEIGHTS
-    if WEIGHTS is None:
-        w = print_cost("cachegrind")[0]
-        WEIGHTS = {k: int(v) if float(v).is_integer() else float(v) for k, v in w.items()}
-    return WEIGHTS
-
-
-def cost_of(c):
-    w = weights()
-    return sum(w[k] * c.get(k, 0) for k in w)
+def formula():
+    """The cost of the model in use as `layout-sweep --print-cost` gives it, for legends
+    ("1*Ir + 10*I1mr + ..."): the bench holds no weights of its own."""
+    w = WEIGHTS if WEIGHTS is not None else print_cost("cachegrind")[0]
+    return " + ".join(f"{float(v):g}*{k}" for k, v in sorted(w.items()))
 
 
 def print_cost(name):
@@ -619,10 +741,11 @@ def print_cost(name):
 
 
 # ---------------------------------------------------------------- the model
-# MODEL None: cachegrind, one run per (binary, I1 geometry), the weights above.
-# MODEL "NAME": keel-sim (this checkout's build/lib/keel-sim) once per binary for every
-# I1 geometry, with --frontend=NAME, and the weights of `layout-sweep --cost=NAME
-# --print-cost` (the sweep's own cost model: one source of truth for the weights).
+# MODEL None: layout-sweep --backend=cachegrind (cachegrind's events and the sweep's
+# cachegrind cost). MODEL "NAME": layout-sweep --backend=sim --cost=NAME (keel-sim once
+# per binary for every I1 geometry, with NAME's front-end model unless NAME is
+# cachegrind). The weights are the product's; WEIGHTS only names them in the tables
+# (`layout-sweep --cost=NAME --print-cost`).
 MODEL = None
 MODEL_TAG = "cachegrind"
 # The conditional and indirect mispredict events of the model in use.
@@ -631,102 +754,24 @@ BRANCH = ("Bcm", "Bim")
 
 def use_model(name):
     """Select the front-end model NAME (a layout-sweep --cost preset) for every
-    measurement that follows; returns the weights."""
-    global MODEL, WEIGHTS
+    measurement that follows; returns its weights (for display)."""
+    global MODEL, WEIGHTS, BRANCH, MODEL_TAG
     w, branch = print_cost(name)
-    global BRANCH
     MODEL, WEIGHTS = name, {k: float(v) for k, v in w.items()}
-    # Results are kept per model and per build of the tool: a changed model never
-    # reuses another's counts.
-    global MODEL_TAG
+    # The guard's decisions are kept per model and per build of keel-sim.
     MODEL_TAG = f"{name}-{sha1_of(os.path.join(BUILD, 'lib', 'keel-sim', 'keel-sim-amd64-linux'))[:10]}"
     # keel-sim's model names its mispredicts CondMiss and IndMiss (docs/frontend-model.md).
     BRANCH = tuple(branch or ("CondMiss", "IndMiss"))
     return WEIGHTS
 
 
-def keelsim(binary, args, cwd, env=None):
-    """keel-sim once on BINARY for every I1 geometry; {geometry name: {event: count}}."""
-    lib = os.path.join(BUILD, "lib", "keel-sim")
-    out = binary + f".{MODEL}.ks"
-    argv = ["valgrind", "--tool=keel-sim", *(f"--I1={GEOMETRIES[g]}" for g in GEOMETRIES),
-            f"--D1={D1}", f"--LL={LL}",
-            # "cachegrind": keel-sim alone, exact against cachegrind, both geometries at once.
-            *([] if MODEL == "cachegrind" else [f"--frontend={MODEL}"]), f"--keel-sim-out-file={out}",
-            f"/dev/fd/{EXEC_FD}", *args]
-    e = dict(env if env is not None else os.environ)
-    e["VALGRIND_LIB"] = lib
-    spawn_on_fd(argv, binary, cwd, e)
-    geo, ev, res = {}, None, {}
-    for line in open(out):
-        f = line.split()
-        if f and f[0] == "geometry":
-            geo[int(f[1])] = f[2].split("=", 1)[1]
-        elif f and f[0] == "events:":
-            ev = f[1:]
-        elif f and f[0] == "result" and f[1] == "0":
-            res[int(f[2])] = dict(zip(ev, map(int, f[3:])))
-    os.unlink(out)
-    by_spec = {spec: g for g, spec in GEOMETRIES.items()}
-    return {by_spec[geo[i]]: c for i, c in res.items()}
-
-
-# Every binary runs as /dev/fd/100, so argv[0] (and AT_EXECFN) is the same string
-# for every build and pad. The program sees its own path: Lua interns it in the `arg`
-# table and its length moves the initial stack, which changed Ir, D1mr and Bcm by
-# ~0.02% of the cost between two copies of one binary under different names.
-EXEC_FD = 100
-
-
-EXEC_LOCK = threading.Lock()
-
-
-def spawn_on_fd(argv, binary, cwd, env):
-    """Run ARGV (which names the program as /dev/fd/EXEC_FD) with BINARY on that
-    descriptor; exit with the tail of its stderr if it fails."""
-    # Put the binary on EXEC_FD only while this child is started (no preexec_fn,
-    # which is unsafe with threads, and no other descriptor leaks into the child).
-    fd = os.open(binary, os.O_RDONLY)
-    try:
-        with EXEC_LOCK:
-            os.dup2(fd, EXEC_FD)
-            try:
-                p = subprocess.Popen(argv, cwd=cwd, pass_fds=(EXEC_FD,), text=True, errors="replace", env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            finally:
-                os.close(EXEC_FD)
-    finally:
-        os.close(fd)
-    _, err = p.communicate()
-    if p.returncode != 0:
-        sys.exit(f"keelbench: command failed ({p.returncode}): {' '.join(argv)} "
-                 f"(/dev/fd/{EXEC_FD} = {binary})\n{err[-2000:]}")
-
-
-def cachegrind(binary, args, i1, cwd, env=None):
-    out = binary + f".{i1}.cg"
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-            f"--I1={GEOMETRIES[i1]}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out}",
-            f"/dev/fd/{EXEC_FD}", *args]
-    spawn_on_fd(argv, binary, cwd, env)
-    c = cachegrind_summary(out)
-    os.unlink(out)
-    return c
-
-
-def cachegrind_summary(path):
-    """{event: count} from the events: and summary: lines of a cachegrind out file."""
-    events = None
-    for line in open(path):
-        if line.startswith("events:"):
-            events = line.split()[1:]
-        elif line.startswith("summary:") and events:
-            return dict(zip(events, map(int, line.split()[1:])))
-    sys.exit(f"keelbench: {path}: no events and summary lines")
-
-
 def spread(values):
-    return 100 * (max(values) / min(values) - 1)
+    """The product's spread, in percent: keel::sweep::spread (checker/sweep/lib/Stats.cpp),
+    max/min - 1, 0 when the minimum is not positive. The bench computes it over its
+    own perturbations (pad objects between the objects, a pad after the k-th hottest
+    function, BOLT re-optimising each padded link), each binary measured by measure()."""
+    lo = min(values) if values else 0
+    return 100 * (max(values) / lo - 1) if lo > 0 else 0.0
 
 
 def sha1_of(path):

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compare layouts of one program under the deterministic cachegrind cost model.
+"""Compare layouts of one program under a deterministic cost model, measured by the
+product (bench/keelbench.py's measure(): a one-point `layout-sweep --json`).
 
 Builds, from ONE profile of the default build (layout-record --source=valgrind):
   default   clang-22 -O2, ld.lld
@@ -19,12 +20,12 @@ Builds, from ONE profile of the default build (layout-record --source=valgrind):
   keel-sp   keel-fn planned with layout-order --spacers=4096 (growth-absorbing packs)
   keel-bb-sp keel-bb planned in one command: layout-order --blocks --spacers=4096 (spacers packed
              by the hot parts' estimated sizes; same files as layout-blocks + --section-sizes)
-  keel-rec  the recommended build as a user makes it: layout-order with no other option,
-            the objects recompiled with clang @PLAN/compile.rsp, linked with @PLAN/link.rsp;
-            guarded as layout-optimize guards it (layout-optimize --guard-only: the
-            Ext-TSP plan, else the plan with --recommended's fallback block order, else
-            the default link, by mean cost over 4 env offsets); --recipe FILE adds
-            recipes of that file's schema (flag lists), each a build named by its "name"
+  keel-rec  the recommended build as a user makes it: the kept program of
+            `layout-optimize --workload=ARGS --binary=NAME -- sh builds/rec/build.sh`,
+            the script compiling and linking the program as the default build is
+            compiled and linked, with CC=keel-cc (plan, rebuild and guard are the
+            product's); --recipe FILE adds recipes of bench/recommended.json's schema
+            (flag lists), each a build named by its "name"
 and prints, per I1 geometry, the mean simulated cost, I1 misses, and each build's cost
 relative to default and to BOLT. With --sweep it also measures the spread (max/min-1)
 of the cost over code-padding grids:
@@ -35,7 +36,9 @@ of the cost over code-padding grids:
       function order + a pad symbol; plan builds: the pad's pattern in a copy of
       layout.ld; BOLT: -pad-funcs)
 
-Cost = Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) + 15*(Bcm+Bim)   (issue 10's model)
+Cost: layout-sweep's (--backend=cachegrind: Ir + 10*I1mr + 10*D1mr + 100*(ILmr+DLmr) +
+15*(Bcm+Bim); --model NAME: `layout-sweep --cost=NAME --print-cost`); the spreads are
+the product's formula (keelbench.spread()) over the bench's perturbations.
 
 usage: layout-compare.py PROGRAM WORKDIR [--sweep] [--pads 0:4096:64] [--inside-k 1,10]
                          [--builds default,cdsort,...] [-j N] [--recommended FILE]
@@ -43,10 +46,10 @@ PROGRAM: interp (examples/interp) | lua (Debian's lua5.4 source package, running
 bench/workloads/lua-bench.lua) | zstd (Debian's libzstd source package, the zstd CLI
 running its own benchmark: zstd -b1e3 -B16K -i0 -qq SAMPLE, see lib-real-programs.sh)
 The shared machinery is in bench/keelbench.py (also used by bench/corpus.py).
-Nothing is written inside the repository; all builds go to WORKDIR. Every cachegrind
-result is kept in WORKDIR/builds/cachegrind-v2.tsv (keyed by the binary's hash), so a
+Nothing is written inside the repository; all builds go to WORKDIR. Every measurement
+is kept in WORKDIR/builds/sweep-<model>-<tools' sha1>.tsv (keyed by the binary's hash), so a
 killed sweep resumes where it stopped; the sweep's per-pad results go to
-WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (see cachegrind()), so the
+WORKDIR/builds/sweep.tsv. Every binary runs as /dev/fd/100 (layout-sweep --exec-as=fd), so the
 program's own path is the same string in every run.
 """
 import argparse
@@ -57,6 +60,11 @@ import sys
 
 import keelbench
 from keelbench import (GEOMETRIES, Builds, Interp, Lua, Measurements, Zstd, sha1_of, spread)
+
+# sweep.tsv's columns after build, geometry, kind, pad and cost (bench/sweep-components.py
+# reads them).
+SWEEP_FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
+
 
 def sweep(a, B, prog, M, names, bins):
     lo, hi, step = (int(x) for x in a.pads.split(":"))
@@ -104,7 +112,7 @@ def sweep(a, B, prog, M, names, bins):
             for g in GEOMETRIES:
                 cost, c = res[i]
                 series.setdefault((kind, g), []).append((cost, c))
-                tsv.write("\t".join(map(str, [n, g, kind, p, cost, *(c.get(f, 0) for f in M.FIELDS)])) + "\n")
+                tsv.write("\t".join(map(str, [n, g, kind, p, cost, *(c.get(f, 0) for f in SWEEP_FIELDS)])) + "\n")
                 i += 1
         tsv.flush()
         for g in GEOMETRIES:
@@ -141,17 +149,16 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the sweep's binaries and reuse the ones WORKDIR already has")
     ap.add_argument("--recommended", default=keelbench.RECOMMENDED,
-                    help="keel-rec's fallback block order, its guard's fallback_block_order "
-                         "(default: bench/recommended.json's, keep; the plan and its flags are "
-                         "layout-order's defaults, the guard's rule is the product's: "
-                         "layout-optimize --guard-only)")
+                    help="the recipe file behind --recipe builds' schema (default bench/recommended.json); "
+                         "keel-rec itself is layout-optimize's kept build (its plan, fallback and guard "
+                         "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
                          "its \"name\" (repeatable)")
     ap.add_argument("--model", metavar="NAME",
-                    help="measure with keel-sim instead of one cachegrind run per geometry: front-end "
-                         "model NAME (skylake, zen4), or cachegrind (no front-end model: exact against "
-                         "cachegrind, both geometries in one run); weights of layout-sweep --cost=NAME")
+                    help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
+                         "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
+                         "cachegrind (no front-end model)")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     a = ap.parse_args()
     if a.model:
@@ -165,15 +172,14 @@ def main():
     B = Builds(prog, os.path.join(work, "builds"), a.j)
     print(f"layout-compare: {a.program}: building and profiling in {work}", file=sys.stderr)
     B.prepare()
-    M = Measurements(B.path(f"{keelbench.MODEL_TAG}-v2.tsv" if a.model else "cachegrind-v2.tsv"), prog.run_args, B.w)
+    M = Measurements(B.path(f"{keelbench.measure_tag()}.tsv"), prog.run_args, B.w)
     names = a.builds.split(",")
     if "keel-tuned" in names:
         lo, hi, step = (int(x) for x in a.tune_pads.split(":"))
         B.tune(M, list(range(lo, hi, step)))
     bins = {n: B.build(n, B.path(n + ".bin")) for n in names}
-    formula = ("cachegrind; cost = Ir + 10*I1mr + 10*D1mr + 100*LLmr + 15*mispredicts" if not a.model else
-               f"keel-sim model {a.model}; cost = " +
-               " + ".join(f"{w:g}*{k}" for k, w in sorted(keelbench.WEIGHTS.items())))
+    formula = (f"layout-sweep --backend=sim --cost={a.model}" if a.model else "layout-sweep --backend=cachegrind") + \
+        "; cost = " + keelbench.formula()
     print(f"\n{a.program}: mean simulated cost ({formula})")
     print(f"{'build':10} {'I1':>4} {'cost':>14} {'Ir':>14} {'I1mr':>10} {'vs default':>10} {'vs bolt':>8}")
     results = {}

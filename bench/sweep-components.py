@@ -26,7 +26,7 @@ def main():
         f = line.rstrip("\n").split("\t")
         if len(f) != 5 + len(FIELDS):
             continue
-        build, geo, kind, pad, cost = f[0], f[1], f[2], int(f[3]), int(f[4])
+        build, geo, kind, pad, cost = f[0], f[1], f[2], int(f[3]), float(f[4])
         if want and build not in want:
             continue
         c = dict(zip(FIELDS, map(int, f[5:])))

@@ -42,6 +42,8 @@ std::vector<std::string> sweepArgv(const OptimizeOptions &O, StringRef Sweep,
       "--json=" + JSON.str()};
   if (O.Backend == "sim")
     A.insert(A.begin() + 2, "--cost=" + O.Cost);
+  for (const std::string &E : O.SweepEnv)
+    A.push_back("--env=" + E);
   A.push_back(Bin.str());
   A.insert(A.end(), O.Workload.begin(), O.Workload.end());
   return A;

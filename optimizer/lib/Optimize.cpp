@@ -306,6 +306,8 @@ Expected<std::string> Flow::stampKey() {
   Add(*F);
   for (const std::string &W : O.Workload)
     Add(W);
+  for (const std::string &E : O.SweepEnv)
+    Add("env " + E);
   Add(formatv("{0} {1} {2} {3} {4} {5}", O.Backend, O.Cost, O.GuardVariants,
               O.GuardStep, O.CodeVariants, O.CodeStep)
           .str());

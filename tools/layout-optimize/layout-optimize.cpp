@@ -55,6 +55,12 @@ cl::opt<std::string> Backend("backend", cl::desc("layout-sweep backend for the g
 cl::opt<std::string> Cost("cost", cl::desc("layout-sweep --cost model with the sim "
                                            "backend (default skylake, the corpus' model)"),
                           cl::init("skylake"), cl::cat(Cat));
+cl::list<std::string> EnvOpt(
+    "env", cl::desc("NAME=VALUE added to the environment of every layout-sweep "
+                    "run of the guard and the table (layout-sweep --env; they "
+                    "run in its fixed environment), e.g. a program's TCL_LIBRARY; "
+                    "repeatable. The build and the profile run in this one's"),
+    cl::value_desc("name=value"), cl::cat(Cat));
 cl::opt<unsigned> GuardVariants("guard-variants",
                                 cl::desc("environment offsets the guard measures "
                                          "(0, 1024, ...; default 4)"),
@@ -144,6 +150,11 @@ static Expected<int> runCommand(const char *Argv0) {
   if (!W)
     return inputError("<command line>", 0, "--workload: {0}", toString(W.takeError()));
   O.Workload = *W;
+  for (StringRef E : EnvOpt) {
+    if (E.split('=').first.empty() || !E.contains('='))
+      return inputError("<command line>", 0, "--env: '{0}' is not NAME=VALUE", E);
+    O.SweepEnv.push_back(E.str());
+  }
   O.Binary = BinaryOpt;
   O.Dir = DirOpt;
   O.CommandLog = CommandsOpt;

@@ -52,6 +52,9 @@ struct OptimizeOptions {
   /// layout-sweep's --backend and --cost for the guard and the table.
   std::string Backend = "sim";
   std::string Cost = "skylake";
+  /// NAME=VALUE added to the environment of every sweep's runs (layout-sweep
+  /// --env), e.g. a program's TCL_LIBRARY; the profile runs in this process's.
+  std::vector<std::string> SweepEnv;
   unsigned GuardVariants = 4; ///< env offsets 0, GuardStep, ...
   int64_t GuardStep = 1024;
   unsigned CodeVariants = 4; ///< code offsets 0, CodeStep, ...; 0 = none
