@@ -5,13 +5,16 @@ usage: sweep-components.py WORKDIR/builds/sweep.tsv [BUILD...]
 
 Reads the per-pad results layout-compare.py --sweep writes and prints, per build,
 I1 geometry and perturbation, the cost spread and the range (max - min over the
-pads) of each weighted term of the cost model:
-  Ir, 10*I1mr, 10*D1mr, 100*LLmr (ILmr+DLmr), 15*Bm (Bcm+Bim)
+pads) of each weighted term of the cachegrind cost model, with the weights
+`layout-sweep --cost=cachegrind --print-cost` prints (the product's one cost table):
+  Ir, I1 (I1mr), D1 (D1mr), LL (ILmr+DLmr), Bm (Bcm+Bim)
 each as a percentage of the smallest cost, so the terms can be compared with the
 spread (they need not add up: their extremes fall on different pads).
 """
 import sys
 from collections import defaultdict
+
+import keelbench
 
 FIELDS = ["Ir", "I1mr", "D1mr", "ILmr", "DLmr", "Bcm", "Bim"]
 
@@ -34,9 +37,10 @@ def main():
         if key not in series:
             order.append(key)
         series[key][pad] = (cost, c)  # a rerun overwrites the same pad
-    terms = [("Ir", lambda c: c["Ir"]), ("I1", lambda c: 10 * c["I1mr"]),
-             ("D1", lambda c: 10 * c["D1mr"]), ("LL", lambda c: 100 * (c["ILmr"] + c["DLmr"])),
-             ("Bm", lambda c: 15 * (c["Bcm"] + c["Bim"]))]
+    w = {k: float(v) for k, v in keelbench.print_cost("cachegrind")[0].items()}
+    groups = [("Ir", ["Ir"]), ("I1", ["I1mr"]), ("D1", ["D1mr"]), ("LL", ["ILmr", "DLmr"]),
+              ("Bm", ["Bcm", "Bim"])]
+    terms = [(t, lambda c, evs=evs: sum(w.get(e, 0) * c[e] for e in evs)) for t, evs in groups]
     print(f"{'build':8} {'I1':>3} {'kind':5} {'pads':>4} {'spread':>8} " +
           " ".join(f"{t:>8}" for t, _ in terms) + "   worst pad (max cost)")
     for key in order:
