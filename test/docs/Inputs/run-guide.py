@@ -8,9 +8,8 @@ lines after a command up to the next "$ " are the output the guide shows.
 Each command runs with bash in WORKDIR, in order, with KEEL_EXAMPLES set to
 the examples/ folder of the source tree the guide is in (unless set: the
 package check sets the installed share/doc/keel/examples) and PATH/KEEL_LIB
-from the caller;
-a command that exits non-zero fails the run (the status of a pipeline is
-its last command's, so `| head` is fine).
+from the caller; a command that exits non-zero fails the run (the status of
+a pipeline is its last command's, so `| head` is fine).
 
 The shown output must appear in the real output (stdout and stderr) as a
 subsequence of lines, compared with blanks collapsed, and otherwise
@@ -20,10 +19,13 @@ that, and only where the guide shows them:
     "..." stands for lines the guide leaves out;
   - a number written with a "~" in front ("~76 s") is one the guide says
     varies (a timing, a machine's core count): it matches any number.
-Nothing else is approximate: Keel's counts are deterministic (the sweep
-names the binary, keel-sim's directory and its shims by descriptor, so
-they do not depend on where Keel or the guide's directory are), and a
-number that changes is a change the guide must show.
+Nothing else is approximate: Keel's counts are deterministic, and a number
+that changes is a change the guide must show. They used to move by a few
+cycles with the length of the build tree's path (valgrind put keel-sim's
+directory and the stack/heap shim into the program's LD_PRELOAD); the sweep
+now names both by descriptor, as it names the binary, so the build tree,
+an install prefix and the package print the same numbers wherever the
+guide runs.
 
 --also DOC.md: another document that shows steps of the guide. Each of
 its ```console commands that the guide ran too (the same text) is checked
