@@ -9,6 +9,15 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/linker-scripts/templates/
         DESTINATION ${KEEL_INSTALL_DATADIR}/linker-scripts FILES_MATCHING PATTERN "*.ld")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${KEEL_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.svg")
+# Beside them the README, the Debian copyright file, and the examples
+# docs/getting-started.md copies ($KEEL_EXAMPLES: the interpreter, the
+# find_package(Keel) project), so the guide needs no source tree.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/cmake/package/copyright
+        DESTINATION ${KEEL_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/interp
+        DESTINATION ${KEEL_INSTALL_DOCDIR}/examples USE_SOURCE_PERMISSIONS)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/test/install/Inputs/app/
+        DESTINATION ${KEEL_INSTALL_DOCDIR}/examples/app)
 
 # find_package(Keel): KeelConfig.cmake, its version file, keel_layout().
 get_property(KEEL_TOOL_LIST GLOBAL PROPERTY KEEL_TOOLS)

@@ -1,7 +1,10 @@
 #!/bin/sh
-# Build keel_<version>_amd64.deb with CPack, install it with apt-get (which
-# pulls the declared dependencies), check that the installed tools, plugin
-# and CMake package work from /usr, then remove the package again.
+# Build keel_<version>_amd64.deb with CPack, check that it ships the README,
+# the copyright file and the guide's examples, install it with apt-get
+# (which pulls the declared dependencies), check that the installed tools,
+# plugin and CMake package work from /usr, run docs/getting-started.md from
+# the installed copy alone (no source tree, no build tree on PATH), then
+# remove the package again.
 # As root, on Debian bookworm; build dir ${KEEL_BUILD:-build}; the .deb is
 # left in $KEEL_BUILD/package. docs/install.md.
 set -eu
@@ -15,6 +18,17 @@ rm -rf "$build/package"
 deb=$(ls "$build"/package/keel_*_amd64.deb)
 echo "== $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends
+
+echo "== the README, the copyright file and the examples the guide copies"
+dpkg-deb -c "$deb" | awk '{print $6}' > "$build/package/contents.txt"
+for f in README.md copyright getting-started.md examples/interp/interp.c examples/interp/interp.h \
+         examples/interp/ops.inc examples/interp/handlers_a.c examples/interp/handlers_b.c \
+         examples/interp/handlers_c.c examples/app/CMakeLists.txt; do
+  grep -qx "./usr/share/doc/keel/$f" "$build/package/contents.txt" \
+    || { echo "keel-deb-check: the package lacks /usr/share/doc/keel/$f" >&2; exit 1; }
+done
+dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/keel/copyright \
+  | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/'
 
 if dpkg-query -W -f='${Status}' keel 2>/dev/null | grep -q "ok installed"; then
   echo "keel-deb-check: a keel package is already installed; remove it first" >&2
@@ -62,11 +76,19 @@ layout-sweep --backend=sim --cost=skylake --axis=env --from=0 --to=64 --step=64 
 grep -q '"sim_tool": "keel-sim"' "$work/sweep.json"
 
 echo "== find_package(Keel) from /usr, keel_layout(), the profile target"
-cmake -S "$top/test/install/Inputs/app" -B "$work/app" -G Ninja -DCMAKE_C_COMPILER=clang-22 > /dev/null
+cmake -S /usr/share/doc/keel/examples/app -B "$work/app" -G Ninja -DCMAKE_C_COMPILER=clang-22 > /dev/null
 cmake --build "$work/app" > /dev/null
 cmake --build "$work/app" --target app-keel-profile > /dev/null
 cmake --build "$work/app" | grep "Keel: app uses the plan"
 "$work/app/app" 100
+
+echo "== docs/getting-started.md, run from /usr/share/doc/keel with the installed tools only"
+mkdir "$work/guide"
+env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8 KEEL_LIB=/usr/lib/keel \
+    KEEL_EXAMPLES=/usr/share/doc/keel/examples \
+  python3 "$top/test/docs/Inputs/run-guide.py" /usr/share/doc/keel/getting-started.md "$work/guide" \
+  > "$work/guide.log" 2>&1 || { cat "$work/guide.log"; exit 1; }
+tail -n 1 "$work/guide.log"
 
 echo "== remove"
 apt-get remove -y -qq keel > /dev/null

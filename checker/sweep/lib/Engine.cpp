@@ -275,6 +275,7 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
   RO.TimeoutSeconds = O.TimeoutSeconds;
   if (!P.ExecFile.empty()) // the command names VariantExecPath
     RO.FdFiles = {{VariantExecFd, P.ExecFile}};
+  RO.FdFiles.insert(RO.FdFiles.end(), P.MoreFds.begin(), P.MoreFds.end());
   Expected<RunResult> R = Argv ? runProgram(*Argv, RO)
                                : Expected<RunResult>(Argv.takeError());
   if (!R) {
@@ -297,6 +298,31 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
   return Out;
 }
 
+} // namespace
+
+void nameByDescriptor(const EngineOptions &O, const SimTools &T,
+                      PreparedVariant &P) {
+  if (!O.Executor.empty() && O.Executor != SlurmExecutor)
+    return;
+  for (std::string &E : P.Env) {
+    StringRef Value = E;
+    if (!T.KeelSimLib.empty() && Value.consume_front("VALGRIND_LIB=") &&
+        Value == T.KeelSimLib) {
+      P.MoreFds.push_back({SimLibFd, T.KeelSimLib});
+      E = std::string("VALGRIND_LIB=") + SimLibPath;
+    } else if (Value.consume_front("LD_PRELOAD=") && !Value.empty() &&
+               (Value == O.Perturb.StackShim || Value == O.Perturb.HeapShim) &&
+               llvm::none_of(P.MoreFds, [](const auto &F) {
+                 return F.first == ShimFd;
+               })) {
+      P.MoreFds.push_back({ShimFd, Value.str()});
+      E = std::string("LD_PRELOAD=") + ShimPath;
+    }
+  }
+}
+
+namespace {
+
 /// Run the simulator on \p P's own binary, writing its counts to \p OutFile
 /// (removed first).
 RunOutcome runSimulator(const EngineOptions &O, const SimTools &T,
@@ -304,6 +330,7 @@ RunOutcome runSimulator(const EngineOptions &O, const SimTools &T,
   sys::fs::remove(OutFile);
   PreparedVariant Run = P;
   Run.Env = simRunEnv(T, P);
+  nameByDescriptor(O, T, Run);
   return runVariantCommand(O, Run, simRunArgv(O, T, P, OutFile),
                            P.Dir + "/stderr");
 }
@@ -943,6 +970,7 @@ private:
     Shared.TimeoutSeconds = O.TimeoutSeconds * unsigned(1 + G.Members.size());
     PreparedVariant WithEnv = Run;
     WithEnv.Env = simRunEnv(T, Run);
+    nameByDescriptor(O, T, WithEnv);
     RunOutcome R = runVariantCommand(
         Shared, WithEnv, simRunArgv(O, T, Run, OutFile, MapFile),
         Run.Dir + "/stderr");

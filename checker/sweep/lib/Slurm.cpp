@@ -92,6 +92,8 @@ struct TaskEntry {
   Variant V;
   std::vector<std::string> Argv, Env;
   std::string ExecFile, Stdout, Stderr, OutFile, Status;
+  /// On SimLibFd and ShimFd ("" = none; nameByDescriptor).
+  std::string SimLibFile, ShimFile;
 };
 
 json::Value toJSON(const TaskEntry &E) {
@@ -101,7 +103,9 @@ json::Value toJSON(const TaskEntry &E) {
                       {"stdout", E.Stdout},
                       {"stderr", E.Stderr},
                       {"out_file", E.OutFile},
-                      {"status", E.Status}};
+                      {"status", E.Status},
+                      {"sim_lib_file", E.SimLibFile},
+                      {"shim_file", E.ShimFile}};
 }
 
 bool fromJSON(const json::Value &J, TaskEntry &E, json::Path P) {
@@ -109,7 +113,9 @@ bool fromJSON(const json::Value &J, TaskEntry &E, json::Path P) {
   return M && M.map("argv", E.Argv) && M.map("env", E.Env) &&
          M.map("exec_file", E.ExecFile) && M.map("stdout", E.Stdout) &&
          M.map("stderr", E.Stderr) && M.map("out_file", E.OutFile) &&
-         M.map("status", E.Status);
+         M.map("status", E.Status) &&
+         M.mapOptional("sim_lib_file", E.SimLibFile) &&
+         M.mapOptional("shim_file", E.ShimFile);
 }
 
 struct CommandOutput {
@@ -284,7 +290,12 @@ TaskEntry taskEntry(const EngineOptions &O, const SimTools &Sim,
   // (docs/keel-sim.md).
   E.OutFile = PV.Dir + (Sim.KeelSim ? "/keel-sim.out" : "/cachegrind.out");
   E.Argv = simRunArgv(O, Sim, PV, E.OutFile);
-  E.Env = simRunEnv(Sim, PV);
+  PreparedVariant Run = PV;
+  Run.Env = simRunEnv(Sim, PV);
+  nameByDescriptor(O, Sim, Run);
+  E.Env = Run.Env;
+  for (const auto &[Fd, File] : Run.MoreFds)
+    (Fd == SimLibFd ? E.SimLibFile : E.ShimFile) = File;
   E.ExecFile = PV.ExecFile;
   E.Stdout = PV.Dir + "/stdout";
   E.Stderr = PV.Dir + "/stderr";
@@ -636,6 +647,10 @@ Error runSlurmTask(StringRef TaskFile) {
     RO.TimeoutSeconds = Timeout;
     if (!E.ExecFile.empty())
       RO.FdFiles = {{VariantExecFd, E.ExecFile}};
+    if (!E.SimLibFile.empty())
+      RO.FdFiles.push_back({SimLibFd, E.SimLibFile});
+    if (!E.ShimFile.empty())
+      RO.FdFiles.push_back({ShimFd, E.ShimFile});
     Expected<RunResult> R = runProgram(E.Argv, RO);
     bool Failed = true;
     std::string Reason;

@@ -294,4 +294,43 @@ TEST(EngineProcess, TimeoutHoldsOnPoolThreads) {
   }
 }
 
+// keel-sim's directory and the shim reach the program's LD_PRELOAD, so a
+// local or Slurm run names them by descriptor (their paths' length would move
+// the program's stack with where Keel is installed); an executor runs where
+// the descriptors are not open and keeps the paths.
+TEST(EngineSim, NamesSimLibAndShimByDescriptor) {
+  EngineOptions O;
+  O.Perturb.StackShim = "/some/long/prefix/lib/keel/libkeelstackshift.so";
+  SimTools T;
+  T.KeelSimLib = "/some/long/prefix/lib/keel/keel-sim";
+  PreparedVariant P;
+  P.Env = {"PATH=/usr/local/bin:/usr/bin:/bin", "LD_PRELOAD=" + O.Perturb.StackShim,
+           "KEEL_STACK_SHIFT=0000064"};
+  PreparedVariant Local = P;
+  Local.Env = simRunEnv(T, P);
+  nameByDescriptor(O, T, Local);
+  EXPECT_EQ(Local.Env, (std::vector<std::string>{
+                           "PATH=/usr/local/bin:/usr/bin:/bin",
+                           "LD_PRELOAD=/dev/fd/102", "KEEL_STACK_SHIFT=0000064",
+                           "VALGRIND_LIB=/dev/fd/101"}));
+  EXPECT_EQ(Local.MoreFds,
+            (std::vector<std::pair<int, std::string>>{
+                {ShimFd, O.Perturb.StackShim}, {SimLibFd, T.KeelSimLib}}));
+
+  // A user's own LD_PRELOAD (--env) is not the shim: it keeps its path.
+  PreparedVariant Own;
+  Own.Env = {"LD_PRELOAD=/usr/lib/libmine.so"};
+  nameByDescriptor(O, T, Own);
+  EXPECT_EQ(Own.Env, std::vector<std::string>{"LD_PRELOAD=/usr/lib/libmine.so"});
+  EXPECT_TRUE(Own.MoreFds.empty());
+
+  O.Executor = "srun -n1 {cmd}";
+  PreparedVariant Remote = P;
+  Remote.Env = simRunEnv(T, P);
+  nameByDescriptor(O, T, Remote);
+  EXPECT_EQ(Remote.Env.back(), "VALGRIND_LIB=" + T.KeelSimLib);
+  EXPECT_EQ(Remote.Env[1], "LD_PRELOAD=" + O.Perturb.StackShim);
+  EXPECT_TRUE(Remote.MoreFds.empty());
+}
+
 } // namespace

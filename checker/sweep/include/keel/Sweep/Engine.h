@@ -113,6 +113,15 @@ std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
                                     llvm::StringRef MapFile = "");
 /// \p P's environment, plus VALGRIND_LIB where keel-sim's directory exists.
 std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P);
+/// A run started here or by a Slurm task names keel-sim's directory and the
+/// stack or heap shim by descriptor (SimLibPath, ShimPath; P.MoreFds), as
+/// --exec-as=fd names the binary: valgrind puts VALGRIND_LIB's path into the
+/// program's LD_PRELOAD, beside the shim's, so with real paths the
+/// program's stack and ld.so's work, and the counts, would move with where
+/// Keel is installed (the build tree, /usr). Another executor runs the
+/// command where these descriptors are not open: it keeps the paths.
+void nameByDescriptor(const EngineOptions &O, const SimTools &T,
+                      PreparedVariant &P);
 /// The measurement of \p V from one run of its own binary (simRunArgv
 /// without a map) that wrote \p OutFile.
 Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,

@@ -85,6 +85,13 @@ inline constexpr int64_t MaxEnvPad = 1 << 20;
 /// "/dev/fd/100".
 inline constexpr int VariantExecFd = 100;
 inline constexpr const char *VariantExecPath = "/dev/fd/100";
+/// A local simulator run names keel-sim's directory (VALGRIND_LIB) and the
+/// stack or heap shim (LD_PRELOAD) by these descriptors, so neither path's
+/// length reaches the program (Engine.cpp, nameByDescriptor).
+inline constexpr int SimLibFd = 101;
+inline constexpr const char *SimLibPath = "/dev/fd/101";
+inline constexpr int ShimFd = 102;
+inline constexpr const char *ShimPath = "/dev/fd/102";
 
 struct PreparedVariant {
   Variant V;
@@ -95,6 +102,8 @@ struct PreparedVariant {
   /// binary, which runs as "/dev/fd/<VariantExecFd>"; Argv[0] is then the
   /// name the program sees, the same for every variant.
   std::string ExecFile;
+  /// More files the child gets on descriptors (SimLibFd, ShimFd).
+  std::vector<std::pair<int, std::string>> MoreFds;
   std::string Failure;           ///< non-empty: could not be built (why)
 };
 
