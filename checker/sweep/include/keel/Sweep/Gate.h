@@ -2,7 +2,8 @@
 //
 // From a SweepResult to the numbers every report shows (spread, largest
 // deviation, CV, period and mechanism), the noise floor the spread must
-// exceed to count as a layout effect, and the gate (--max-spread,
+// exceed to be real and the threshold (--min-effect) it must exceed to count
+// as a layout effect rather than a negligible one, and the gate (--max-spread,
 // --baseline) that turns them into exit status 0 or 1 with a one-line
 // reason. docs/sweep-statistics.md states every rule.
 //
