@@ -39,6 +39,11 @@ static cl::opt<std::string>
     MaxSpread("max-spread",
               cl::desc("fail (exit 1) when the spread exceeds this, e.g. 1%"),
               cl::value_desc("percent"), cl::cat(Cat));
+static cl::opt<std::string> MinEffect(
+    "min-effect",
+    cl::desc("the spread a layout effect must exceed; above the noise floor "
+             "but not this, a spread is negligible (the gate is unchanged)"),
+    cl::value_desc("percent"), cl::init("1%"), cl::cat(Cat));
 static cl::opt<std::string>
     Baseline("baseline",
              cl::desc("fail (exit 1) when worse than this earlier result "
@@ -72,6 +77,10 @@ static Expected<int> renderAndGate() {
       return V.takeError();
     GO.MaxSpread = *V;
   }
+  auto ME = parsePercent(MinEffect);
+  if (!ME)
+    return makeError("--min-effect: {0}", toString(ME.takeError()));
+  GO.MinEffect = *ME;
   auto Tol = parsePercent(Tolerance);
   if (!Tol)
     return Tol.takeError();

@@ -189,6 +189,12 @@ cl::opt<int> Cpu("cpu", cl::desc("time: CPU to pin to (-1 auto, -2 none)"), cl::
 cl::opt<std::string> MaxSpread("max-spread",
                                cl::desc("gate: fail when the spread exceeds X%"),
                                cl::value_desc("X%"), cl::cat(Cat));
+cl::opt<std::string> MinEffect(
+    "min-effect",
+    cl::desc("verdict: the spread a layout effect must exceed; above the "
+             "noise floor but not this, a spread is negligible (the gate is "
+             "unchanged)"),
+    cl::value_desc("X%"), cl::init("1%"), cl::cat(Cat));
 cl::opt<std::string> Baseline("baseline",
                               cl::desc("gate: fail when worse than this earlier --json "
                                        "result beyond noise"),
@@ -242,6 +248,10 @@ static Expected<GateOptions> gateOptions() {
       return MS.takeError();
     GO.MaxSpread = *MS;
   }
+  Expected<double> ME = parsePercent("min-effect", MinEffect);
+  if (!ME)
+    return ME.takeError();
+  GO.MinEffect = *ME;
   GO.BaselineTolerance = BaselineTolerance / 100;
   if (MaxMispredictRise.getNumOccurrences()) { // an empty value is an error too
     if (Baseline.empty())

@@ -170,6 +170,37 @@ Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
   return Axes;
 }
 
+/// The heap axis moves only what the program allocates: when one run of the
+/// binary (and of the --compare binary) through the heap shim counts no
+/// allocation at all, every heap variant would be the same run, so the axis
+/// is not swept and says why. A run that does not tell (it failed, or left
+/// without exit()) keeps the axis: the sweep shows what happens.
+Error skipVacuousHeapAxis(const EngineOptions &Base,
+                          std::vector<AutoAxis> &Axes) {
+  auto Heap = find_if(Axes, [](const AutoAxis &A) { return A.Axis == "heap"; });
+  if (Heap == Axes.end() || !Heap->Swept)
+    return Error::success();
+  std::vector<std::string> Binaries = {Base.Binary};
+  if (Base.CompareBinary)
+    Binaries.push_back(*Base.CompareBinary);
+  for (const std::string &B : Binaries) {
+    Expected<std::optional<uint64_t>> N = countHeapAllocations(Base, B);
+    if (!N)
+      return N.takeError();
+    if (!*N || **N > 0)
+      return Error::success();
+  }
+  Heap->Swept = false;
+  Heap->Why = formatv("the program made no heap allocations (one run through "
+                      "the heap shim counted no malloc, calloc or realloc{0}): "
+                      "a heap offset would move nothing",
+                      Base.CompareBinary ? ", nor one of the --compare binary"
+                                         : "")
+                  .str();
+  Heap->Enable.clear();
+  return Error::success();
+}
+
 /// The line that says what is swept, how many variants, and what is not.
 void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
                    const AutoProgress &Progress, size_t PerAxis) {
@@ -365,6 +396,8 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
   if (!Axes)
     return Axes.takeError();
   Result.Axes = std::move(*Axes);
+  if (Error E = skipVacuousHeapAxis(Base, Result.Axes))
+    return std::move(E);
 
   std::vector<AutoAxis *> ToSweep;
   for (AutoAxis &A : Result.Axes)

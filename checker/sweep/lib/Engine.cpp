@@ -22,6 +22,7 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -1234,6 +1235,62 @@ Expected<double> timeOneVariantBuild(const EngineOptions &O) {
     return V.takeError();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
       .count();
+}
+
+/// The allocations counted in a KEEL_HEAP_COUNT file: the sum of its "PID
+/// COUNT" lines (one per process that exited normally), std::nullopt when
+/// it holds none.
+static std::optional<uint64_t> readHeapCount(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Path);
+  if (!B)
+    return std::nullopt;
+  SmallVector<StringRef, 4> Lines;
+  (*B)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::optional<uint64_t> Sum;
+  for (StringRef L : Lines) {
+    uint64_t N;
+    if (L.split(' ').second.trim().getAsInteger(10, N))
+      return std::nullopt; // not the shim's line: do not guess
+    Sum = Sum.value_or(0) + N;
+  }
+  return Sum;
+}
+
+Expected<std::optional<uint64_t>> countHeapAllocations(const EngineOptions &O,
+                                                       StringRef Binary) {
+  WorkDirGuard WD;
+  Expected<std::string> D = makePrivateTempDir("layout-sweep-heapcount");
+  if (!D)
+    return D.takeError();
+  WD.Dir = *D;
+  WD.Remove = true;
+  PerturbOptions PO = O.Perturb;
+  PO.Axis = "heap";
+  Expected<std::unique_ptr<Perturber>> P =
+      Perturber::create(PO, WD.Dir, {{"base", Binary.str()}}, O.Args);
+  if (!P)
+    return P.takeError();
+  Expected<Perturber::Plan> Pl = (*P)->describe(Variant{"base", "heap", 0}, 0);
+  if (!Pl)
+    return Pl.takeError();
+  std::string CountFile = WD.Dir + "/heap-count";
+  RunOptions RO;
+  RO.Env = Pl->Run.Env;
+  RO.Env->push_back("KEEL_HEAP_COUNT=" + CountFile);
+  RO.Stdin = "";
+  RO.Stdout = WD.Dir + "/stdout";
+  RO.Stderr = WD.Dir + "/stderr";
+  RO.TimeoutSeconds = O.TimeoutSeconds;
+  std::vector<std::string> Argv = {Binary.str()};
+  Argv.insert(Argv.end(), O.Args.begin(), O.Args.end());
+  Expected<RunResult> R = runProgram(Argv, RO);
+  if (!R) {
+    consumeError(R.takeError());
+    return std::nullopt;
+  }
+  if (R->Crashed)
+    return std::nullopt;
+  return readHeapCount(CountFile);
 }
 
 /// \p O measuring its geometry number \p G alone (0: Geometry), with that

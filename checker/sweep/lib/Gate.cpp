@@ -1,10 +1,11 @@
 //===- Gate.cpp - summaries, noise floor and the verdict ------------------===//
 //
-// The verdict answers one question: is the spread over layouts larger than
+// The verdict answers two questions: is the spread over layouts larger than
 // what measurement noise alone would produce for the same number of
-// variants? For a deterministic backend (sim) noise is zero; for the time
-// backend it is simulated from the A/A copies (byte-identical binaries) that
-// were measured in the same interleaved rounds as the variants.
+// variants, and is it large enough to matter (--min-effect)? For a
+// deterministic backend (sim) noise is zero; for the time backend it is
+// simulated from the A/A copies (byte-identical binaries) that were measured
+// in the same interleaved rounds as the variants.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Gate.h"
@@ -58,12 +59,42 @@ StringRef verdictKindName(VerdictKind K) {
   switch (K) {
   case VerdictKind::NoEffect: return "no-effect";
   case VerdictKind::WithinNoise: return "within-noise";
+  case VerdictKind::Negligible: return "negligible";
   case VerdictKind::Periodic: return "periodic";
   case VerdictKind::Outlier: return "outlier";
   case VerdictKind::Effect: return "effect";
+  case VerdictKind::Single: return "single";
   case VerdictKind::Unknown: break;
   }
   return "unknown";
+}
+
+VerdictState verdictState(VerdictKind K) {
+  switch (K) {
+  case VerdictKind::NoEffect:
+  case VerdictKind::WithinNoise:
+    return VerdictState::NoEffect;
+  case VerdictKind::Negligible:
+    return VerdictState::Negligible;
+  case VerdictKind::Periodic:
+  case VerdictKind::Outlier:
+  case VerdictKind::Effect:
+    return VerdictState::Effect;
+  case VerdictKind::Unknown:
+  case VerdictKind::Single:
+    break;
+  }
+  return VerdictState::None;
+}
+
+StringRef verdictStateName(VerdictState S) {
+  switch (S) {
+  case VerdictState::NoEffect: return "no-effect";
+  case VerdictState::Negligible: return "negligible";
+  case VerdictState::Effect: return "effect";
+  case VerdictState::None: break;
+  }
+  return "none";
 }
 
 Expected<double> parsePercent(StringRef Text) {
@@ -148,9 +179,12 @@ SeriesSummary summarize(ArrayRef<Measurement> Ms, StringRef Name,
     }
     if (maximum(Vals) == minimum(Vals))
       continue;
+    // A count's resolution is one event: a pattern that moves it by a
+    // count or two is jitter, however regular.
     if (auto P = dominantPeriod(Offs, Vals);
         P && P->Strength >= MinPeriodStrength &&
-        P->Explained >= MinExplainedVariance)
+        P->Explained >= MinExplainedVariance &&
+        P->Amplitude >= MinPeriodAmplitude)
       S.CounterPeriods[E] = *P;
   }
   return S;
@@ -228,7 +262,8 @@ NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O) {
 }
 
 /// Periods and mechanisms explain swings; a series whose spread is within
-/// the floor (resolution) has none to explain.
+/// the floor (resolution), or negligible (at most --min-effect), has none
+/// worth explaining.
 static void dropPeriodsWithinFloor(SeriesSummary &S, double Floor) {
   if (S.Spread > Floor)
     return;
@@ -250,15 +285,46 @@ static std::string floorText(const NoiseFloor &NF, StringRef Floor) {
   return "";
 }
 
+/// " but is below the 1.00% effect threshold (--min-effect): negligible".
+static std::string negligibleTail(double Spread, double MinEffect) {
+  return formatv(" but is below the {0} effect threshold (--min-effect): "
+                 "negligible",
+                 percentPair(Spread, MinEffect).second)
+      .str();
+}
+
+/// A sweep of one variant (or none): the measurement, and no verdict.
+static void singleVerdict(const SeriesSummary &S, GateResult &G) {
+  G.Kind = VerdictKind::Single;
+  if (S.Measured == 0) {
+    G.Verdict = "no variant was measured: no verdict";
+    return;
+  }
+  std::string Cost = std::fabs(S.Mean) >= 1000
+                         ? formatv("{0}", format("%.0f", S.Mean)).str()
+                         : formatv("{0}", format("%.6g", S.Mean)).str();
+  G.Verdict = formatv("offset {0}: cost {1}; no spread and no verdict from "
+                      "one point (sweep two or more offsets for one)",
+                      S.BestOffset, Cost)
+                  .str();
+}
+
 /// The verdict rule (docs/sweep-statistics.md, "The verdict").
 static void decideVerdict(const SeriesSummary &S, const NoiseFloor &NF,
-                          GateResult &G) {
+                          double MinEffect, GateResult &G) {
   G.WithinNoise = false;
+  G.MinEffect = MinEffect;
+  if (S.Measured < 2)
+    return singleVerdict(S, G);
   if (NF.Kind == NoiseFloor::Unknown) {
-    G.Kind = VerdictKind::Unknown;
+    G.Kind = S.Spread <= MinEffect ? VerdictKind::Negligible
+                                   : VerdictKind::Unknown;
     G.Verdict = formatv("spread {0} (noise floor unknown: no A/A copies "
-                        "measured)",
-                        percent(S.Spread))
+                        "measured){1}",
+                        percent(S.Spread),
+                        S.Spread <= MinEffect
+                            ? negligibleTail(S.Spread, MinEffect)
+                            : std::string())
                     .str();
     return;
   }
@@ -283,6 +349,13 @@ static void decideVerdict(const SeriesSummary &S, const NoiseFloor &NF,
   }
   std::string Head =
       formatv("spread {0} exceeds {1}", Sp, floorText(NF, Fl)).str();
+  // Above the floor but not above the threshold: real, and too small to act
+  // on (no period, no mechanism, not red).
+  if (S.Spread <= MinEffect) {
+    G.Kind = VerdictKind::Negligible;
+    G.Verdict = Head + negligibleTail(S.Spread, MinEffect);
+    return;
+  }
   if (S.Period) {
     G.Kind = VerdictKind::Periodic;
     G.Verdict = formatv("{0}: a layout effect repeating every {1} B ({2} of "
@@ -534,13 +607,16 @@ Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
   if (R.Compare)
     G.Compare = summarize(R.Compare->Ms, R.Compare->Name, Geo);
   G.Noise = noiseFloorOf(R, O.Noise);
-  if (G.Noise.Kind != NoiseFloor::Unknown) {
-    dropPeriodsWithinFloor(G.Base, G.Noise.Spread);
-    if (G.Compare)
-      dropPeriodsWithinFloor(*G.Compare, G.Noise.Spread);
-  }
+  // A period is named only for a spread above both the floor and the
+  // threshold (an unknown floor leaves the threshold).
+  double NameAbove = G.Noise.Kind == NoiseFloor::Unknown
+                         ? O.MinEffect
+                         : std::max(G.Noise.Spread, O.MinEffect);
+  dropPeriodsWithinFloor(G.Base, NameAbove);
+  if (G.Compare)
+    dropPeriodsWithinFloor(*G.Compare, NameAbove);
   const SeriesSummary &S = G.Base;
-  decideVerdict(S, G.Noise, G);
+  decideVerdict(S, G.Noise, O.MinEffect, G);
   G.GateSet = O.MaxSpread.has_value() || Baseline;
 
   if (S.Failed && O.FailOnFailedVariants)

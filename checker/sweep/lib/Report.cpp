@@ -195,6 +195,11 @@ SeriesLabels seriesLabels(const SweepResult &R) {
 namespace {
 
 void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
+  if (S.Measured == 1) { // one point: its cost, no spread to speak of
+    OS << formatv("{0}: 1 measured, {1} failed; cost {2} at offset {3}\n",
+                  S.Name, S.Failed, costText(S.Mean), S.BestOffset);
+    return;
+  }
   OS << formatv("{0}: {1} measured, {2} failed; mean {3}, spread {4}, largest "
                 "deviation {5}, CV {6}\n",
                 S.Name, S.Measured, S.Failed, costText(S.Mean),
@@ -320,7 +325,8 @@ static void renderTextReport(raw_ostream &OS, const SweepResult &R,
                   "{3} over {4} copies\n",
                   percent(G.Noise.Spread), G.Base.Measured, G.Noise.Rounds,
                   percent(G.Noise.AASpread), G.Noise.Copies);
-  OS << "verdict: " << G.Verdict << "\n";
+  OS << (G.Kind == VerdictKind::Single ? "measurement: " : "verdict: ")
+     << G.Verdict << "\n";
   for (const std::string &I : G.Info)
     OS << "info: " << I << "\n";
   for (const std::string &N : G.Notes)
@@ -342,6 +348,8 @@ json::Value reportJSON(const SweepResult &R, const GateResult &G) {
                             {"rounds", int64_t(G.Noise.Rounds)}};
   O["verdict"] = G.Verdict;
   O["verdict_kind"] = verdictKindName(G.Kind);
+  O["verdict_state"] = verdictStateName(verdictState(G.Kind));
+  O["min_effect"] = G.MinEffect;
   O["within_noise"] = G.WithinNoise;
   O["info"] = json::Array(ArrayRef<std::string>(G.Info));
   O["gate"] = json::Object{
@@ -410,6 +418,18 @@ constexpr double PlotW = 960, PlotH = 540;
 constexpr double Left = 90, Right = 30, Top = 84, Bottom = 64;
 const char *const BaseColor = "#1f5fa8", *const CmpColor = "#e07b00",
                   *const FailColor = "#c0392b";
+
+/// The verdict's colour, by its state: green for nothing beyond the floor,
+/// red for a layout effect, grey for a negligible spread or no verdict.
+StringRef verdictColor(const GateResult &G) {
+  switch (verdictState(G.Kind)) {
+  case VerdictState::NoEffect: return "#2e7d32";
+  case VerdictState::Effect: return "#b03a2e";
+  case VerdictState::Negligible:
+  case VerdictState::None: break;
+  }
+  return "#555";
+}
 
 /// Tick step for byte offsets: a power of two giving at most 8 intervals.
 int64_t offsetTickStep(int64_t Range) {
@@ -632,8 +652,7 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
     Sub += ", " + R.CacheGeometry;
   svgLine(OS, 46, Sub, 110, " class=\"chart-subtitle\" fill=\"#444\"");
   svgLine(OS, 66, G.Verdict, 140,
-          G.WithinNoise ? " class=\"chart-verdict\" fill=\"#2e7d32\""
-                        : " class=\"chart-verdict\" fill=\"#b03a2e\"");
+          (" class=\"chart-verdict\" fill=\"" + verdictColor(G) + "\"").str());
   drawAxes(OS, A, R);
   if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
     // A spread up to the floor is noise: shade +-floor/2 around the mean.
@@ -759,6 +778,8 @@ void writeHTMLHead(raw_ostream &OS, StringRef Title) {
         ".headline { font-size: 26px; font-weight: bold; margin: 8px 0; }\n"
         ".headline .cmp { font-size: 16px; font-weight: normal; }\n"
         ".verdict { font-size: 18px; font-weight: bold; }\n"
+        ".verdict.no-effect { color: #2e7d32; } .verdict.effect { color: "
+        "#b03a2e; } .verdict.negligible, .verdict.none { color: #555; }\n"
         ".pass { color: #2e7d32; } .fail { color: #b03a2e; } "
         ".none { color: #555; }\n"
         "svg { max-width: 100%; height: auto; }\n"
@@ -771,12 +792,17 @@ void writeHTMLSection(raw_ostream &OS, const SweepResult &R,
   OS << "<p>" << escapeMarkup(titleLine(R)) << "</p>\n";
   // The headline is the spread (the number a person came for); the verdict
   // says what it means, the gate whether anything was asked of it.
-  OS << "<p class=\"headline\">spread " << escapeMarkup(percent(G.Base.Spread));
+  if (G.Base.Measured == 1) // one point has a cost, not a spread
+    OS << "<p class=\"headline\">cost " << escapeMarkup(costText(G.Base.Mean));
+  else
+    OS << "<p class=\"headline\">spread "
+       << escapeMarkup(percent(G.Base.Spread));
   if (G.Compare)
     OS << " <span class=\"cmp\">(compare " << escapeMarkup(Names.Compare) << ": "
        << escapeMarkup(percent(G.Compare->Spread)) << ")</span>";
   OS << "</p>\n";
-  OS << "<p class=\"verdict\">" << escapeMarkup(G.Verdict) << "</p>\n";
+  OS << "<p class=\"verdict " << verdictStateName(verdictState(G.Kind))
+     << "\">" << escapeMarkup(G.Verdict) << "</p>\n";
   if (G.Failed)
     OS << "<p class=\"gate fail\">gate FAILED: "
        << escapeMarkup(G.Reasons.front()) << "</p>\n";

@@ -308,15 +308,24 @@ std::optional<PeriodEstimate> dominantPeriod(ArrayRef<int64_t> Offsets,
     double R = Y[I] - Sum[P] / Count[P];
     SSE += R * R;
   }
-  for (double C : Count)
-    Phases += C > 0;
+  double Lowest = 0, Highest = 0;
+  bool Any = false;
+  for (size_t P = 0; P < Chosen; ++P) {
+    if (Count[P] == 0)
+      continue;
+    Phases += 1;
+    double M = Sum[P] / Count[P];
+    Lowest = Any ? std::min(Lowest, M) : M;
+    Highest = Any ? std::max(Highest, M) : M;
+    Any = true;
+  }
   double NY = Y.size();
   double Explained =
       TotalSS > 0 && NY > Phases
           ? std::clamp(1 - (SSE / TotalSS) * (NY - 1) / (NY - Phases), 0.0, 1.0)
           : 0;
   return PeriodEstimate{static_cast<uint64_t>(Chosen * Step), Strength,
-                        Explained};
+                        Explained, Highest - Lowest};
 }
 
 static std::string bytesText(uint64_t B) {

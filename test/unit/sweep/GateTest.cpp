@@ -295,10 +295,11 @@ TEST(VerdictRuleTest, SingleOutlier) {
 }
 
 TEST(VerdictRuleTest, RippleOnDriftIsNotNamed) {
-  // A 1% linear drift with a 0.05% 512 B ripple: the ripple is a clean
-  // pattern (strong) but explains almost none of the variance.
+  // A 2% linear drift with a 0.05% 512 B ripple: the ripple is a clean
+  // pattern (strong) but explains almost none of the variance. (2%: the
+  // spread must be above --min-effect's 1% for a period to be named at all.)
   auto G = evaluateGate(simSeries([](int64_t O) {
-                          return 1e6 * (1 + 0.01 * O / 4096.0 +
+                          return 1e6 * (1 + 0.02 * O / 4096.0 +
                                         ((O / 64) % 8 < 4 ? 0.0005 : 0));
                         }),
                         {}, nullptr);
@@ -575,3 +576,142 @@ TEST(GateTest, PercentFormat) {
 }
 
 } // namespace
+
+namespace {
+
+/// The automatic sweep's grid (0..960 by 64, 16 variants) on the stack axis,
+/// with \p Cost and an indirect-mispredict count \p Bim per offset.
+SweepResult autoGridSeries(std::function<double(int64_t)> Cost,
+                           std::function<double(int64_t)> Bim) {
+  SweepResult R;
+  R.Binary = "gzip";
+  R.Backend = "sim";
+  R.Axis = "stack";
+  R.CacheGeometry = "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64";
+  for (int64_t O = 0; O <= 960; O += 64) {
+    Measurement M;
+    M.V = Variant{"base", "stack", O};
+    M.Cost = Cost(O);
+    M.Instructions = 5000000;
+    M.Counters["Bim"] = Bim(O);
+    M.Counters["Ir"] = 5000000;
+    R.Ms.push_back(M);
+  }
+  return R;
+}
+
+} // namespace
+
+// Above the resolution but below --min-effect: negligible, with no period
+// and no mechanism, whatever shape the ripple has (the gzip stack axis'
+// 0.0138% once read "exceeds the resolution ... a layout effect").
+TEST(VerdictRuleTest, NegligibleAboveResolution) {
+  auto G = evaluateGate(
+      autoGridSeries(
+          [](int64_t O) { return 1e7 + ((O / 64) % 4 < 2 ? 1380 : 0); },
+          [](int64_t O) { return (O / 64) % 2 ? 217 : 216; }),
+      {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Negligible);
+  EXPECT_EQ(verdictState(G->Kind), VerdictState::Negligible);
+  EXPECT_FALSE(G->WithinNoise);
+  EXPECT_FALSE(G->Base.Period);
+  EXPECT_TRUE(G->Base.Mechanism.empty());
+  EXPECT_TRUE(G->Base.CounterPeriods.empty());
+  EXPECT_EQ(G->MinEffect, DefaultMinEffect);
+  EXPECT_EQ(G->Verdict, "spread 0.0138% exceeds the resolution 0.0100% "
+                        "(deterministic backend) but is below the 1.00% "
+                        "effect threshold (--min-effect): negligible");
+  // --min-effect=0: every spread above the floor is an effect again.
+  GateOptions Zero;
+  Zero.MinEffect = 0;
+  auto Z = evaluateGate(
+      autoGridSeries(
+          [](int64_t O) { return 1e7 + ((O / 64) % 4 < 2 ? 1380 : 0); },
+          [](int64_t O) { return (O / 64) % 2 ? 217 : 216; }),
+      Zero, nullptr);
+  EXPECT_EQ(Z->Kind, VerdictKind::Periodic);
+  EXPECT_EQ(verdictState(Z->Kind), VerdictState::Effect);
+  ASSERT_TRUE(Z->Base.Period);
+  EXPECT_EQ(Z->Base.Period->Bytes, 256u);
+  // The Bim alternation is no period even then: a count of one event.
+  EXPECT_FALSE(Z->Base.CounterPeriods.count("Bim"));
+}
+
+// A count alternating by one (Bim 216, 217, 216, ... over 16 offsets) is the
+// start-up code's jitter: no event period, even when the cost itself swings
+// far above the threshold.
+TEST(VerdictRuleTest, EventAlternatingByOneIsNoPeriod) {
+  auto G = evaluateGate(
+      autoGridSeries(
+          [](int64_t O) { return 1e7 * ((O / 64) % 4 < 2 ? 1.05 : 1.0); },
+          [](int64_t O) { return (O / 64) % 2 ? 217 : 216; }),
+      {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Periodic);
+  ASSERT_TRUE(G->Base.Period);
+  EXPECT_EQ(G->Base.Period->Bytes, 256u);
+  EXPECT_FALSE(G->Base.CounterPeriods.count("Bim"));
+}
+
+// A real event period still gets named: Bim 200 and 260 every 512 B.
+TEST(VerdictRuleTest, EventWithRealPeriodIsNamed) {
+  auto G = evaluateGate(
+      autoGridSeries(
+          [](int64_t O) { return 1e7 * ((O / 64) % 8 < 4 ? 1.05 : 1.0); },
+          [](int64_t O) { return (O / 64) % 8 < 4 ? 260 : 200; }),
+      {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Periodic);
+  ASSERT_TRUE(G->Base.CounterPeriods.count("Bim"));
+  EXPECT_EQ(G->Base.CounterPeriods.at("Bim").Bytes, 512u);
+  EXPECT_NEAR(G->Base.CounterPeriods.at("Bim").Amplitude, 60, 1e-9);
+}
+
+// One variant: its measurement, no spread and no verdict.
+TEST(VerdictRuleTest, OnePointHasNoVerdict) {
+  SweepResult R = simResult(0);
+  R.Ms.resize(1);
+  R.Ms[0].Cost = 347889586;
+  auto G = evaluateGate(R, {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Single);
+  EXPECT_EQ(verdictState(G->Kind), VerdictState::None);
+  EXPECT_FALSE(G->WithinNoise);
+  EXPECT_EQ(G->Verdict, "offset 0: cost 347889586; no spread and no verdict "
+                        "from one point (sweep two or more offsets for one)");
+  EXPECT_EQ(G->Verdict.find("within"), std::string::npos);
+  EXPECT_FALSE(G->Failed);
+}
+
+// Without a noise floor, a spread at or below --min-effect is negligible
+// whatever the noise; above it the verdict stays unknown.
+TEST(VerdictRuleTest, UnknownFloorBelowThresholdIsNegligible) {
+  SweepResult R = simResult(2); // spread 0.401%
+  R.Backend = "perf";
+  auto G = evaluateGate(R, {}, nullptr);
+  EXPECT_EQ(G->Kind, VerdictKind::Negligible);
+  EXPECT_NE(G->Verdict.find("noise floor unknown"), std::string::npos);
+  EXPECT_NE(G->Verdict.find("negligible"), std::string::npos);
+  EXPECT_FALSE(G->Base.Period);
+  auto Big = evaluateGate(
+      [] {
+        SweepResult B = simResult(50);
+        B.Backend = "perf";
+        return B;
+      }(),
+      {}, nullptr);
+  EXPECT_EQ(Big->Kind, VerdictKind::Unknown);
+  EXPECT_EQ(verdictState(Big->Kind), VerdictState::None);
+  EXPECT_TRUE(Big->Base.Period);
+}
+
+// The gate is the same with any threshold: --max-spread fails a negligible
+// spread it is set below.
+TEST(VerdictRuleTest, MinEffectLeavesTheGateAlone) {
+  GateOptions O;
+  O.MaxSpread = 0.001;
+  auto G = evaluateGate(simResult(2), O, nullptr); // spread 0.401%
+  EXPECT_EQ(G->Kind, VerdictKind::Negligible);
+  EXPECT_TRUE(G->Failed);
+  ASSERT_FALSE(G->Reasons.empty());
+  EXPECT_EQ(G->Reasons[0].find("spread 0.401% exceeds --max-spread 0.100%"),
+            0u)
+      << G->Reasons[0];
+}

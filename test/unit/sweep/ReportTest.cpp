@@ -173,7 +173,8 @@ TEST(ReportTest, HTMLEmbedsPlotTablesAndVerdict) {
   std::string H = X.render(writeHTMLReport);
   EXPECT_EQ(H.find("<!DOCTYPE html>"), 0u);
   EXPECT_EQ(countOf(H, "<svg"), 1u);
-  EXPECT_NE(H.find("<p class=\"verdict\">spread 10.53% exceeds the resolution"),
+  EXPECT_NE(H.find("<p class=\"verdict effect\">spread 10.53% exceeds the "
+                   "resolution"),
             std::string::npos);
   EXPECT_NE(H.find("<p class=\"headline\">spread 10.53%"), std::string::npos);
   EXPECT_NE(H.find("<p class=\"gate none\">no gate set"), std::string::npos);
@@ -302,3 +303,57 @@ TEST(ReportTest, EscapeXML) {
 }
 
 } // namespace
+
+// The verdict's colour follows its three states: a layout effect red, a
+// negligible spread (above the resolution, below --min-effect) grey, no
+// effect green; the JSON carries the state and the threshold.
+TEST(ReportTest, VerdictColoursFollowTheState) {
+  struct Case {
+    double Amp; // cost swing around 1000 (the base series)
+    const char *State, *Fill;
+  } Cases[] = {{50, "effect", "#b03a2e"},
+               {2, "negligible", "#555"},
+               {0, "no-effect", "#2e7d32"}};
+  for (const Case &C : Cases) {
+    Rendered X;
+    for (Measurement &M : X.R.Ms)
+      M.Cost = 1000 + ((M.V.Offset % 2048) < 1024 ? C.Amp : -C.Amp);
+    GateOptions O;
+    O.FailOnFailedVariants = false;
+    X.G = *evaluateGate(X.R, O, nullptr);
+    std::string S = X.render(writeSVGPlot);
+    EXPECT_NE(S.find(std::string("class=\"chart-verdict\" fill=\"") + C.Fill +
+                     "\""),
+              std::string::npos)
+        << C.State;
+    std::string H = X.render(writeHTMLReport);
+    EXPECT_NE(H.find(std::string("<p class=\"verdict ") + C.State + "\">"),
+              std::string::npos)
+        << C.State;
+    llvm::json::Value V = reportJSON(X.R, X.G);
+    const llvm::json::Object *J = V.getAsObject();
+    EXPECT_EQ(J->getString("verdict_state")->str(), C.State);
+    EXPECT_EQ(J->getNumber("min_effect"), DefaultMinEffect);
+  }
+}
+
+// One measured variant: its cost, no spread and no verdict.
+TEST(ReportTest, OnePointShowsTheMeasurement) {
+  Rendered X;
+  X.R.Compare.reset();
+  X.R.Ms.resize(1);
+  X.G = *evaluateGate(X.R, GateOptions{}, nullptr);
+  std::string T = X.render(writeTextReport);
+  EXPECT_NE(T.find("base: 1 measured, 0 failed; cost 1050 at offset 0\n"),
+            std::string::npos)
+      << T;
+  EXPECT_NE(T.find("measurement: offset 0: cost 1050; no spread and no "
+                   "verdict from one point"),
+            std::string::npos)
+      << T;
+  EXPECT_EQ(T.find("verdict:"), std::string::npos);
+  EXPECT_EQ(T.find("spread 0"), std::string::npos);
+  std::string H = X.render(writeHTMLReport);
+  EXPECT_NE(H.find("<p class=\"headline\">cost 1050"), std::string::npos);
+  EXPECT_NE(H.find("<p class=\"verdict none\">"), std::string::npos);
+}

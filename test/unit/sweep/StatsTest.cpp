@@ -231,3 +231,24 @@ TEST(StatsTest, CacheGeometryAndMechanism) {
 }
 
 } // namespace
+
+TEST(StatsTest, DominantPeriodAmplitudeIsPeakToPeak) {
+  // A count alternating between 216 and 217 over 16 offsets: a perfectly
+  // regular 128 B pattern of amplitude 1 (Gate.h does not name it).
+  std::vector<int64_t> X;
+  std::vector<double> Y, Z;
+  for (int64_t O = 0; O <= 960; O += 64) {
+    X.push_back(O);
+    Y.push_back((O / 64) % 2 ? 217 : 216);
+    Z.push_back((O / 64) % 8 < 4 ? 260 : 200);
+  }
+  auto P = dominantPeriod(X, Y);
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->Bytes, 128u);
+  EXPECT_NEAR(P->Amplitude, 1, 1e-12);
+  EXPECT_LT(P->Amplitude, MinPeriodAmplitude);
+  auto Q = dominantPeriod(X, Z);
+  ASSERT_TRUE(Q);
+  EXPECT_EQ(Q->Bytes, 512u);
+  EXPECT_NEAR(Q->Amplitude, 60, 1e-12);
+}

@@ -8,7 +8,8 @@
 //   2. --baseline is read (a bad baseline must not cost a sweep);
 //   3. the binary (and the --compare binary) must be sweepable at all;
 //   4. the axes are planned (a --compare binary's axis is swept only when it
-//      moves the same way);
+//      moves the same way); the heap axis only when one run through the heap
+//      shim counts allocations;
 //   5. one line announces what is swept; one variant build is timed when
 //      code or data are swept, for the estimate;
 //   6. each axis is swept and gated (progress on the Progress stream);

@@ -172,6 +172,17 @@ llvm::Expected<std::vector<SweepResult>> runSweeps(const EngineOptions &O);
 /// timed all the same (the sweep reports it); errors are for the machine.
 llvm::Expected<double> timeOneVariantBuild(const EngineOptions &O);
 
+/// How many heap allocations \p Binary (with \p O's arguments) makes: one
+/// native run, in the environment of the heap axis' offset 0 (the heap shim
+/// preloaded, shift 0) plus KEEL_HEAP_COUNT, in a private directory that is
+/// removed afterwards. The shim counts every malloc, calloc, realloc and
+/// aligned allocation it serves, so this is exactly what the heap axis
+/// would move. std::nullopt when the run does not tell (it cannot start, is
+/// killed, or leaves without exit(): the shim writes its count at exit);
+/// errors are for the machine (no temporary directory).
+llvm::Expected<std::optional<uint64_t>>
+countHeapAllocations(const EngineOptions &O, llvm::StringRef Binary);
+
 } // namespace sweep
 } // namespace keel
 

@@ -2,7 +2,8 @@
 //
 // From a SweepResult to the numbers every report shows (spread, largest
 // deviation, CV, period and mechanism), the noise floor the spread must
-// exceed to count as a layout effect, and the gate (--max-spread,
+// exceed to be real and the threshold (--min-effect) it must exceed to count
+// as a layout effect rather than a negligible one, and the gate (--max-spread,
 // --baseline) that turns them into exit status 0 or 1 with a one-line
 // reason. docs/sweep-statistics.md states every rule.
 //
@@ -36,8 +37,9 @@ struct SeriesSummary {
   int64_t BestOffset = 0, WorstOffset = 0;
   /// Spread of executed instructions (0 when unknown or identical).
   double InstructionSpread = 0;
-  /// Named only when the spread is above the floor (resolution) and the
-  /// period explains at least MinExplainedVariance of the variance.
+  /// Named only when the spread is above the floor (resolution) and above
+  /// --min-effect, and the period explains at least MinExplainedVariance of
+  /// the variance.
   std::optional<PeriodEstimate> Period;
   std::string Mechanism;                ///< "" without a period
   /// The variant farthest from the median and the spread of the others
@@ -47,7 +49,9 @@ struct SeriesSummary {
   /// Periods of the individual events that vary (I1mr, D1mr, Bcm, Bim, ...,
   /// cycles), by name: the cost mixes mechanisms, each event isolates one
   /// (e.g. I1 misses repeat every way size, indirect mispredicts every
-  /// predictor span). Only periods at least MinPeriodStrength strong.
+  /// predictor span). Only periods at least MinPeriodStrength strong whose
+  /// pattern moves the count by MinPeriodAmplitude or more, and none when
+  /// the spread is within the floor or --min-effect.
   std::map<std::string, PeriodEstimate> CounterPeriods;
 };
 
@@ -73,16 +77,34 @@ struct NoiseFloor {
 /// 0.01% are reported as "no layout effect at this resolution".
 inline constexpr double SimResolution = 1e-4;
 
+/// The smallest spread that counts as a layout effect: --min-effect's
+/// default. Above the floor (resolution) but at or below it, a spread is
+/// "negligible": real, repeatable, and too small to act on. 1% is above
+/// every spread the start-up code alone produced in the resolution's
+/// measurements and below the swings layout really causes (the bundled
+/// interpreter: 22%); docs/sweep-statistics.md argues the number.
+inline constexpr double DefaultMinEffect = 0.01;
+
 /// What the verdict says about the swept series.
 enum class VerdictKind {
   NoEffect,    ///< deterministic backend, spread <= resolution
   WithinNoise, ///< measured backend, spread <= noise floor
-  Periodic,    ///< above the floor; a period explains the swings
-  Outlier,     ///< above the floor because of one variant
-  Effect,      ///< above the floor, no period, not one variant
-  Unknown,     ///< no noise floor known
+  Negligible,  ///< above the floor, at or below --min-effect
+  Periodic,    ///< above --min-effect; a period explains the swings
+  Outlier,     ///< above --min-effect because of one variant
+  Effect,      ///< above --min-effect, no period, not one variant
+  Unknown,     ///< no noise floor known, spread above --min-effect
+  Single,      ///< fewer than two variants measured: no spread to judge
 };
 llvm::StringRef verdictKindName(VerdictKind K);
+
+/// The verdict's state, which reports colour by (JSON "verdict_state"):
+/// nothing beyond the floor (green), negligible (grey), a layout effect
+/// (red), or no verdict at all (one variant, an unknown floor; grey).
+enum class VerdictState { NoEffect, Negligible, Effect, None };
+VerdictState verdictState(VerdictKind K);
+/// "no-effect", "negligible", "effect", "none".
+llvm::StringRef verdictStateName(VerdictState S);
 
 /// Options for the noise floor simulation (time backend).
 struct NoiseOptions {
@@ -108,6 +130,10 @@ NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O = {});
 
 struct GateOptions {
   std::optional<double> MaxSpread; ///< fraction (0.01 for --max-spread=1%)
+  /// --min-effect (fraction): the spread a layout effect must exceed; a
+  /// smaller one above the floor is negligible. It changes the verdict and
+  /// which periods are named, never the gate.
+  double MinEffect = DefaultMinEffect;
   /// Extra slack (fraction) allowed over the baseline beyond noise.
   double BaselineTolerance = 0;
   /// With a baseline: fail when the mean branch mispredicts per variant rise
@@ -132,6 +158,8 @@ struct GateResult {
   VerdictKind Kind = VerdictKind::Unknown;
   /// NoEffect or WithinNoise.
   bool WithinNoise = false;
+  /// The --min-effect the verdict was judged with (fraction).
+  double MinEffect = DefaultMinEffect;
   /// A gate was asked for (--max-spread or --baseline); without one only
   /// failed variants fail, and reports say "no gate set".
   bool GateSet = false;

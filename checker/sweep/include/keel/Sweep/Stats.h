@@ -109,11 +109,21 @@ struct PeriodEstimate {
   /// A strong ripple on top of a large drift explains little of the spread;
   /// reports name a period only when this is at least MinExplainedVariance.
   double Explained = 0;
+  /// Peak-to-peak amplitude of the fitted pattern: the largest minus the
+  /// smallest phase mean, in the values' own units (counts, cost). A count
+  /// alternating between 216 and 217 has amplitude 1 (Gate.h names an event's
+  /// period only from MinPeriodAmplitude counts).
+  double Amplitude = 0;
 };
 /// Below this strength the swings are reported as having no clear period.
 inline constexpr double MinPeriodStrength = 0.5;
 /// Below this share of the variance explained a period is not named.
 inline constexpr double MinExplainedVariance = 0.5;
+/// An event's period (I1mr, Bim, ...) is named only when its fitted pattern
+/// moves the count by at least this many units peak to peak: a count of
+/// events has a resolution of one, and a count alternating by one (Bim 216,
+/// 217, 216, ...) is the start-up code's jitter, not a mechanism.
+inline constexpr double MinPeriodAmplitude = 4;
 
 /// Estimate the dominant period of \p Values measured at \p Offsets (bytes,
 /// same length, evenly spaced, any order). Candidate periods are k * step for
