@@ -35,6 +35,8 @@ using namespace keel;
 using namespace keel::sweep;
 
 static const char *const Tool = "layout-sweep";
+/// argv as given, for the reports' provenance.
+static std::vector<std::string> CommandLine;
 
 namespace {
 cl::OptionCategory Cat("layout-sweep options");
@@ -431,6 +433,7 @@ static void runOptions(SweepRunOptions &RO, bool ImplicitJournal) {
   RO.RemoveJournals = ImplicitJournal;
   RO.Terminal = sys::Process::StandardErrIsDisplayed();
   RO.Tool = Tool;
+  RO.Command = CommandLine;
 }
 
 //===----------------------------------------------------------------------===//
@@ -515,6 +518,10 @@ static Expected<int> runCommand(const char *Argv0) {
   Expected<EngineOptions> O = buildOptions(Argv0, ImplicitJournal);
   if (!O)
     return O.takeError();
+  // --axis=code|data on a layout-link'ed binary: its link record relinks
+  // the variants, as in the bare sweep.
+  if (Expected<bool> Rec = useLinkRecord(*O); !Rec)
+    return Rec.takeError();
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return GO.takeError();
@@ -553,6 +560,7 @@ static const char *const Overview =
     "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
 
 int main(int argc, char **argv) {
+  CommandLine.assign(argv, argv + argc);
   // A task of a --executor=slurm job array (the script sbatch runs).
   if (argc == 3 && StringRef(argv[1]) == "--slurm-task")
     return runTool(argc, argv, {Tool, "", {}, /*ParseOptions=*/false},

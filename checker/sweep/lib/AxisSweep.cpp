@@ -3,6 +3,8 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
+#include "keel/Sweep/DryRun.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -35,6 +37,55 @@ const Measurement *bestVariant(const SweepResult &R) {
                       (M.Cost == Best->Cost && M.V.Offset < Best->V.Offset)))
       Best = &M;
   return Best;
+}
+
+/// The commands that write \p Series' variants, placeholders unexpanded.
+static void relinkCommands(StringRef Series, StringRef Template,
+                           ArrayRef<std::string> Argv,
+                           ArrayRef<std::string> ZeroArgv, StringRef Dir,
+                           StringRef Bolt, std::vector<std::string> &Out) {
+  std::string In = Dir.empty() ? "" : " (in " + displayCommand({Dir.str()}) + ")";
+  if (!Template.empty())
+    Out.push_back((Series + ": " + Template).str());
+  else if (!Argv.empty())
+    Out.push_back((Series + ": " + displayCommand(Argv) + In).str());
+  if (!ZeroArgv.empty())
+    Out.push_back((Series + ", offset 0: " + displayCommand(ZeroArgv) + In).str());
+  if (!Bolt.empty())
+    Out.push_back(
+        (Series + ": llvm-bolt {binary} -o {out} --pad-funcs-before=" + Bolt +
+         ":{pad}")
+            .str());
+}
+
+Expected<Provenance> sweepProvenance(const EngineOptions &O,
+                                     const SweepRunOptions &RO) {
+  Provenance P;
+  P.Tool = RO.Tool;
+  P.ToolVersion = keelVersion().str();
+  Expected<std::string> Date = provenanceDate();
+  if (!Date)
+    return Date.takeError();
+  P.Date = std::move(*Date);
+  P.Command = RO.Command;
+  const PerturbOptions &Pt = O.Perturb;
+  relinkCommands("base", Pt.RelinkTemplate, Pt.RelinkArgv, Pt.RelinkZeroArgv,
+                 Pt.RelinkDir, Pt.BoltFunction, P.Relink);
+  if (O.CompareBinary)
+    relinkCommands("compare", Pt.CompareRelinkTemplate, Pt.CompareRelinkArgv,
+                   Pt.CompareRelinkZeroArgv, Pt.CompareRelinkDir,
+                   Pt.BoltFunction, P.Relink);
+  Expected<std::string> Sha = fileSHA256(O.Binary);
+  if (!Sha)
+    return Sha.takeError();
+  P.BinarySHA256 = std::move(*Sha);
+  if (O.CompareBinary) {
+    Expected<std::string> C = fileSHA256(*O.CompareBinary);
+    if (!C)
+      return C.takeError();
+    P.CompareSHA256 = std::move(*C);
+  }
+  return P;
 }
 
 Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
@@ -199,10 +250,18 @@ Expected<int> runAxisSweep(const EngineOptions &Opts, const GateOptions &GO,
     return std::move(E);
   EngineOptions O = Opts;
   O.Progress = progressPrinter(AO, Err);
+  // Before the sweep: a malformed SOURCE_DATE_EPOCH must not cost one.
+  if (Expected<std::string> Date = provenanceDate(); !Date)
+    return Date.takeError();
 
   Expected<std::vector<SweepResult>> Rs = runSweeps(O);
   if (!Rs)
     return Rs.takeError();
+  Expected<Provenance> Prov = sweepProvenance(O, AO);
+  if (!Prov)
+    return Prov.takeError();
+  for (SweepResult &R : *Rs)
+    R.Prov = *Prov;
   // One result per geometry, in the order of Geos.
   bool GateFailed = false;
   for (size_t K = 0; K < Rs->size(); ++K) {
