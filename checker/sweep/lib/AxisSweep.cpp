@@ -39,6 +39,20 @@ const Measurement *bestVariant(const SweepResult &R) {
   return Best;
 }
 
+/// \p Argv for display (DryRun.h's quoting), its placeholders ({pad},
+/// {out}, {padobj}, {dir}) left unquoted as a --relink template has them.
+static std::string templateLine(ArrayRef<std::string> Argv) {
+  std::string Line;
+  for (const std::string &W : Argv) {
+    StringRef S(W);
+    bool Placeholder = S.size() > 2 && S.front() == '{' && S.back() == '}' &&
+                       S.drop_front().drop_back().find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyz") == StringRef::npos;
+    Line += (Line.empty() ? "" : " ") + (Placeholder ? W : displayCommand({W}));
+  }
+  return Line;
+}
+
 /// The commands that write \p Series' variants, placeholders unexpanded.
 static void relinkCommands(StringRef Series, StringRef Template,
                            ArrayRef<std::string> Argv,
@@ -48,9 +62,9 @@ static void relinkCommands(StringRef Series, StringRef Template,
   if (!Template.empty())
     Out.push_back((Series + ": " + Template).str());
   else if (!Argv.empty())
-    Out.push_back((Series + ": " + displayCommand(Argv) + In).str());
+    Out.push_back((Series + ": " + templateLine(Argv) + In).str());
   if (!ZeroArgv.empty())
-    Out.push_back((Series + ", offset 0: " + displayCommand(ZeroArgv) + In).str());
+    Out.push_back((Series + ", offset 0: " + templateLine(ZeroArgv) + In).str());
   if (!Bolt.empty())
     Out.push_back(
         (Series + ": llvm-bolt {binary} -o {out} --pad-funcs-before=" + Bolt +
