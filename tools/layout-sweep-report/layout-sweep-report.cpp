@@ -134,7 +134,7 @@ static Expected<int> renderAndGate() {
     return R.takeError();
   std::optional<SweepResult> Base;
   if (!Baseline.empty()) {
-    auto B = readResultFile(Baseline);
+    auto B = readBaselineAxis(Baseline, R->Axis);
     if (!B)
       return B.takeError();
     Base = std::move(*B);

@@ -56,7 +56,9 @@ cl::opt<std::string> Axis("axis",
                           cl::desc("what moves: code, data, stack, env, heap, "
                                    "fs-spacing "
                                    "(none given: every axis this binary can move; "
-                                   "code with --relink or --bolt-pad)"),
+                                   "code with --relink or --bolt-pad; code and "
+                                   "data of a layout-link'ed binary relink from "
+                                   "its link record)"),
                           cl::init("code"), cl::cat(Cat));
 cl::opt<bool> FalseSharing(
     "false-sharing",

@@ -804,5 +804,27 @@ readBaselineAxes(StringRef Path) {
   return Out;
 }
 
+Expected<SweepResult> readBaselineAxis(StringRef Path, StringRef Axis) {
+  Expected<std::optional<SavedAutoSweep>> Auto = readAutoReport(Path);
+  if (!Auto)
+    return Auto.takeError();
+  if (!*Auto) // a one-axis result: the gate checks that its axis matches
+    return readResultFile(Path);
+  std::string Swept;
+  for (size_t I = 0, K = 0; I < (*Auto)->Axes.size(); ++I) {
+    const AutoAxis &A = (*Auto)->Axes[I];
+    if (!A.Swept)
+      continue;
+    if (A.Axis == Axis)
+      return std::move((*Auto)->Results[K]);
+    Swept += (Swept.empty() ? "" : ", ") + A.Axis;
+    ++K;
+  }
+  return inputError(Path, 0,
+                    "an automatic sweep's report without the {0} axis (it "
+                    "swept {1})",
+                    Axis, Swept.empty() ? std::string("none") : Swept);
+}
+
 } // namespace sweep
 } // namespace keel

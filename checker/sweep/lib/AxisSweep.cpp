@@ -4,6 +4,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Tool.h"
+#include "keel/Sweep/Auto.h"
 #include "keel/Sweep/DryRun.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -124,7 +125,7 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                      const AxisSweepOptions &AO, size_t Geometries) {
   std::optional<SweepResult> BaselineResult;
   if (!AO.Baseline.empty()) {
-    Expected<SweepResult> B = readResultFile(AO.Baseline);
+    Expected<SweepResult> B = readBaselineAxis(AO.Baseline, O.Perturb.Axis);
     if (!B)
       return B.takeError();
     if (GO.MaxMispredictRise)

@@ -154,6 +154,12 @@ struct SavedAutoSweep {
 /// version, or an axis that is not a sweep result.
 llvm::Expected<std::optional<SavedAutoSweep>> readAutoReport(llvm::StringRef Path);
 
+/// --baseline of a one-axis sweep (or its saved result) on axis \p Axis: a
+/// one-axis --json as it is (evaluateGate refuses another axis), or that
+/// axis of an automatic sweep's --json (InputError when it did not sweep it).
+llvm::Expected<SweepResult> readBaselineAxis(llvm::StringRef Path,
+                                             llvm::StringRef Axis);
+
 /// --csv: one table of every swept axis (the one-axis CSV's columns; its
 /// axis column tells them apart).
 void writeAutoCSVReport(llvm::raw_ostream &OS,
