@@ -453,15 +453,17 @@ static Error checkAutoOptions() {
     return inputError("<command line>", 0,
                       "several --I1 measure one axis in several geometries; "
                       "with no --axis the sweep covers several axes: add "
-                      "--axis=code (with --relink or --bolt-pad) or another "
-                      "--axis");
+                      "--axis=code (a layout-link'ed binary relinks from "
+                      "its record; else with --relink or --bolt-pad) or "
+                      "another --axis");
   if (BestPadOut.getNumOccurrences())
     return inputError("<command line>", 0,
                       "--best-pad-out writes the best offset of one axis "
                       "(layout-order --code-pad=@FILE reads the code axis'), "
                       "and with no --axis the sweep covers several; add "
-                      "--axis=code (with --relink or --bolt-pad) or another "
-                      "--axis");
+                      "--axis=code (a layout-link'ed binary relinks from "
+                      "its record; else with --relink or --bolt-pad) or "
+                      "another --axis");
   return Error::success();
 }
 

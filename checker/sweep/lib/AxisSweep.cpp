@@ -90,15 +90,18 @@ Expected<Provenance> sweepProvenance(const EngineOptions &O,
     relinkCommands("compare", Pt.CompareRelinkTemplate, Pt.CompareRelinkArgv,
                    Pt.CompareRelinkZeroArgv, Pt.CompareRelinkDir,
                    Pt.BoltFunction, P.Relink);
-  Expected<std::string> Sha = fileSHA256(O.Binary);
-  if (!Sha)
-    return Sha.takeError();
-  P.BinarySHA256 = std::move(*Sha);
-  if (O.CompareBinary) {
-    Expected<std::string> C = fileSHA256(*O.CompareBinary);
-    if (!C)
-      return C.takeError();
-    P.CompareSHA256 = std::move(*C);
+  // A --relink sweep writes every variant, the one named included, so that
+  // binary need not exist: then there is nothing to hash ("").
+  for (auto [Path, Out] :
+       {std::pair<std::optional<std::string>, std::string *>{O.Binary,
+                                                             &P.BinarySHA256},
+        {O.CompareBinary, &P.CompareSHA256}}) {
+    if (!Path || !sys::fs::is_regular_file(*Path))
+      continue;
+    Expected<std::string> Sha = fileSHA256(*Path);
+    if (!Sha)
+      return Sha.takeError();
+    *Out = std::move(*Sha);
   }
   return P;
 }

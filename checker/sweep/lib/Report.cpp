@@ -259,7 +259,10 @@ void writeHTMLProvenance(raw_ostream &OS, const Provenance &P,
     Row("relink", C);
   Row("tool", P.Tool + " (Keel) " + P.ToolVersion);
   Row("date", P.Date);
-  Row("binary sha256", P.BinarySHA256);
+  Row("binary sha256", P.BinarySHA256.empty()
+                           ? "none (not a file: the relink command wrote "
+                             "every variant)"
+                           : P.BinarySHA256);
   if (!P.CompareSHA256.empty())
     Row("compare sha256", P.CompareSHA256);
   Row("backend", Backend);

@@ -136,7 +136,9 @@ struct Provenance {
   /// Each command that wrote variants, its placeholders ({pad}, {out}, ...)
   /// unexpanded, named by series: "base: clang ... -o {out}".
   std::vector<std::string> Relink;
-  std::string BinarySHA256;  ///< of the swept binary as given
+  /// Of the swept binary as given ("" when it is not a file: a --relink
+  /// sweep writes every variant, that one included).
+  std::string BinarySHA256;
   std::string CompareSHA256; ///< of the --compare binary ("" = none)
   bool empty() const { return Tool.empty(); }
 };
