@@ -2,11 +2,16 @@
 //
 // Reads a result written by `layout-sweep --json` and renders it again (text,
 // JSON, CSV, SVG, HTML) or applies a gate to it, without measuring anything:
-// the report and gate code of layout-sweep, on a file.
+// the report and gate code of layout-sweep, on a file. Every --json the
+// sweep writes reads back (docs/formats/sweep-result.md): an automatic
+// sweep's ("mode": "auto", every axis gated as layout-sweep gates it) and a
+// one-axis result (with or without --compare; one file per --I1 geometry).
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Tool.h"
+#include "keel/Sweep/Auto.h"
+#include "keel/Sweep/AutoSweep.h"
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Report.h"
@@ -62,6 +67,36 @@ static cl::opt<std::string> MaxMispredictRise(
 
 static const char *const Tool = "layout-sweep-report";
 
+/// An automatic sweep's report: each swept axis gated again (against that
+/// axis of --baseline), the combined reports written again.
+static Expected<int> renderAuto(SavedAutoSweep &S, const GateOptions &GO,
+                                const ReportFiles &Files) {
+  Expected<std::map<std::string, SweepResult>> Baselines =
+      readAutoBaselines(Baseline, GO);
+  if (!Baselines)
+    return Baselines.takeError();
+  AutoSweepResult Out;
+  Out.Axes = std::move(S.Axes); // the outcomes point into it: not resized
+  size_t K = 0;
+  for (AutoAxis &A : Out.Axes) {
+    if (!A.Swept)
+      continue;
+    SweepResult &R = S.Results[K++];
+    Expected<GateResult> G = gateAutoAxis(R, A.Axis, GO, *Baselines, Baseline);
+    if (!G)
+      return G.takeError();
+    Out.Outcomes.push_back({&A, std::move(R), std::move(*G)});
+  }
+  if (Error E = writeAutoReports(S.Binary, Files, Out))
+    return std::move(E);
+  if (!Quiet)
+    outs() << Out.Text;
+  collectAutoOutcomes(Out);
+  if (Out.GateFailure)
+    errs() << Tool << ": gate failed: " << *Out.GateFailure << "\n";
+  return Out.ExitStatus;
+}
+
 /// Read the saved sweep, gate it and write the reports.
 static Expected<int> renderAndGate() {
   for (cl::opt<std::string> *O : {&JSONOut, &CSVOut})
@@ -96,20 +131,26 @@ static Expected<int> renderAndGate() {
     GO.MaxMispredictRise = *V;
   }
 
+  ReportFiles Files{JSONOut, CSVOut, SVGOut, HTMLOut};
+  Expected<std::optional<SavedAutoSweep>> Auto = readAutoReport(Input);
+  if (!Auto)
+    return Auto.takeError();
+  if (*Auto)
+    return renderAuto(**Auto, GO, Files);
+
   auto R = readResultFile(Input);
   if (!R)
     return R.takeError();
   std::optional<SweepResult> Base;
   if (!Baseline.empty()) {
-    auto B = readResultFile(Baseline);
+    auto B = readBaselineAxis(Baseline, R->Axis);
     if (!B)
       return B.takeError();
     Base = std::move(*B);
   }
   // As layout-sweep writes a one-axis result (keel/Sweep/AxisSweep.h).
   auto G = gateAndReport(*R, GO, Base ? &*Base : nullptr,
-                         {JSONOut, CSVOut, SVGOut, HTMLOut},
-                         Quiet ? nullptr : &outs());
+                         Files, Quiet ? nullptr : &outs());
   if (!G)
     return G.takeError();
   if (G->Failed) {

@@ -35,6 +35,8 @@ using namespace keel;
 using namespace keel::sweep;
 
 static const char *const Tool = "layout-sweep";
+/// argv as given, for the reports' provenance.
+static std::vector<std::string> CommandLine;
 
 namespace {
 cl::OptionCategory Cat("layout-sweep options");
@@ -54,7 +56,9 @@ cl::opt<std::string> Axis("axis",
                           cl::desc("what moves: code, data, stack, env, heap, "
                                    "fs-spacing "
                                    "(none given: every axis this binary can move; "
-                                   "code with --relink or --bolt-pad)"),
+                                   "code with --relink or --bolt-pad; code and "
+                                   "data of a layout-link'ed binary relink from "
+                                   "its link record)"),
                           cl::init("code"), cl::cat(Cat));
 cl::opt<bool> FalseSharing(
     "false-sharing",
@@ -441,6 +445,7 @@ static void runOptions(SweepRunOptions &RO, bool ImplicitJournal) {
   RO.RemoveJournals = ImplicitJournal;
   RO.Terminal = sys::Process::StandardErrIsDisplayed();
   RO.Tool = Tool;
+  RO.Command = CommandLine;
 }
 
 //===----------------------------------------------------------------------===//
@@ -458,15 +463,17 @@ static Error checkAutoOptions() {
     return inputError("<command line>", 0,
                       "several --I1 measure one axis in several geometries; "
                       "with no --axis the sweep covers several axes: add "
-                      "--axis=code (with --relink or --bolt-pad) or another "
-                      "--axis");
+                      "--axis=code (a layout-link'ed binary relinks from "
+                      "its record; else with --relink or --bolt-pad) or "
+                      "another --axis");
   if (BestPadOut.getNumOccurrences())
     return inputError("<command line>", 0,
                       "--best-pad-out writes the best offset of one axis "
                       "(layout-order --code-pad=@FILE reads the code axis'), "
                       "and with no --axis the sweep covers several; add "
-                      "--axis=code (with --relink or --bolt-pad) or another "
-                      "--axis");
+                      "--axis=code (a layout-link'ed binary relinks from "
+                      "its record; else with --relink or --bolt-pad) or "
+                      "another --axis");
   return Error::success();
 }
 
@@ -525,6 +532,10 @@ static Expected<int> runCommand(const char *Argv0) {
   Expected<EngineOptions> O = buildOptions(Argv0, ImplicitJournal);
   if (!O)
     return O.takeError();
+  // --axis=code|data on a layout-link'ed binary: its link record relinks
+  // the variants, as in the bare sweep.
+  if (Expected<bool> Rec = useLinkRecord(*O); !Rec)
+    return Rec.takeError();
   Expected<GateOptions> GO = gateOptions();
   if (!GO)
     return GO.takeError();
@@ -563,6 +574,7 @@ static const char *const Overview =
     "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
 
 int main(int argc, char **argv) {
+  CommandLine.assign(argv, argv + argc);
   // A task of a --executor=slurm job array (the script sbatch runs).
   if (argc == 3 && StringRef(argv[1]) == "--slurm-task")
     return runTool(argc, argv, {Tool, "", {}, /*ParseOptions=*/false},

@@ -565,14 +565,34 @@ json::Value autoReportJSON(StringRef Binary, ArrayRef<AutoAxis> Axes,
           json::Object{{"axis", A.Axis}, {"reason", A.Why}, {"enable", A.Enable}});
     }
   }
-  return json::Object{{"version", ReportVersion},
-                      {"mode", "auto"},
-                      {"binary", Binary},
-                      {"axes", std::move(AxesJ)},
-                      {"not_swept", std::move(NotSwept)},
-                      {"gate",
-                       json::Object{{"failed", !FailedAxes.empty()},
-                                    {"failed_axes", std::move(FailedAxes)}}}};
+  json::Array Order;
+  for (const AutoAxis &A : Axes)
+    Order.push_back(A.Axis);
+  json::Object Top{{"version", ReportVersion},
+                   {"mode", "auto"},
+                   {"binary", Binary},
+                   {"axis_order", std::move(Order)},
+                   {"axes", std::move(AxesJ)},
+                   {"not_swept", std::move(NotSwept)},
+                   {"gate",
+                    json::Object{{"failed", !FailedAxes.empty()},
+                                 {"failed_axes", std::move(FailedAxes)}}}};
+  if (std::optional<Provenance> P = autoProvenance(Outcomes))
+    Top["provenance"] = toJSON(*P, Outcomes.front().R.Backend);
+  return Top;
+}
+
+std::optional<Provenance> autoProvenance(ArrayRef<AutoOutcome> Outcomes) {
+  if (Outcomes.empty() || Outcomes.front().R.Prov.empty())
+    return std::nullopt;
+  // Every axis was swept by the same command: its record, with each axis'
+  // relink commands named by axis.
+  Provenance P = Outcomes.front().R.Prov;
+  P.Relink.clear();
+  for (const AutoOutcome &O : Outcomes)
+    for (const std::string &C : O.R.Prov.Relink)
+      P.Relink.push_back(O.A->Axis + ": " + C);
+  return P;
 }
 
 void writeAutoCSVReport(raw_ostream &OS, ArrayRef<AutoOutcome> Outcomes) {
@@ -640,6 +660,9 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
   writeHTMLHead(OS, ("layout sweep: " + Binary + ", every axis").str());
   OS << "<h1>layout sweep: " << escapeMarkup(sys::path::filename(Binary))
      << ", every axis</h1>\n";
+  std::optional<Provenance> P = autoProvenance(Outcomes);
+  writeHTMLProvenance(OS, P ? *P : Provenance(),
+                      Outcomes.empty() ? "" : Outcomes.front().R.Backend);
   OS << "<table class=\"axes\">\n<tr><th>axis</th><th>how</th><th>result"
         "</th></tr>\n";
   for (const AutoAxis &A : Axes) {
@@ -662,6 +685,84 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
     writeHTMLSection(OS, O.R, O.G, "h3");
   }
   OS << "</body>\n</html>\n";
+}
+
+/// Axis \p Name of a saved automatic sweep as swept: its "how".
+static AutoAxis sweptAxis(StringRef Name, const json::Object &Report) {
+  AutoAxis A;
+  A.Axis = Name.str();
+  A.Swept = true;
+  if (std::optional<StringRef> How = Report.getString("how"))
+    A.How = How->str();
+  return A;
+}
+
+Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
+  Expected<std::string> Text = readTextFile(Path);
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> V = json::parse(*Text);
+  if (!V)
+    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+  const json::Object *O = V->getAsObject();
+  std::optional<StringRef> Mode = O ? O->getString("mode") : std::nullopt;
+  if (!Mode || *Mode != "auto")
+    return std::nullopt;
+  if (std::optional<int64_t> Ver = O->getInteger("version");
+      Ver && *Ver > ReportVersion)
+    return inputError(Path, 0,
+                      "report version {0} is newer than this tool's ({1})",
+                      *Ver, ReportVersion);
+  SavedAutoSweep S;
+  if (std::optional<StringRef> B = O->getString("binary"))
+    S.Binary = B->str();
+  const json::Object *AxesJ = O->getObject("axes");
+  if (!AxesJ)
+    return inputError(Path, 0, "an automatic sweep's report without \"axes\"");
+  std::map<std::string, AutoAxis> NotSwept;
+  if (const json::Array *NS = O->getArray("not_swept"))
+    for (const json::Value &E : *NS) {
+      const json::Object *X = E.getAsObject();
+      std::optional<StringRef> Name = X ? X->getString("axis") : std::nullopt;
+      if (!Name)
+        return inputError(Path, 0, "not_swept: an entry without \"axis\"");
+      AutoAxis A;
+      A.Axis = Name->str();
+      A.Why = X->getString("reason").value_or("").str();
+      A.Enable = X->getString("enable").value_or("").str();
+      NotSwept[A.Axis] = std::move(A);
+    }
+  // The axes in the order they were planned (older reports: swept ones by
+  // name, then the others).
+  std::vector<std::string> Order;
+  if (const json::Array *OA = O->getArray("axis_order"))
+    for (const json::Value &E : *OA)
+      if (std::optional<StringRef> N = E.getAsString())
+        Order.push_back(N->str());
+  if (Order.empty()) {
+    for (const auto &KV : *AxesJ)
+      Order.push_back(KV.first.str());
+    for (const auto &KV : NotSwept)
+      Order.push_back(KV.first);
+    llvm::sort(Order.begin(), Order.begin() + AxesJ->size());
+  }
+  for (const std::string &Name : Order) {
+    if (const json::Value *Rep = AxesJ->get(Name)) {
+      SweepResult R;
+      json::Path::Root Root("axes");
+      if (!fromJSON(*Rep, R, Root))
+        return inputError(Path, 0, "axis '{0}' is not a sweep result: {1}",
+                          Name, toString(Root.getError()));
+      S.Axes.push_back(sweptAxis(Name, *Rep->getAsObject()));
+      S.Results.push_back(std::move(R));
+    } else if (auto It = NotSwept.find(Name); It != NotSwept.end()) {
+      S.Axes.push_back(It->second);
+    } else {
+      return inputError(Path, 0, "axis_order names '{0}', which is neither "
+                        "in \"axes\" nor in \"not_swept\"", Name);
+    }
+  }
+  return S;
 }
 
 Expected<std::map<std::string, SweepResult>>
@@ -701,6 +802,28 @@ readBaselineAxes(StringRef Path) {
     Out[Name.str()] = std::move(R);
   }
   return Out;
+}
+
+Expected<SweepResult> readBaselineAxis(StringRef Path, StringRef Axis) {
+  Expected<std::optional<SavedAutoSweep>> Auto = readAutoReport(Path);
+  if (!Auto)
+    return Auto.takeError();
+  if (!*Auto) // a one-axis result: the gate checks that its axis matches
+    return readResultFile(Path);
+  std::string Swept;
+  for (size_t I = 0, K = 0; I < (*Auto)->Axes.size(); ++I) {
+    const AutoAxis &A = (*Auto)->Axes[I];
+    if (!A.Swept)
+      continue;
+    if (A.Axis == Axis)
+      return std::move((*Auto)->Results[K]);
+    Swept += (Swept.empty() ? "" : ", ") + A.Axis;
+    ++K;
+  }
+  return inputError(Path, 0,
+                    "an automatic sweep's report without the {0} axis (it "
+                    "swept {1})",
+                    Axis, Swept.empty() ? std::string("none") : Swept);
 }
 
 } // namespace sweep

@@ -91,10 +91,10 @@ struct AutoProgress {
   }
 };
 
-/// --baseline's result of each axis (none without it), read before the
-/// sweep: a bad baseline must not cost one.
+} // namespace
+
 Expected<std::map<std::string, SweepResult>>
-readBaselines(StringRef Baseline, const GateOptions &GO) {
+readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
   if (Baseline.empty())
     return std::map<std::string, SweepResult>();
   Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
@@ -106,6 +106,25 @@ readBaselines(StringRef Baseline, const GateOptions &GO) {
         return std::move(E);
   return B;
 }
+
+Expected<GateResult>
+gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
+             const std::map<std::string, SweepResult> &Baselines,
+             StringRef BaselinePath) {
+  auto BIt = Baselines.find(Axis.str());
+  Expected<GateResult> G =
+      evaluateGate(R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
+  if (!G)
+    return G.takeError();
+  if (!BaselinePath.empty() && BIt == Baselines.end())
+    G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
+                              "not compared with it",
+                              BaselinePath, Axis)
+                          .str());
+  return G;
+}
+
+namespace {
 
 /// Refuse what cannot be swept at all (a missing file, an object file, a
 /// non-executable) before announcing a sweep; runSweep checks each axis
@@ -319,23 +338,21 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
           << A.Axis << ": not swept: " << A.Why << "\n";
       continue;
     }
-    auto BIt = Baselines.find(A.Axis);
+    Expected<Provenance> Prov = sweepProvenance(*O, AO);
+    if (!Prov)
+      return Prov.takeError();
+    R->Prov = std::move(*Prov);
     Expected<GateResult> G =
-        evaluateGate(*R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
+        gateAutoAxis(*R, A.Axis, GO, Baselines, AO.Baseline);
     if (!G)
       return G.takeError();
-    if (!AO.Baseline.empty() && BIt == Baselines.end())
-      G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
-                                "not compared with it",
-                                AO.Baseline, A.Axis)
-                            .str());
     Outcomes.push_back({&A, std::move(*R), std::move(*G)});
   }
   return Outcomes;
 }
 
-/// The reports asked for; the text table into \p R.Text unless a
-/// machine-readable report goes to stdout.
+} // namespace
+
 Error writeAutoReports(StringRef Binary, const ReportFiles &F,
                        AutoSweepResult &R) {
   ArrayRef<AutoAxis> Axes = R.Axes;
@@ -361,9 +378,7 @@ Error writeAutoReports(StringRef Binary, const ReportFiles &F,
   return Error::success();
 }
 
-/// The notes of every swept axis, and the first failed gate: the exit
-/// status.
-void collectOutcomes(AutoSweepResult &R) {
+void collectAutoOutcomes(AutoSweepResult &R) {
   for (const AutoOutcome &O : R.Outcomes)
     for (const std::string &N : O.R.Notes)
       R.Notes.push_back(O.A->Axis + ": " + N);
@@ -377,8 +392,6 @@ void collectOutcomes(AutoSweepResult &R) {
     }
 }
 
-} // namespace
-
 Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                        const GateOptions &GO,
                                        const AutoSweepOptions &AO,
@@ -386,7 +399,12 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
   if (Error E = checkReportFiles(AO.Reports)) // before the sweep
     return std::move(E);
   Expected<std::map<std::string, SweepResult>> Baselines =
-      readBaselines(AO.Baseline, GO);
+      readAutoBaselines(AO.Baseline, GO);
+  if (!Baselines)
+    return Baselines.takeError();
+  // A malformed SOURCE_DATE_EPOCH must not cost a sweep.
+  if (Expected<std::string> Date = provenanceDate(); !Date)
+    return Date.takeError();
   if (!Baselines)
     return Baselines.takeError();
   if (Error E = checkSweepable(Base))
@@ -425,8 +443,37 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
   if (AO.RemoveJournals)
     for (const std::string &J : Journals)
       sys::fs::remove(J);
-  collectOutcomes(Result);
+  collectAutoOutcomes(Result);
   return std::move(Result);
+}
+
+Expected<bool> useLinkRecord(EngineOptions &O) {
+  const PerturbOptions &P = O.Perturb;
+  if ((P.Axis != "code" && P.Axis != "data") || !P.RelinkTemplate.empty() ||
+      !P.RelinkArgv.empty() || !P.BoltFunction.empty() ||
+      !P.CompareRelinkTemplate.empty())
+    return false;
+  // Without a record runSweep says what the axis needs; a binary that
+  // cannot be inspected gets runSweep's own message too.
+  if (!sys::fs::exists(linkRecordPath(O.Binary)))
+    return false;
+  Expected<std::vector<AutoAxis>> Axes = planAxes(O);
+  if (!Axes) {
+    consumeError(Axes.takeError());
+    return false;
+  }
+  auto A = find_if(*Axes, [&](const AutoAxis &X) { return X.Axis == P.Axis; });
+  if (A == Axes->end())
+    return false;
+  if (!A->Swept || A->RelinkArgv.empty())
+    return inputError(linkRecordPath(O.Binary), 0,
+                      "--axis={0} with no --relink relinks from this record, "
+                      "but {1}{2}{3}",
+                      P.Axis, A->Why.empty() ? "it cannot" : A->Why,
+                      A->Enable.empty() ? "" : "; to sweep it: ", A->Enable);
+  EngineOptions Out = axisOptions(O, *A);
+  O = std::move(Out);
+  return true;
 }
 
 Error writeAutoDryRun(raw_ostream &OS, const EngineOptions &Base,

@@ -3,6 +3,9 @@
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Tool.h"
+#include "keel/Sweep/Auto.h"
+#include "keel/Sweep/DryRun.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -37,6 +40,72 @@ const Measurement *bestVariant(const SweepResult &R) {
   return Best;
 }
 
+/// \p Argv for display (DryRun.h's quoting), its placeholders ({pad},
+/// {out}, {padobj}, {dir}) left unquoted as a --relink template has them.
+static std::string templateLine(ArrayRef<std::string> Argv) {
+  std::string Line;
+  for (const std::string &W : Argv) {
+    StringRef S(W);
+    bool Placeholder = S.size() > 2 && S.front() == '{' && S.back() == '}' &&
+                       S.drop_front().drop_back().find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyz") == StringRef::npos;
+    Line += (Line.empty() ? "" : " ") + (Placeholder ? W : displayCommand({W}));
+  }
+  return Line;
+}
+
+/// The commands that write \p Series' variants, placeholders unexpanded.
+static void relinkCommands(StringRef Series, StringRef Template,
+                           ArrayRef<std::string> Argv,
+                           ArrayRef<std::string> ZeroArgv, StringRef Dir,
+                           StringRef Bolt, std::vector<std::string> &Out) {
+  std::string In = Dir.empty() ? "" : " (in " + displayCommand({Dir.str()}) + ")";
+  if (!Template.empty())
+    Out.push_back((Series + ": " + Template).str());
+  else if (!Argv.empty())
+    Out.push_back((Series + ": " + templateLine(Argv) + In).str());
+  if (!ZeroArgv.empty())
+    Out.push_back((Series + ", offset 0: " + templateLine(ZeroArgv) + In).str());
+  if (!Bolt.empty())
+    Out.push_back(
+        (Series + ": llvm-bolt {binary} -o {out} --pad-funcs-before=" + Bolt +
+         ":{pad}")
+            .str());
+}
+
+Expected<Provenance> sweepProvenance(const EngineOptions &O,
+                                     const SweepRunOptions &RO) {
+  Provenance P;
+  P.Tool = RO.Tool;
+  P.ToolVersion = keelVersion().str();
+  Expected<std::string> Date = provenanceDate();
+  if (!Date)
+    return Date.takeError();
+  P.Date = std::move(*Date);
+  P.Command = RO.Command;
+  const PerturbOptions &Pt = O.Perturb;
+  relinkCommands("base", Pt.RelinkTemplate, Pt.RelinkArgv, Pt.RelinkZeroArgv,
+                 Pt.RelinkDir, Pt.BoltFunction, P.Relink);
+  if (O.CompareBinary)
+    relinkCommands("compare", Pt.CompareRelinkTemplate, Pt.CompareRelinkArgv,
+                   Pt.CompareRelinkZeroArgv, Pt.CompareRelinkDir,
+                   Pt.BoltFunction, P.Relink);
+  // A --relink sweep writes every variant, the one named included, so that
+  // binary need not exist: then there is nothing to hash ("").
+  for (auto [Path, Out] :
+       {std::pair<std::optional<std::string>, std::string *>{O.Binary,
+                                                             &P.BinarySHA256},
+        {O.CompareBinary, &P.CompareSHA256}}) {
+    if (!Path || !sys::fs::is_regular_file(*Path))
+      continue;
+    Expected<std::string> Sha = fileSHA256(*Path);
+    if (!Sha)
+      return Sha.takeError();
+    *Out = std::move(*Sha);
+  }
+  return P;
+}
+
 Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
                                    const SweepResult *Baseline,
                                    const ReportFiles &F, raw_ostream *Table) {
@@ -59,7 +128,7 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                      const AxisSweepOptions &AO, size_t Geometries) {
   std::optional<SweepResult> BaselineResult;
   if (!AO.Baseline.empty()) {
-    Expected<SweepResult> B = readResultFile(AO.Baseline);
+    Expected<SweepResult> B = readBaselineAxis(AO.Baseline, O.Perturb.Axis);
     if (!B)
       return B.takeError();
     if (GO.MaxMispredictRise)
@@ -199,10 +268,18 @@ Expected<int> runAxisSweep(const EngineOptions &Opts, const GateOptions &GO,
     return std::move(E);
   EngineOptions O = Opts;
   O.Progress = progressPrinter(AO, Err);
+  // Before the sweep: a malformed SOURCE_DATE_EPOCH must not cost one.
+  if (Expected<std::string> Date = provenanceDate(); !Date)
+    return Date.takeError();
 
   Expected<std::vector<SweepResult>> Rs = runSweeps(O);
   if (!Rs)
     return Rs.takeError();
+  Expected<Provenance> Prov = sweepProvenance(O, AO);
+  if (!Prov)
+    return Prov.takeError();
+  for (SweepResult &R : *Rs)
+    R.Prov = *Prov;
   // One result per geometry, in the order of Geos.
   bool GateFailed = false;
   for (size_t K = 0; K < Rs->size(); ++K) {

@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Report.h"
 
-#include "keel/Support/Text.h"
-
 #include "keel/Support/OutputFile.h"
+#include "keel/Support/Text.h"
+#include "keel/Sweep/DryRun.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -192,6 +192,83 @@ SeriesLabels seriesLabels(const SweepResult &R) {
   return L;
 }
 
+std::optional<MeanRatio> compareRatio(const SweepResult &R,
+                                      const GateResult &G) {
+  if (!R.Compare)
+    return std::nullopt;
+  auto Costs = [](ArrayRef<Measurement> Ms) {
+    std::vector<double> C;
+    for (const Measurement &M : Ms)
+      if (!M.Failed)
+        C.push_back(M.Cost);
+    return C;
+  };
+  std::vector<double> A = Costs(R.Ms), B = Costs(R.Compare->Ms);
+  if (A.empty() || B.empty())
+    return std::nullopt;
+  double Resolution = G.Noise.Kind == NoiseFloor::Unknown ? 0 : G.Noise.Spread;
+  return meanRatio(A, B, Resolution);
+}
+
+std::optional<std::string> compareHeadline(const SweepResult &R,
+                                           const GateResult &G) {
+  std::optional<MeanRatio> M = compareRatio(R, G);
+  if (!M)
+    return std::nullopt;
+  SeriesLabels L = seriesLabels(R);
+  const std::string &Fast = M->BFaster ? L.Compare : L.Base;
+  const std::string &Slow = M->BFaster ? L.Base : L.Compare;
+  // Four decimals as hyperfine prints them, more when the +- needs them to
+  // show a digit of its own.
+  int Decimals = 4;
+  while (Decimals < 9 && M->Error > 0 &&
+         M->Error * std::pow(10.0, Decimals) < 1)
+    ++Decimals;
+  std::string F = "%." + std::to_string(Decimals) + "f";
+  double MFast = G.Compare ? (M->BFaster ? G.Compare->Mean : G.Base.Mean) : 0;
+  double MSlow = G.Compare ? (M->BFaster ? G.Base.Mean : G.Compare->Mean) : 0;
+  std::string P = M->PValue < 1e-4 ? std::string("< 0.0001")
+                                   : "= " + fmt("%.2g", M->PValue);
+  return formatv("{0} is {1} ± {2} times faster than {3}: mean cost {4} "
+                 "vs {5}; Mann-Whitney p {6}: {7}",
+                 Fast, fmt(F.c_str(), M->Ratio), fmt(F.c_str(), M->Error),
+                 Slow, costText(MFast), costText(MSlow), P,
+                 M->Significant ? "significant"
+                                : "not significant (within the ± or "
+                                  "p >= 0.05)")
+      .str();
+}
+
+void writeHTMLProvenance(raw_ostream &OS, const Provenance &P,
+                         StringRef Backend) {
+  OS << "<details class=\"provenance\" open>\n<summary>provenance</summary>\n";
+  if (P.empty()) {
+    OS << "<p>not recorded (a result written before layout-sweep recorded "
+          "its provenance)</p>\n</details>\n";
+    return;
+  }
+  OS << "<table class=\"provenance\">\n";
+  auto Row = [&](StringRef K, StringRef V) {
+    OS << "<tr><th>" << K << "</th><td><code>" << escapeMarkup(V)
+       << "</code></td></tr>\n";
+  };
+  Row("command", displayCommand(P.Command));
+  if (P.Relink.empty())
+    Row("relink", "none (the binary runs as it is)");
+  for (const std::string &C : P.Relink)
+    Row("relink", C);
+  Row("tool", P.Tool + " (Keel) " + P.ToolVersion);
+  Row("date", P.Date);
+  Row("binary sha256", P.BinarySHA256.empty()
+                           ? "none (not a file: the relink command wrote "
+                             "every variant)"
+                           : P.BinarySHA256);
+  if (!P.CompareSHA256.empty())
+    Row("compare sha256", P.CompareSHA256);
+  Row("backend", Backend);
+  OS << "</table>\n</details>\n";
+}
+
 namespace {
 
 void writeSummaryText(raw_ostream &OS, const SeriesSummary &S) {
@@ -320,6 +397,8 @@ static void renderTextReport(raw_ostream &OS, const SweepResult &R,
   writeSummaryText(OS, G.Base);
   if (G.Compare)
     writeSummaryText(OS, *G.Compare);
+  if (std::optional<std::string> H = compareHeadline(R, G))
+    OS << "compare: " << *H << "\n";
   if (G.Noise.Kind == NoiseFloor::Measured)
     OS << formatv("noise: floor {0} for {1} variants x {2} rounds, A/A spread "
                   "{3} over {4} copies\n",
@@ -346,6 +425,14 @@ json::Value reportJSON(const SweepResult &R, const GateResult &G) {
                             {"aa_spread", G.Noise.AASpread},
                             {"copies", int64_t(G.Noise.Copies)},
                             {"rounds", int64_t(G.Noise.Rounds)}};
+  if (std::optional<MeanRatio> M = compareRatio(R, G))
+    O["comparison"] = json::Object{
+        {"faster", M->BFaster ? "compare" : "base"},
+        {"ratio", M->Ratio},
+        {"error", M->Error},
+        {"p_value", M->PValue},
+        {"significant", M->Significant},
+        {"headline", *compareHeadline(R, G)}};
   O["verdict"] = G.Verdict;
   O["verdict_kind"] = verdictKindName(G.Kind);
   O["verdict_state"] = verdictStateName(verdictState(G.Kind));
@@ -439,33 +526,50 @@ int64_t offsetTickStep(int64_t Range) {
   return Step;
 }
 
-std::string offsetLabel(int64_t B) {
-  if (B != 0 && B % 1024 == 0)
-    return formatv("{0} KB", B / 1024).str();
-  return std::to_string(B);
+/// One unit for every label of the offset axis: KB when every tick is a
+/// whole number of KB, else bytes ("1 KB" beside "512" mixed the two).
+struct OffsetUnit {
+  int64_t Bytes;
+  const char *Name;
+};
+OffsetUnit offsetUnit(int64_t TickStep, int64_t FirstTick) {
+  if (TickStep % 1024 == 0 && FirstTick % 1024 == 0)
+    return {1024, "KB"};
+  return {1, "bytes"};
 }
 
-/// A "nice" percent step (1, 2, 2.5, 5 x 10^k) giving at most 5 ticks above
-/// zero for a largest deviation of \p MaxAbs percent.
-double percentTickStep(double MaxAbs) {
-  double Pow = std::pow(10.0, std::floor(std::log10(MaxAbs)) - 1);
+/// A "nice" step (1, 2, 2.5, 5 x 10^k) giving at most 5 intervals over
+/// \p Range.
+double niceStep(double Range) {
+  double Pow = std::pow(10.0, std::floor(std::log10(Range)) - 1);
   for (;; Pow *= 10)
     for (double M : {1.0, 2.0, 2.5, 5.0})
-      if (MaxAbs / (M * Pow) <= 5 + 1e-9) // rounding must not add a tick
+      if (Range / (M * Pow) <= 5 + 1e-9) // rounding must not add a tick
         return M * Pow;
 }
 
+/// The chart's coordinates. Relative plots (one series) show cost relative
+/// to the series mean in percent; a --compare plot shows both series' cost
+/// on one absolute scale, so a series that is cheaper is lower.
 struct Axes {
   int64_t XMin, XMax;
-  double YMax;  // percent; the range is -YMax .. YMax
-  double YStep; // percent between horizontal grid lines
-  double x(int64_t Off) const {
-    return Left + (PlotW - Left - Right) * double(Off - XMin) / (XMax - XMin);
+  /// Bytes of margin on each side, so the first and last offsets sit
+  /// inside the frame rather than on it.
+  double XPad;
+  double YLo, YHi;          ///< the frame's value range
+  double TickLo, TickHi;    ///< first and last horizontal grid line
+  double YStep;             ///< between grid lines
+  bool Absolute;
+  double x(double Off) const {
+    return Left + (PlotW - Left - Right) * (Off - (XMin - XPad)) /
+                      (double(XMax - XMin) + 2 * XPad);
   }
-  double y(double Pct) const {
-    // 6% headroom so the extreme variants do not sit on the frame.
-    double Range = YMax * 1.06;
-    return Top + (PlotH - Top - Bottom) * (Range - Pct) / (2 * Range);
+  double y(double V) const {
+    return Top + (PlotH - Top - Bottom) * (YHi - V) / (YHi - YLo);
+  }
+  /// What a measurement is plotted as.
+  double value(double Cost, double Mean) const {
+    return Absolute ? Cost : (Mean > 0 ? (Cost / Mean - 1) * 100 : 0);
   }
 };
 
@@ -506,7 +610,7 @@ void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
   for (const Measurement &M : Ms)
     if (!M.Failed)
       Pts += coord(A.x(M.V.Offset)) + "," +
-             coord(A.y(relative(M, Mean) * 100)) + " ";
+             coord(A.y(A.value(M.Cost, Mean))) + " ";
   if (!Pts.empty()) {
     Pts.pop_back();
     OS << "<polyline fill=\"none\" stroke=\"" << Color
@@ -523,14 +627,14 @@ void drawSeries(raw_ostream &OS, const Axes &A, ArrayRef<Measurement> Ms,
          << "\" stroke=\"" << FailColor << "\" stroke-width=\"2\"/>\n";
       continue;
     }
-    double Y = A.y(relative(M, Mean) * 100);
+    double Y = A.y(A.value(M.Cost, Mean));
     // time backend: the median's bootstrap interval as an error bar.
     auto Lo = M.Counters.find("median_ci_low"),
          Hi = M.Counters.find("median_ci_high");
     if (Lo != M.Counters.end() && Hi != M.Counters.end() && Mean > 0)
       OS << "<line x1=\"" << coord(X) << "\" y1=\""
-         << coord(A.y((Lo->second / Mean - 1) * 100)) << "\" x2=\"" << coord(X)
-         << "\" y2=\"" << coord(A.y((Hi->second / Mean - 1) * 100))
+         << coord(A.y(A.value(Lo->second, Mean))) << "\" x2=\"" << coord(X)
+         << "\" y2=\"" << coord(A.y(A.value(Hi->second, Mean)))
          << "\" stroke=\"" << Color << "\" stroke-opacity=\"0.45\"/>\n";
     if (Marker == "circle")
       OS << "<circle cx=\"" << coord(X) << "\" cy=\"" << coord(Y)
@@ -550,61 +654,123 @@ std::string legendLine(const SeriesSummary &S, StringRef Label) {
   return L;
 }
 
-void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
-  double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
-  // Horizontal grid and percent ticks.
-  double Step = A.YStep;
-  // As many decimals as the step needs: 2.5% steps print "+7.5%".
+/// As many decimals as \p Step needs: 2.5% steps print "+7.5%".
+int stepDecimals(double Step) {
   int Decimals = 0;
-  while (Decimals < 3 && std::fabs(Step * std::pow(10.0, Decimals) -
+  while (Decimals < 6 && std::fabs(Step * std::pow(10.0, Decimals) -
                                    std::round(Step * std::pow(10.0, Decimals))) >
                              1e-6)
     ++Decimals;
-  for (int I = -int(std::lround(A.YMax / Step)); I <= std::lround(A.YMax / Step);
-       ++I) {
-    double P = I * Step, Y = A.y(P);
+  return Decimals;
+}
+
+/// The y axis' title: what the value is, in the backend's unit.
+std::string yTitle(const SweepResult &R, bool Absolute) {
+  if (!Absolute)
+    return "cost relative to the mean (%)";
+  if (R.Backend == "time")
+    return "cost (seconds)";
+  if (R.Backend == "perf")
+    return "cost (cycles)";
+  return "cost (cost-model units)";
+}
+
+void drawAxes(raw_ostream &OS, const Axes &A, const SweepResult &R) {
+  double X0 = Left, X1 = PlotW - Right, Y0 = Top, Y1 = PlotH - Bottom;
+  // Horizontal grid and value ticks; the zero line (the mean) darker.
+  int Decimals = stepDecimals(A.YStep);
+  std::string F = "%." + std::to_string(Decimals) + "f";
+  long N = std::lround((A.TickHi - A.TickLo) / A.YStep);
+  for (long I = 0; I <= N; ++I) {
+    double V = A.TickLo + I * A.YStep, Y = A.y(V);
+    bool Zero = !A.Absolute && std::fabs(V) < A.YStep / 2;
     OS << "<line x1=\"" << coord(X0) << "\" y1=\"" << coord(Y) << "\" x2=\""
        << coord(X1) << "\" y2=\"" << coord(Y) << "\" stroke=\""
-       << (I == 0 ? "#555" : "#ddd") << "\" stroke-width=\""
-       << (I == 0 ? "1.2" : "1") << "\"/>\n";
-    svgText(OS, X0 - 8, Y + 4, "end",
-            (I > 0 ? "+" : "") + fmt(("%." + std::to_string(Decimals) + "f").c_str(), P) + "%");
+       << (Zero ? "#555" : "#ddd") << "\" stroke-width=\""
+       << (Zero ? "1.2" : "1") << "\"/>\n";
+    std::string Label =
+        A.Absolute ? fmt(F.c_str(), V)
+                   : (V > A.YStep / 2 ? "+" : "") +
+                         fmt(F.c_str(), Zero ? 0.0 : V) + "%";
+    svgText(OS, X0 - 8, Y + 4, "end", Label);
   }
-  // Offset ticks.
+  // Offset ticks, every label in one unit.
   int64_t XStep = offsetTickStep(A.XMax - A.XMin);
-  for (int64_t T = (A.XMin + XStep - 1) / XStep * XStep; T <= A.XMax;
-       T += XStep) {
+  int64_t First = A.XMin >= 0 ? (A.XMin + XStep - 1) / XStep * XStep
+                              : -(-A.XMin / XStep * XStep);
+  OffsetUnit U = offsetUnit(XStep, First);
+  for (int64_t T = First; T <= A.XMax; T += XStep) {
     double X = A.x(T);
     OS << "<line x1=\"" << coord(X) << "\" y1=\"" << coord(Y1) << "\" x2=\""
        << coord(X) << "\" y2=\"" << coord(Y1 + 6)
        << "\" stroke=\"#333\"/>\n";
-    svgText(OS, X, Y1 + 20, "middle", offsetLabel(T));
+    svgText(OS, X, Y1 + 20, "middle", std::to_string(T / U.Bytes),
+            " class=\"offset-tick\"");
   }
   OS << "<rect x=\"" << coord(X0) << "\" y=\"" << coord(Y0) << "\" width=\""
      << coord(X1 - X0) << "\" height=\"" << coord(Y1 - Y0)
      << "\" fill=\"none\" stroke=\"#333\"/>\n";
   svgText(OS, (X0 + X1) / 2, PlotH - 16, "middle",
-          R.Axis + " offset (bytes)", " font-size=\"14\"");
-  svgText(OS, 0, 0, "middle", "cost relative to the mean (%)",
+          R.Axis + " offset (" + U.Name + ")", " font-size=\"14\"");
+  svgText(OS, 0, 0, "middle", yTitle(R, A.Absolute),
           formatv(" font-size=\"14\" transform=\"translate(22,{0}) "
                   "rotate(-90)\"",
                   coord((Y0 + Y1) / 2))
               .str());
 }
 
-} // namespace
+/// The band a spread must leave to count (docs/sweep-statistics.md): the
+/// resolution of a deterministic backend or the measured noise floor,
+/// +-half of it around a series' mean. 0 when neither is known.
+double bandFraction(const GateResult &G) {
+  if (G.Noise.Kind == NoiseFloor::Unknown)
+    return 0;
+  return G.Noise.Spread / 2;
+}
 
-void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
-  // Ranges over every series so both share one chart.
+std::string bandLegend(const GateResult &G) {
+  if (G.Noise.Kind == NoiseFloor::Measured)
+    return "grey band: noise floor " + percent(G.Noise.Spread) +
+           " (spread of identical binaries); bars: 95% CI of each median";
+  return "grey band: resolution " + percent(G.Noise.Spread) +
+         " (deterministic backend: a spread within it is no layout effect)";
+}
+
+/// The band around value \p Mid (a series' mean) from \p Lo to \p Hi,
+/// at least 2 px high so a band finer than a pixel still shows.
+void drawBand(raw_ostream &OS, const Axes &A, double Lo, double Hi) {
+  double YTop = std::max(A.y(std::min(Hi, A.YHi)), Top),
+         YBot = std::min(A.y(std::max(Lo, A.YLo)), PlotH - Bottom);
+  if (YBot - YTop < 2) {
+    double Mid = (YTop + YBot) / 2;
+    YTop = Mid - 1;
+    YBot = Mid + 1;
+  }
+  OS << "<rect class=\"band\" x=\"" << coord(Left) << "\" y=\"" << coord(YTop)
+     << "\" width=\"" << coord(PlotW - Left - Right) << "\" height=\""
+     << coord(YBot - YTop) << "\" fill=\"#888\" fill-opacity=\"0.18\"/>\n";
+}
+
+/// The value range and grid of the chart for \p R's series.
+Axes chartAxes(const SweepResult &R, const GateResult &G) {
+  bool Absolute = R.Compare.has_value();
   int64_t XMin = INT64_MAX, XMax = INT64_MIN;
-  double MaxAbs = 0;
+  double Lo = INFINITY, Hi = -INFINITY;
+  double Band = bandFraction(G);
+  Axes A{0, 1, 0.5, 0, 1, 0, 1, 1, Absolute};
   auto Scan = [&](ArrayRef<Measurement> Ms) {
     double Mean = seriesMean(Ms);
     for (const Measurement &M : Ms) {
       XMin = std::min(XMin, M.V.Offset);
       XMax = std::max(XMax, M.V.Offset);
-      if (!M.Failed)
-        MaxAbs = std::max(MaxAbs, std::fabs(relative(M, Mean) * 100));
+      if (M.Failed)
+        continue;
+      Lo = std::min(Lo, A.value(M.Cost, Mean));
+      Hi = std::max(Hi, A.value(M.Cost, Mean));
+    }
+    if (Absolute && Mean > 0 && Band > 0) { // the band stays in the frame
+      Lo = std::min(Lo, Mean * (1 - Band));
+      Hi = std::max(Hi, Mean * (1 + Band));
     }
   };
   Scan(R.Ms);
@@ -614,9 +780,43 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
     XMin = XMax = 0;
   if (XMin == XMax)
     XMax = XMin + 1;
-  MaxAbs = std::max(MaxAbs, 0.1);
-  double Step = percentTickStep(MaxAbs);
-  Axes A{XMin, XMax, std::ceil(MaxAbs / Step - 1e-9) * Step, Step};
+  A.XMin = XMin;
+  A.XMax = XMax;
+  A.XPad = std::max(0.5, double(XMax - XMin) * 0.025);
+  if (!Absolute) {
+    // Symmetric about the mean, with 6% headroom so the extreme variants do
+    // not sit on the frame.
+    double MaxAbs = std::max({std::fabs(Lo), std::fabs(Hi), 0.1});
+    if (!std::isfinite(MaxAbs))
+      MaxAbs = 0.1;
+    A.YStep = niceStep(MaxAbs);
+    double YMax = std::ceil(MaxAbs / A.YStep - 1e-9) * A.YStep;
+    A.TickLo = -YMax;
+    A.TickHi = YMax;
+    A.YLo = -YMax * 1.06;
+    A.YHi = YMax * 1.06;
+    return A;
+  }
+  if (!std::isfinite(Lo)) // nothing measured
+    Lo = Hi = 1;
+  if (Hi - Lo < std::max(std::fabs(Hi), 1e-12) * 1e-6) { // flat
+    double Pad = std::max(std::fabs(Hi) * 1e-4, 1e-9);
+    Lo -= Pad;
+    Hi += Pad;
+  }
+  A.YStep = niceStep((Hi - Lo) * 1.2);
+  A.TickLo = std::floor(Lo / A.YStep + 1e-9) * A.YStep;
+  A.TickHi = std::ceil(Hi / A.YStep - 1e-9) * A.YStep;
+  double Room = (A.TickHi - A.TickLo) * 0.03;
+  A.YLo = A.TickLo - Room;
+  A.YHi = A.TickHi + Room;
+  return A;
+}
+
+} // namespace
+
+void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
+  Axes A = chartAxes(R, G);
 
   // The legend goes below the chart, where it never hides a data point.
   SeriesLabels Names = seriesLabels(R);
@@ -626,13 +826,19 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
     Lines.push_back(
         {legendLine(*G.Compare, "compare " + fitText(Names.Compare, 60)),
          CmpColor});
+  if (std::optional<std::string> H = compareHeadline(R, G)) {
+    // The ratio and whether it is significant; the HTML headline and the
+    // text report have the means and the p-value.
+    std::string Short = H->substr(0, H->find(": mean cost"));
+    Short += compareRatio(R, G)->Significant ? " (significant)"
+                                             : " (not significant)";
+    Lines.push_back({fitText(Short, 130), nullptr});
+  }
   if (G.Base.Period)
     Lines.push_back({"base period: " + G.Base.Mechanism, nullptr});
-  if (G.Noise.Kind == NoiseFloor::Measured)
-    Lines.push_back({"grey band: noise floor " + percent(G.Noise.Spread) +
-                         " (spread of identical binaries); bars: 95% CI of "
-                         "each median",
-                     nullptr});
+  double Band = bandFraction(G);
+  if (Band > 0)
+    Lines.push_back({bandLegend(G), nullptr});
   const double LH = 18;
   int W = int(PlotW), H = int(PlotH + LH * Lines.size() + 16);
   OS << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
@@ -641,10 +847,14 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   OS << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   // The title names the binary by its file name (the full path is in the
   // subtitle's tooltip) so it stays inside the chart.
-  svgLine(OS, 26,
-          "layout sweep: " + fitText(Names.Base, 40) +
-              " - cost relative to the mean vs " + R.Axis + " offset",
-          80, " class=\"chart-title\" font-size=\"17\" font-weight=\"bold\"");
+  std::string Title =
+      R.Compare ? "layout sweep: " + fitText(Names.Base, 30) + " vs " +
+                      fitText(Names.Compare, 30) + " - cost vs " + R.Axis +
+                      " offset"
+                : "layout sweep: " + fitText(Names.Base, 40) +
+                      " - cost relative to the mean vs " + R.Axis + " offset";
+  svgLine(OS, 26, Title, 80,
+          " class=\"chart-title\" font-size=\"17\" font-weight=\"bold\"");
   std::string Sub = R.Binary + ": backend " + R.Backend;
   if (!R.GeometryPreset.empty())
     Sub += ", preset " + R.GeometryPreset;
@@ -654,13 +864,18 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   svgLine(OS, 66, G.Verdict, 140,
           (" class=\"chart-verdict\" fill=\"" + verdictColor(G) + "\"").str());
   drawAxes(OS, A, R);
-  if (G.Noise.Kind == NoiseFloor::Measured && G.Noise.Spread > 0) {
-    // A spread up to the floor is noise: shade +-floor/2 around the mean.
-    double Half = std::min(G.Noise.Spread * 50, A.YMax);
-    OS << "<rect x=\"" << coord(Left) << "\" y=\"" << coord(A.y(Half))
-       << "\" width=\"" << coord(PlotW - Left - Right) << "\" height=\""
-       << coord(A.y(-Half) - A.y(Half))
-       << "\" fill=\"#888\" fill-opacity=\"0.15\"/>\n";
+  if (Band > 0) {
+    // A spread up to the floor (resolution) is noise: shade +-half of it
+    // around each series' mean.
+    if (!A.Absolute)
+      drawBand(OS, A, -Band * 100, Band * 100);
+    else
+      for (ArrayRef<Measurement> Ms :
+           {ArrayRef<Measurement>(R.Ms),
+            R.Compare ? ArrayRef<Measurement>(R.Compare->Ms)
+                      : ArrayRef<Measurement>()})
+        if (double Mean = seriesMean(Ms); !Ms.empty() && Mean > 0)
+          drawBand(OS, A, Mean * (1 - Band), Mean * (1 + Band));
   }
   drawSeries(OS, A, R.Ms, BaseColor, "circle");
   if (R.Compare)
@@ -670,6 +885,7 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
   size_t Longest = 0;
   for (const auto &L : Lines)
     Longest = std::max(Longest, L.first.size());
+  OS << "<g class=\"legend\">\n";
   OS << "<rect x=\"" << coord(LX) << "\" y=\"" << coord(LY) << "\" width=\""
      << coord(std::min(PlotW - Left - Right - 20, 40 + 6.6 * Longest))
      << "\" height=\"" << coord(LH * Lines.size() + 8)
@@ -683,7 +899,7 @@ void writeSVGPlot(raw_ostream &OS, const SweepResult &R, const GateResult &G) {
     svgText(OS, LX + 34, Y + 4, "start", Lines[I].first,
             Lines[I].second ? " class=\"series-label\"" : "");
   }
-  OS << "</svg>\n";
+  OS << "</g>\n</svg>\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -783,6 +999,11 @@ void writeHTMLHead(raw_ostream &OS, StringRef Title) {
         ".pass { color: #2e7d32; } .fail { color: #b03a2e; } "
         ".none { color: #555; }\n"
         "svg { max-width: 100%; height: auto; }\n"
+        "details.provenance { margin: 8px 0; }\n"
+        "table.provenance th, table.provenance td { text-align: left; }\n"
+        "table.provenance code { white-space: pre-wrap; "
+        "word-break: break-all; }\n"
+        ".compare-headline { font-size: 18px; margin: 6px 0; }\n"
         "</style>\n</head>\n<body>\n";
 }
 
@@ -801,6 +1022,8 @@ void writeHTMLSection(raw_ostream &OS, const SweepResult &R,
     OS << " <span class=\"cmp\">(compare " << escapeMarkup(Names.Compare) << ": "
        << escapeMarkup(percent(G.Compare->Spread)) << ")</span>";
   OS << "</p>\n";
+  if (std::optional<std::string> CH = compareHeadline(R, G))
+    OS << "<p class=\"compare-headline\">" << escapeMarkup(*CH) << "</p>\n";
   OS << "<p class=\"verdict " << verdictStateName(verdictState(G.Kind))
      << "\">" << escapeMarkup(G.Verdict) << "</p>\n";
   if (G.Failed)
@@ -831,6 +1054,7 @@ void writeHTMLReport(raw_ostream &OS, const SweepResult &R,
   writeHTMLHead(OS, "layout sweep: " + R.Binary);
   SeriesLabels Names = seriesLabels(R);
   OS << "<h1>layout sweep: " << escapeMarkup(Names.Base) << "</h1>\n";
+  writeHTMLProvenance(OS, R.Prov, R.Backend);
   writeHTMLSection(OS, R, G, "h2");
   OS << "</body>\n</html>\n";
 }

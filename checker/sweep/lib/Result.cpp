@@ -6,10 +6,18 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Result.h"
 
-#include <tuple>
+#include "keel/Support/Diagnostics.h"
+#include "keel/Support/Input.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <tuple>
 
 using namespace llvm;
 
@@ -22,6 +30,58 @@ std::string Variant::key() const {
 
 bool Variant::operator<(const Variant &O) const {
   return std::tie(Series, Axis, Offset) < std::tie(O.Series, O.Axis, O.Offset);
+}
+
+Expected<std::string> provenanceDate() {
+  std::time_t T = std::time(nullptr);
+  if (std::optional<std::string> E = sys::Process::GetEnv("SOURCE_DATE_EPOCH")) {
+    // reproducible-builds.org: a malformed value is an error, not "now".
+    unsigned long long Secs = 0;
+    if (StringRef(*E).getAsInteger(10, Secs) || Secs > (1ULL << 40))
+      return inputError("SOURCE_DATE_EPOCH", 0,
+                        "'{0}' is not a number of seconds since 1970", *E);
+    T = std::time_t(Secs);
+  }
+  std::tm UTC{};
+  gmtime_r(&T, &UTC);
+  char Buf[32];
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", &UTC);
+  return std::string(Buf);
+}
+
+Expected<std::string> fileSHA256(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> B =
+      readInputFile(Path, InputKind::Binary);
+  if (!B)
+    return B.takeError();
+  std::array<uint8_t, 32> H = SHA256::hash(ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>((*B)->getBufferStart()),
+      (*B)->getBufferSize()));
+  return toHex(H, /*LowerCase=*/true);
+}
+
+json::Value toJSON(const Provenance &Pv, StringRef Backend) {
+  json::Object O{{"tool", Pv.Tool},
+                 {"tool_version", Pv.ToolVersion},
+                 {"date", Pv.Date},
+                 {"command", json::Array(Pv.Command)},
+                 {"relink", json::Array(Pv.Relink)},
+                 {"binary_sha256", Pv.BinarySHA256},
+                 {"backend", Backend}};
+  if (!Pv.CompareSHA256.empty())
+    O["compare_sha256"] = Pv.CompareSHA256;
+  return O;
+}
+
+bool fromJSON(const json::Value &E, Provenance &Pv, json::Path P) {
+  json::ObjectMapper O(E, P);
+  return O && O.map("tool", Pv.Tool) &&
+         O.mapOptional("tool_version", Pv.ToolVersion) &&
+         O.mapOptional("date", Pv.Date) &&
+         O.mapOptional("command", Pv.Command) &&
+         O.mapOptional("relink", Pv.Relink) &&
+         O.mapOptional("binary_sha256", Pv.BinarySHA256) &&
+         O.mapOptional("compare_sha256", Pv.CompareSHA256);
 }
 
 json::Value toJSON(const Variant &V) {
@@ -146,6 +206,8 @@ json::Value toJSON(const SweepResult &R) {
   }
   if (!R.NoiseFloor.empty())
     O["noise_floor"] = measurementsJSON(R.NoiseFloor);
+  if (!R.Prov.empty())
+    O["provenance"] = toJSON(R.Prov, R.Backend);
   return O;
 }
 
@@ -205,7 +267,8 @@ bool fromJSON(const json::Value &E, SweepResult &R, json::Path P) {
       !O.mapOptional("noise_floor", R.NoiseFloor) ||
       !O.mapOptional("instruction_checks", R.InstructionChecks) ||
       !O.mapOptional("relink", R.Relink) ||
-      !O.mapOptional("sim_tool", R.SimTool))
+      !O.mapOptional("sim_tool", R.SimTool) ||
+      !O.mapOptional("provenance", R.Prov))
     return false;
   if (const json::Value *C = E.getAsObject()->get("compare")) {
     Series S;

@@ -146,6 +146,27 @@ std::optional<Interval> bootstrapMedianCI(ArrayRef<double> V, double Confidence,
   return Interval{quantile(Medians, Alpha), quantile(Medians, 1 - Alpha)};
 }
 
+MeanRatio meanRatio(ArrayRef<double> A, ArrayRef<double> B,
+                    double Resolution) {
+  MeanRatio R;
+  double MA = mean(A), MB = mean(B);
+  if (A.empty() || B.empty() || MA <= 0 || MB <= 0)
+    return R;
+  R.BFaster = MB < MA;
+  R.Ratio = R.BFaster ? MA / MB : MB / MA;
+  // The relative standard error of a ratio of independent means is the
+  // root sum of squares of each mean's (first-order propagation).
+  auto RelSE2 = [](ArrayRef<double> V, double M) {
+    double S = stddev(V) / M;
+    return S * S / double(V.size());
+  };
+  double Rel = std::sqrt(RelSE2(A, MA) + RelSE2(B, MB));
+  R.Error = R.Ratio * std::max(Resolution, Rel);
+  R.PValue = mannWhitneyU(A, B).PValue;
+  R.Significant = R.PValue < 0.05 && R.Ratio - 1 > R.Error;
+  return R;
+}
+
 MannWhitneyResult mannWhitneyU(ArrayRef<double> A, ArrayRef<double> B) {
   MannWhitneyResult Res;
   size_t NA = A.size(), NB = B.size(), N = NA + NB;

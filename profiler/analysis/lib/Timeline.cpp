@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -374,10 +375,20 @@ void writeTimelineCSV(const Timeline &T, raw_ostream &OS) {
 }
 
 
-/// A fixed colour per row, so the same function looks the same everywhere.
-static const char *const Colours[] = {
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+/// "other" (the functions beyond the drawn rows): grey, no hue of its own.
+static const char *const OtherColour = "#9e9e9e";
+
+std::string functionColour(StringRef Name) {
+  // The colour comes from the name alone (not the row, which is a rank that
+  // changes with the method and the windows drawn), so a function has the
+  // same colour in every method and every report. FNV-1a: fixed on every
+  // platform, unlike std::hash.
+  uint32_t H = 2166136261u;
+  for (unsigned char C : Name)
+    H = (H ^ C) * 16777619u;
+  unsigned Hue = H % 360, Sat = 55 + (H >> 9) % 25, Light = 42 + (H >> 17) % 16;
+  return formatv("hsl({0},{1}%,{2}%)", Hue, Sat, Light).str();
+}
 
 void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
                       unsigned Rows, raw_ostream &OS) {
@@ -404,7 +415,11 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
   double T1 = NW ? T.Windows[NW - 1].Start + T.Windows[NW - 1].Duration : 1;
   const double Left = 180, Width = 900, RowH = 18, Top = 24;
   double Scale = T1 > T0 ? Width / (T1 - T0) : 1;
-  double H = Top + NumRows * RowH + 30;
+  // The legend below the chart: one swatch per row, in row order.
+  const double LegendTop = Top + NumRows * RowH + 30, LegendRowH = 16;
+  unsigned LegendCols = 4;
+  unsigned LegendRows = (NumRows + LegendCols - 1) / LegendCols;
+  double H = LegendTop + LegendRows * LegendRowH + 8;
   OS << format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
                "height=\"%.0f\" font-family=\"monospace\" font-size=\"11\">\n",
                Left + Width + 10, H);
@@ -413,6 +428,10 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
   std::vector<std::string> Names(NumRows, "other");
   for (auto &[F, R] : RowOf)
     Names[R] = F;
+  auto ColourOf = [&](unsigned R) {
+    return Other && R == NumRows - 1 ? std::string(OtherColour)
+                                     : functionColour(Names[R]);
+  };
   for (unsigned R = 0; R < NumRows; ++R)
     OS << format("<text x=\"4\" y=\"%.0f\">", Top + R * RowH + 13)
        << escapeMarkup(StringRef(Names[R]).take_front(26)) << "</text>\n";
@@ -431,7 +450,8 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
       OS << format("<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\""
                    " fill=\"%s\"><title>",
                    Left + (S.Start - T0) * Scale, Top + R * RowH + 2,
-                   std::max(0.3, S.Duration * Scale), RowH - 4, Colours[R % 10])
+                   std::max(0.3, S.Duration * Scale), RowH - 4,
+                   ColourOf(R).c_str())
          << escapeMarkup(S.Function) << " window " << I
          << format(" %.0f %s</title></rect>\n", S.Duration, T.Unit.c_str());
     }
@@ -439,8 +459,18 @@ void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
   OS << format("<text x=\"%.0f\" y=\"%.0f\">%.0f</text>\n", Left,
                Top + NumRows * RowH + 16, T0)
      << format("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.0f</text>\n",
-               Left + Width, Top + NumRows * RowH + 16, T1)
-     << "</svg>\n";
+               Left + Width, Top + NumRows * RowH + 16, T1);
+  OS << "<g class=\"timeline-legend\">\n";
+  for (unsigned R = 0; R < NumRows; ++R) {
+    double X = 4 + (R % LegendCols) * ((Left + Width) / LegendCols),
+           Y = LegendTop + (R / LegendCols) * LegendRowH;
+    OS << format("<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" "
+                 "fill=\"%s\"/>",
+                 X, Y, ColourOf(R).c_str())
+       << format("<text x=\"%.0f\" y=\"%.0f\">", X + 14, Y + 9)
+       << escapeMarkup(StringRef(Names[R]).take_front(34)) << "</text>\n";
+  }
+  OS << "</g>\n</svg>\n";
 }
 
 void writeTimelineHTML(const Timeline &T, const TimelineReport &R,

@@ -3,6 +3,7 @@
 #include "keel/Sweep/LinkRecord.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -196,4 +197,85 @@ TEST(LinkRecord, ResponseFilesExpanded) {
   llvm::sys::fs::remove(Rsp);
   llvm::sys::fs::remove(Inner);
   llvm::sys::fs::remove(Dir);
+}
+
+namespace {
+/// One swept axis' result, with its provenance.
+SweepResult axisResult(const std::string &Axis, const std::string &Relink) {
+  SweepResult R;
+  R.Binary = "./app";
+  R.Backend = "sim";
+  R.Axis = Axis;
+  for (int64_t O : {0, 64}) {
+    Measurement M;
+    M.V = Variant{"base", Axis, O};
+    M.Cost = 1000 + O;
+    M.Instructions = 10;
+    R.Ms.push_back(M);
+  }
+  R.Prov.Tool = "layout-sweep";
+  R.Prov.Date = "2023-11-14T22:13:20Z";
+  R.Prov.Command = {"layout-sweep", "./app"};
+  if (!Relink.empty())
+    R.Prov.Relink = {"base: " + Relink};
+  return R;
+}
+} // namespace
+
+TEST(AutoReport, ReadsBackInPlannedOrderWithProvenance) {
+  std::vector<AutoAxis> Axes(3);
+  Axes[0].Axis = "env";
+  Axes[0].Swept = true;
+  Axes[0].How = "the environment grows";
+  Axes[1].Axis = "heap";
+  Axes[1].Why = "statically linked";
+  Axes[1].Enable = "link it dynamically";
+  Axes[2].Axis = "code";
+  Axes[2].Swept = true;
+  Axes[2].How = "relinked";
+  std::vector<AutoOutcome> Outcomes;
+  for (AutoAxis *A : {&Axes[0], &Axes[2]}) {
+    SweepResult R = axisResult(A->Axis, A->Axis == "code" ? "cc {padobj} -o {out}" : "");
+    GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+    Outcomes.push_back({A, std::move(R), std::move(G)});
+  }
+  // The whole sweep's provenance names each axis' relink commands.
+  std::optional<Provenance> P = autoProvenance(Outcomes);
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->Relink, std::vector<std::string>{"code: base: cc {padobj} -o {out}"});
+
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("auto", "json", Path));
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    ASSERT_FALSE(EC);
+    OS << llvm::formatv("{0:2}", autoReportJSON("./app", Axes, Outcomes));
+  }
+  llvm::Expected<std::optional<SavedAutoSweep>> S = readAutoReport(Path);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  ASSERT_TRUE(S->has_value());
+  const SavedAutoSweep &A = **S;
+  EXPECT_EQ(A.Binary, "./app");
+  ASSERT_EQ(A.Axes.size(), 3u);
+  EXPECT_EQ(A.Axes[0].Axis, "env"); // planned order, not by name
+  EXPECT_EQ(A.Axes[1].Axis, "heap");
+  EXPECT_EQ(A.Axes[2].Axis, "code");
+  EXPECT_TRUE(A.Axes[0].Swept);
+  EXPECT_EQ(A.Axes[0].How, "the environment grows");
+  EXPECT_FALSE(A.Axes[1].Swept);
+  EXPECT_EQ(A.Axes[1].Enable, "link it dynamically");
+  ASSERT_EQ(A.Results.size(), 2u);
+  EXPECT_EQ(A.Results[1].Axis, "code");
+  EXPECT_EQ(A.Results[1].Prov.Relink, Outcomes[1].R.Prov.Relink);
+  // That axis on its own, as a one-axis sweep's --baseline; a missing axis
+  // is an error naming the ones swept.
+  llvm::Expected<SweepResult> Env = readBaselineAxis(Path, "env");
+  ASSERT_TRUE(bool(Env)) << llvm::toString(Env.takeError());
+  EXPECT_EQ(Env->Ms.size(), 2u);
+  llvm::Expected<SweepResult> Data = readBaselineAxis(Path, "data");
+  ASSERT_FALSE(bool(Data));
+  EXPECT_NE(llvm::toString(Data.takeError()).find("(it swept env, code)"),
+            std::string::npos);
+  llvm::sys::fs::remove(Path);
 }

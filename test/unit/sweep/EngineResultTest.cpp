@@ -3,6 +3,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+
 using namespace keel::sweep;
 using namespace llvm;
 
@@ -67,6 +69,59 @@ TEST(EngineResult, RejectsNegativeInstructionCount) {
       R"("cost":1,"instructions":-5})");
   EXPECT_FALSE(bool(M));
   consumeError(M.takeError());
+}
+
+TEST(EngineResult, ProvenanceRoundTrip) {
+  SweepResult R;
+  R.Binary = "./app";
+  R.Backend = "sim";
+  R.Ms = {sample(0, false)};
+  R.Prov.Tool = "layout-sweep";
+  R.Prov.ToolVersion = "0.1.0";
+  R.Prov.Date = "2026-12-02T01:50:00Z";
+  R.Prov.Command = {"layout-sweep", "--axis=data", "./app"};
+  R.Prov.Relink = {"base: clang -o {out} a.o"};
+  R.Prov.BinarySHA256 = std::string(64, 'a');
+  json::Value J = toJSON(R);
+  const json::Object *P = J.getAsObject()->getObject("provenance");
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->getString("backend"), "sim");
+  EXPECT_FALSE(P->get("compare_sha256"));
+  std::string Text;
+  raw_string_ostream(Text) << J;
+  Expected<SweepResult> Back = json::parse<SweepResult>(Text);
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->Prov.Command, R.Prov.Command);
+  EXPECT_EQ(Back->Prov.Relink, R.Prov.Relink);
+  EXPECT_EQ(Back->Prov.Date, R.Prov.Date);
+  EXPECT_EQ(Back->Prov.BinarySHA256, R.Prov.BinarySHA256);
+  // A result written before provenance existed reads back without one.
+  J.getAsObject()->erase("provenance");
+  Text.clear();
+  raw_string_ostream(Text) << J;
+  Expected<SweepResult> Old = json::parse<SweepResult>(Text);
+  ASSERT_TRUE(bool(Old)) << toString(Old.takeError());
+  EXPECT_TRUE(Old->Prov.empty());
+}
+
+TEST(EngineResult, ProvenanceDateFollowsSourceDateEpoch) {
+  const char *Saved = getenv("SOURCE_DATE_EPOCH");
+  std::string Keep = Saved ? Saved : "";
+  setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+  Expected<std::string> D = provenanceDate();
+  ASSERT_TRUE(bool(D)) << toString(D.takeError());
+  EXPECT_EQ(*D, "2023-11-14T22:13:20Z");
+  setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  Expected<std::string> Bad = provenanceDate();
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(toString(Bad.takeError()).find("SOURCE_DATE_EPOCH"),
+            std::string::npos);
+  unsetenv("SOURCE_DATE_EPOCH");
+  Expected<std::string> Now = provenanceDate();
+  ASSERT_TRUE(bool(Now)) << toString(Now.takeError());
+  EXPECT_EQ(Now->size(), 20u); // YYYY-MM-DDTHH:MM:SSZ
+  if (Saved)
+    setenv("SOURCE_DATE_EPOCH", Keep.c_str(), 1);
 }
 
 TEST(EngineResult, VariantKeyAndOrder) {

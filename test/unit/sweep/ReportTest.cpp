@@ -8,6 +8,10 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 using namespace keel::sweep;
 using llvm::StringRef;
 
@@ -147,25 +151,114 @@ TEST(ReportTest, SVGPlot) {
   EXPECT_EQ(countOf(S, "width=\"5\" height=\"5\""), 17u); // compare markers
   EXPECT_EQ(countOf(S, "stroke=\"#c0392b\""), 1u);        // the failed variant
   // The title escapes the binary name and names backend and geometry.
-  EXPECT_NE(S.find("layout sweep: a&lt;b&gt; - cost"), std::string::npos);
+  EXPECT_NE(S.find("layout sweep: a&lt;b&gt; vs planned - cost"),
+            std::string::npos);
   EXPECT_EQ(S.find("bin/a<b>"), std::string::npos);
   EXPECT_NE(S.find("bin/a&lt;b&gt;: backend sim, preset small, I1=4096,2,64"),
             std::string::npos);
-  // Axis labels, ticks (power-of-two offsets, nice percents), legend.
+  // With --compare both series share one absolute cost axis: 950 .. 1050
+  // by nice steps, the compared series' mean (1000) inside it.
   EXPECT_NE(S.find(">code offset (bytes)<"), std::string::npos);
-  EXPECT_NE(S.find(">cost relative to the mean (%)<"), std::string::npos);
-  EXPECT_NE(S.find(">2 KB<"), std::string::npos);
-  EXPECT_NE(S.find(">4 KB<"), std::string::npos);
-  EXPECT_NE(S.find(">+5%<"), std::string::npos) << S;
-  EXPECT_NE(S.find(">-5%<"), std::string::npos);
-  EXPECT_EQ(S.find(">+6%<"), std::string::npos); // +-5% fits +-5% exactly
-  EXPECT_NE(S.find("width=\"960\" height=\"610\""), std::string::npos);
-  EXPECT_NE(S.find(">0%<"), std::string::npos);
+  EXPECT_NE(S.find(">cost (cost-model units)<"), std::string::npos);
+  EXPECT_NE(S.find(">950<"), std::string::npos) << S;
+  EXPECT_NE(S.find(">1000<"), std::string::npos);
+  EXPECT_NE(S.find(">1050<"), std::string::npos);
+  EXPECT_EQ(S.find("%<"), std::string::npos); // no percent ticks
+  // Offset ticks by 512 B: every label in bytes, none in KB.
+  EXPECT_NE(S.find("class=\"offset-tick\">2048<"), std::string::npos);
+  EXPECT_NE(S.find("class=\"offset-tick\">4096<"), std::string::npos);
+  EXPECT_EQ(S.find(" KB<"), std::string::npos);
+  // The deterministic backend's resolution around each series' mean.
+  EXPECT_EQ(countOf(S, "<rect class=\"band\""), 2u);
+  EXPECT_NE(S.find("grey band: resolution 0.0100%"), std::string::npos);
   EXPECT_NE(S.find("spread 10.53%, period 2048 B, 1 failed"),
             std::string::npos);
   EXPECT_NE(S.find(">base a&lt;b&gt;: spread 10.53%"), std::string::npos);
   EXPECT_NE(S.find(">compare planned: spread 0.200%"), std::string::npos);
+  EXPECT_NE(S.find("times faster than"), std::string::npos);
   EXPECT_EQ(S, X.render(writeSVGPlot));
+}
+
+/// The x of every circle (base marker) in \p S.
+std::vector<double> circleXs(const std::string &S) {
+  std::vector<double> Xs;
+  for (size_t At = 0; (At = S.find("<circle cx=\"", At)) != std::string::npos;
+       ++At)
+    Xs.push_back(std::stod(S.substr(At + 12)));
+  return Xs;
+}
+
+TEST(ReportTest, OneSeriesPlotIsRelativeWithEveryPointInsideTheFrame) {
+  Rendered X;
+  X.R.Compare.reset();
+  X.G = *evaluateGate(X.R, GateOptions{}, nullptr);
+  std::string S = X.render(writeSVGPlot);
+  EXPECT_NE(S.find("layout sweep: a&lt;b&gt; - cost relative to the mean"),
+            std::string::npos);
+  EXPECT_NE(S.find(">cost relative to the mean (%)<"), std::string::npos);
+  EXPECT_NE(S.find(">+5%<"), std::string::npos) << S;
+  EXPECT_NE(S.find(">-5%<"), std::string::npos);
+  EXPECT_EQ(S.find(">+6%<"), std::string::npos); // +-5% fits +-5% exactly
+  EXPECT_NE(S.find(">0%<"), std::string::npos);
+  EXPECT_EQ(countOf(S, "<rect class=\"band\""), 1u);
+  // The frame runs from x=90 to x=930; the first and last offsets (0 and
+  // 4096) sit inside it, not on it.
+  std::vector<double> Xs = circleXs(S);
+  ASSERT_FALSE(Xs.empty());
+  EXPECT_GT(*std::min_element(Xs.begin(), Xs.end()), 90 + 5);
+  EXPECT_LT(*std::max_element(Xs.begin(), Xs.end()), 930 - 5);
+}
+
+TEST(ReportTest, OffsetAxisInKBWhenEveryTickIsWholeKB) {
+  SweepResult R;
+  R.Binary = "x";
+  R.Backend = "sim";
+  R.Axis = "code";
+  for (int64_t O = 0; O <= 256 * 1024; O += 1024) {
+    Measurement M;
+    M.V = Variant{"base", "code", O};
+    M.Cost = 100 + O % 3;
+    R.Ms.push_back(M);
+  }
+  GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  writeSVGPlot(OS, R, G);
+  EXPECT_NE(S.find(">code offset (KB)<"), std::string::npos) << S;
+  EXPECT_NE(S.find("class=\"offset-tick\">0<"), std::string::npos);
+  EXPECT_NE(S.find("class=\"offset-tick\">256<"), std::string::npos);
+  EXPECT_EQ(S.find("class=\"offset-tick\">262144<"), std::string::npos);
+}
+
+TEST(ReportTest, CompareHeadlineStatesTheRatioAndItsSignificance) {
+  Rendered X;
+  std::optional<std::string> H = compareHeadline(X.R, X.G);
+  ASSERT_TRUE(H);
+  // Base (16 measured, mean ~1000) and compare (mean 1000): no difference
+  // beyond the propagated spread.
+  EXPECT_NE(H->find(" times faster than "), std::string::npos) << *H;
+  EXPECT_NE(H->find("not significant"), std::string::npos) << *H;
+  // Compare 2% cheaper at every offset: significant, compare is faster.
+  for (Measurement &M : X.R.Compare->Ms)
+    M.Cost = 0.98 * 1000;
+  for (Measurement &M : X.R.Ms)
+    M.Cost = 1000 + (M.V.Offset % 512 ? 1 : -1);
+  X.G = *evaluateGate(X.R, GateOptions{}, nullptr);
+  H = compareHeadline(X.R, X.G);
+  ASSERT_TRUE(H);
+  EXPECT_EQ(H->rfind("planned is 1.0204 \u00b1 ", 0), 0u) << *H;
+  EXPECT_NE(H->find("times faster than a<b>: mean cost 980 vs 1000; "
+                    "Mann-Whitney p < 0.0001: significant"),
+            std::string::npos)
+      << *H;
+  llvm::json::Value J = reportJSON(X.R, X.G);
+  const llvm::json::Object *C = J.getAsObject()->getObject("comparison");
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->getString("faster"), "compare");
+  EXPECT_EQ(C->getBoolean("significant"), true);
+  // No compare series: no headline.
+  X.R.Compare.reset();
+  EXPECT_FALSE(compareHeadline(X.R, X.G));
 }
 
 TEST(ReportTest, HTMLEmbedsPlotTablesAndVerdict) {
@@ -236,6 +329,9 @@ TEST(ReportTest, EmptyResultStillRenders) {
   writeHTMLReport(OS, R, G);
   writeTextReport(OS, R, G);
   EXPECT_NE(S.find("gate: FAILED: no variant was measured"), std::string::npos);
+  // No NaN anywhere (the word "provenance" spells one).
+  for (size_t At; (At = S.find("provenance")) != std::string::npos;)
+    S.erase(At, 10);
   EXPECT_EQ(S.find("nan"), std::string::npos);
   EXPECT_EQ(S.find("inf"), std::string::npos);
 }
@@ -266,7 +362,7 @@ TEST(ReportTest, TimePlotShowsNoiseBandAndIntervals) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   writeSVGPlot(OS, R, G);
-  EXPECT_EQ(countOf(S, "fill=\"#888\" fill-opacity=\"0.15\""), 1u);
+  EXPECT_EQ(countOf(S, "<rect class=\"band\""), 1u);
   EXPECT_EQ(countOf(S, "stroke-opacity=\"0.45\""), 4u); // one bar per variant
   EXPECT_NE(S.find("grey band: noise floor " + percent(G.Noise.Spread)),
             std::string::npos);

@@ -230,6 +230,39 @@ TEST(StatsTest, CacheGeometryAndMechanism) {
   EXPECT_EQ(parseCacheGeometry("I1=abc D1=1,2").I1.Size, 0u);
 }
 
+TEST(StatsTest, MeanRatioAsHyperfineStatesIt) {
+  // B costs 1% less at every offset, both with the same 2% swing: B is
+  // faster, the ratio is 1.01 and its +- the propagated standard error.
+  std::vector<double> A, B;
+  for (int I = 0; I < 16; ++I) {
+    double Swing = I % 2 ? 1.02 : 0.98;
+    A.push_back(1000 * Swing);
+    B.push_back(1000 / 1.01 * Swing);
+  }
+  MeanRatio M = meanRatio(A, B, 1e-4);
+  EXPECT_TRUE(M.BFaster);
+  EXPECT_NEAR(M.Ratio, 1.01, 1e-9);
+  double Rel = std::sqrt(2 * std::pow(stddev(A) / mean(A), 2) / 16);
+  EXPECT_NEAR(M.Error, 1.01 * Rel, 1e-9);
+  EXPECT_LT(M.PValue, 0.05);
+  EXPECT_TRUE(M.Significant);
+  // The other way round: A is faster by the same ratio.
+  MeanRatio Back = meanRatio(B, A, 1e-4);
+  EXPECT_FALSE(Back.BFaster);
+  EXPECT_NEAR(Back.Ratio, 1.01, 1e-9);
+  // Identical series: no difference; the +- is at least the resolution.
+  MeanRatio Same = meanRatio(A, A, 1e-4);
+  EXPECT_DOUBLE_EQ(Same.Ratio, 1);
+  EXPECT_FALSE(Same.Significant);
+  std::vector<double> Flat(8, 500);
+  MeanRatio Exact = meanRatio(Flat, Flat, 1e-4);
+  EXPECT_DOUBLE_EQ(Exact.Error, 1e-4);
+  // A difference below the resolution is not significant, however regular.
+  std::vector<double> Tiny(8, 500 * (1 + 5e-5));
+  EXPECT_FALSE(meanRatio(Tiny, Flat, 1e-4).Significant);
+  EXPECT_DOUBLE_EQ(meanRatio({}, Flat, 1e-4).Ratio, 1);
+}
+
 } // namespace
 
 TEST(StatsTest, DominantPeriodAmplitudeIsPeakToPeak) {

@@ -86,6 +86,36 @@ TEST(Timeline, SegmentsRunOldestFirstAndCoverTheWindow) {
   EXPECT_DOUBLE_EQ(S[3].Start + S[3].Duration, 6000);
 }
 
+/// The fill of the first segment drawn for \p F in \p SVG.
+std::string fillOf(const std::string &SVG, const std::string &F) {
+  size_t At = SVG.find("<title>" + F + " window");
+  if (At == std::string::npos)
+    return "";
+  size_t Fill = SVG.rfind("fill=\"", At);
+  return SVG.substr(Fill + 6, SVG.find('"', Fill + 6) - Fill - 6);
+}
+
+TEST(Timeline, AFunctionHasOneColourInEveryMethod) {
+  // IP gives the whole window to G (G ranks first); Profile gives F2 more
+  // than F1 and F3: the rows differ between the methods, the colours not.
+  Timeline T;
+  T.Unit = "cycles";
+  T.Windows.push_back(example());
+  assignWindow(T.Windows[0], {}, Share, false);
+  std::string IP, Profile;
+  llvm::raw_string_ostream IPS(IP), PS(Profile);
+  writeTimelineSVG(T, TimeMethod::IP, 0, 10, IPS);
+  writeTimelineSVG(T, TimeMethod::Profile, 0, 10, PS);
+  EXPECT_EQ(fillOf(IP, "G"), functionColour("G"));
+  EXPECT_EQ(fillOf(Profile, "G"), functionColour("G"));
+  EXPECT_EQ(fillOf(Profile, "F2"), functionColour("F2"));
+  EXPECT_NE(functionColour("F1"), functionColour("F2"));
+  // Fixed across runs and platforms (FNV-1a of the name).
+  EXPECT_EQ(functionColour("main"), functionColour("main"));
+  EXPECT_EQ(functionColour("main").rfind("hsl(", 0), 0u);
+  EXPECT_NE(Profile.find("<g class=\"timeline-legend\">"), std::string::npos);
+}
+
 TEST(Timeline, MethodNames) {
   EXPECT_EQ(parseMethod("3"), TimeMethod::Sample);
   EXPECT_EQ(parseMethod("uniform"), TimeMethod::Uniform);

@@ -1,5 +1,6 @@
 """kill -9 a sweep during keel-sim's shared run, resume it, and compare the
-resumed JSON with an uninterrupted sweep's:
+resumed JSON with an uninterrupted sweep's (every byte but the provenance's
+command and date):
 kill-shared-run.py WORKDIR -- LAYOUT-SWEEP-ARGS...
 
 The shared run's map file (WORKDIR.1/keel-sim-0.map) is written just before
@@ -11,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_kill import journal_lines, kill_when, start_sweep
+from provenance_strip import strip
 
 workdir = sys.argv[1]
 args = sys.argv[sys.argv.index("--") + 1:]
@@ -27,5 +29,6 @@ resumed = subprocess.run(["layout-sweep", "--resume", "--journal=" + journal,
 fresh = subprocess.run(["layout-sweep", "--json=" + workdir + ".fresh.json"] + args,
                        stdout=subprocess.DEVNULL)
 print("resume exit code %d, fresh exit code %d" % (resumed.returncode, fresh.returncode))
-same = open(workdir + ".resumed.json").read() == open(workdir + ".fresh.json").read()
+# Every byte but the provenance's command (--resume, another --json) and date.
+same = strip(workdir + ".resumed.json") == strip(workdir + ".fresh.json")
 print("resumed JSON %s the uninterrupted sweep's" % ("equals" if same else "DIFFERS from"))

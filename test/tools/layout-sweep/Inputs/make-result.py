@@ -3,7 +3,7 @@
 
 usage: make-result.py OUT [--amp PCT] [--period BYTES] [--max BYTES]
        [--step BYTES] [--backend sim|time] [--fail OFFSET] [--compare AMP]
-       [--binary PATH] [--compare-binary PATH]
+       [--binary PATH] [--compare-binary PATH] [--provenance]
 Cost of base at offset o: 1000 * (1 + amp/100 * square(o, period)).
 """
 import argparse, json
@@ -19,6 +19,8 @@ p.add_argument("--fail", type=int, action="append", default=[])
 p.add_argument("--compare", type=float, default=None)
 p.add_argument("--binary", default="interp.default")
 p.add_argument("--compare-binary", default="interp.planned")
+p.add_argument("--provenance", action="store_true",
+               help="add a provenance record as layout-sweep writes one")
 a = p.parse_args()
 
 def square(o):
@@ -46,5 +48,15 @@ r = {"binary": a.binary, "args": [], "backend": a.backend, "axis": "code",
 if a.compare is not None:
     r["compare"] = {"name": "compare", "binary": a.compare_binary,
                     "measurements": series("compare", a.compare)}
+if a.provenance:
+    r["provenance"] = {
+        "tool": "layout-sweep", "tool_version": "0.1.0",
+        "date": "2023-11-14T22:13:20Z",
+        "command": ["layout-sweep", "--relink=./relink.sh {pad} {out}",
+                    "--json=r.json", a.binary],
+        "relink": ["base: ./relink.sh {pad} {out}"],
+        "binary_sha256": "0" * 64, "backend": a.backend}
+    if a.compare is not None:
+        r["provenance"]["compare_sha256"] = "1" * 64
 with open(a.out, "w") as f:
     json.dump(r, f, indent=1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare two layout-sweep JSON reports measurement by measurement, leaving
-out what names the simulator (sim_tool), keel-sim's fallback reasons and the
-notes that list them. usage: sim-json-equal.py A.json B.json"""
+out what names the simulator (sim_tool), keel-sim's fallback reasons, the
+notes that list them and the provenance's command and date. usage: sim-json-equal.py A.json B.json"""
 import json, sys
 
 
@@ -9,6 +9,9 @@ def strip(path):
     r = json.load(open(path))
     r.pop("sim_tool", None)
     r.pop("notes", None)
+    # The two sweeps ran as two commands (--backend=sim, =cachegrind).
+    r.get("provenance", {}).pop("command", None)
+    r.get("provenance", {}).pop("date", None)
     for m in r["measurements"] + r.get("compare", {}).get("measurements", []):
         m.pop("fallback", None)
     return r

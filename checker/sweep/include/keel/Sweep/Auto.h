@@ -126,12 +126,39 @@ void writeAutoTextReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
                          llvm::ArrayRef<AutoAxis> Axes,
                          llvm::ArrayRef<AutoOutcome> Outcomes);
 
-/// The combined JSON: {"version", "mode": "auto", "binary", "axes": {axis:
-/// the one-axis --json report}, "not_swept": [{"axis","reason","enable"}],
-/// "gate": {"failed", "failed_axes"}}.
+/// The combined JSON: {"version", "mode": "auto", "binary", "axis_order":
+/// [every axis as planned], "axes": {axis: the one-axis --json report},
+/// "not_swept": [{"axis","reason","enable"}], "gate": {"failed",
+/// "failed_axes"}, "provenance": autoProvenance()}.
 llvm::json::Value autoReportJSON(llvm::StringRef Binary,
                                  llvm::ArrayRef<AutoAxis> Axes,
                                  llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// The provenance of the whole automatic sweep: the first axis' record with
+/// every axis' relink commands, each named by its axis ("code: base: ...");
+/// std::nullopt when nothing was swept or the results carry none.
+std::optional<Provenance> autoProvenance(llvm::ArrayRef<AutoOutcome> Outcomes);
+
+/// An automatic sweep's --json read back (layout-sweep-report): every axis
+/// in the order it was planned (swept ones with their "how", the others
+/// with why not and what enables them) and each swept axis' result, in the
+/// same order as the swept axes.
+struct SavedAutoSweep {
+  std::string Binary;
+  std::vector<AutoAxis> Axes;
+  std::vector<SweepResult> Results;
+};
+
+/// \p Path's automatic sweep; std::nullopt when it is not one (a one-axis
+/// result: readResultFile reads it). InputError for bad JSON, a newer
+/// version, or an axis that is not a sweep result.
+llvm::Expected<std::optional<SavedAutoSweep>> readAutoReport(llvm::StringRef Path);
+
+/// --baseline of a one-axis sweep (or its saved result) on axis \p Axis: a
+/// one-axis --json as it is (evaluateGate refuses another axis), or that
+/// axis of an automatic sweep's --json (InputError when it did not sweep it).
+llvm::Expected<SweepResult> readBaselineAxis(llvm::StringRef Path,
+                                             llvm::StringRef Axis);
 
 /// --csv: one table of every swept axis (the one-axis CSV's columns; its
 /// axis column tells them apart).

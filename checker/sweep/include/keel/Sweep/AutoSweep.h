@@ -30,6 +30,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,38 @@ llvm::Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                              const GateOptions &GO,
                                              const AutoSweepOptions &AO,
                                              llvm::raw_ostream &Progress);
+
+/// --baseline's result of each axis (readBaselineAxes; none when \p
+/// Baseline is ""), checked for mispredict counters when \p GO asks for
+/// --max-mispredict-rise.
+llvm::Expected<std::map<std::string, SweepResult>>
+readAutoBaselines(llvm::StringRef Baseline, const GateOptions &GO);
+
+/// Axis \p Axis' gate as the automatic sweep applies it (and
+/// layout-sweep-report again): evaluateGate against that axis' baseline,
+/// with an info line when --baseline \p BaselinePath has no such axis.
+llvm::Expected<GateResult>
+gateAutoAxis(const SweepResult &R, llvm::StringRef Axis, const GateOptions &GO,
+             const std::map<std::string, SweepResult> &Baselines,
+             llvm::StringRef BaselinePath);
+
+/// The combined reports \p F asks for, of \p R's axes and outcomes; the
+/// text table into \p R.Text unless a machine-readable report takes stdout.
+llvm::Error writeAutoReports(llvm::StringRef Binary, const ReportFiles &F,
+                             AutoSweepResult &R);
+
+/// \p R's notes ("<axis>: <note>"), first failed gate and exit status.
+void collectAutoOutcomes(AutoSweepResult &R);
+
+/// `layout-sweep --axis=code|data ./bin` with no --relink, --bolt-pad or
+/// --compare-relink: relink the variants from the binary's link record
+/// (and the --compare binary's from its own), as the automatic sweep does,
+/// so every per-axis option (--best-pad-out, several --I1, --grid) works
+/// with a layout-link'ed binary. False, \p O unchanged, for another axis,
+/// a given command, or no record (runSweep then says what the axis needs);
+/// an InputError naming the record when it cannot relink the binary (stale,
+/// its directory gone).
+llvm::Expected<bool> useLinkRecord(EngineOptions &O);
 
 /// layout-sweep --dry-run with no axis options: the axes runAutoSweep would
 /// sweep, each with its variants' relink commands and runs

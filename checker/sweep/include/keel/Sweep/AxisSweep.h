@@ -30,6 +30,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace keel {
 namespace sweep {
@@ -49,7 +50,16 @@ struct SweepRunOptions {
   bool Terminal = false;
   /// The name progress lines and messages start with.
   std::string Tool = "layout-sweep";
+  /// The command line as given (argv), for the reports' provenance.
+  std::vector<std::string> Command;
 };
+
+/// The provenance of a sweep of \p O run by \p RO's command
+/// (docs/formats/sweep-result.md): tool and version, date
+/// (provenanceDate()), argv, the relink commands of \p O.Perturb, the
+/// SHA-256 of the binary and of the --compare binary.
+llvm::Expected<Provenance> sweepProvenance(const EngineOptions &O,
+                                           const SweepRunOptions &RO);
 
 /// What a one-axis sweep needs beyond them: with several geometries each
 /// geometry's report path is geometryPath() of Reports.

@@ -12,9 +12,13 @@
 
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Result.h"
+#include "keel/Sweep/Stats.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
 
 namespace keel {
 namespace sweep {
@@ -54,6 +58,22 @@ void writeHTMLReport(llvm::raw_ostream &OS, const SweepResult &R,
 void writeHTMLHead(llvm::raw_ostream &OS, llvm::StringRef Title);
 void writeHTMLSection(llvm::raw_ostream &OS, const SweepResult &R,
                       const GateResult &G, llvm::StringRef Heading);
+
+/// --compare: the mean costs of the two series compared as hyperfine
+/// compares two commands (meanRatio, with the backend's resolution or noise
+/// floor as the least +-); std::nullopt without a compare series or with a
+/// series that measured nothing.
+std::optional<MeanRatio> compareRatio(const SweepResult &R, const GateResult &G);
+/// Its headline: "interp.planned is 1.0018 ± 0.0001 times faster than
+/// interp.default: mean cost ... vs ...; Mann-Whitney p ...: significant"
+/// (docs/sweep-statistics.md, "Comparing two series").
+std::optional<std::string> compareHeadline(const SweepResult &R,
+                                           const GateResult &G);
+
+/// The provenance block of an HTML report (command, relink commands, tool
+/// and version, date, binary SHA-256s, backend); says so when \p P is empty.
+void writeHTMLProvenance(llvm::raw_ostream &OS, const Provenance &P,
+                         llvm::StringRef Backend);
 
 /// Output files requested on the command line ("" = not wanted, "-" =
 /// stdout).

@@ -13,6 +13,7 @@
 #ifndef KEEL_SWEEP_RESULT_H
 #define KEEL_SWEEP_RESULT_H
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
@@ -120,6 +121,28 @@ struct Series {
   std::string Relink;
 };
 
+/// Where a result came from (docs/formats/sweep-result.md): enough to tell
+/// two reports apart and to run the sweep again. Written by layout-sweep,
+/// kept as it is by layout-sweep-report (a re-rendered report is still that
+/// sweep's). Empty (Tool == "") in results written before it existed.
+struct Provenance {
+  std::string Tool;        ///< "layout-sweep"
+  std::string ToolVersion; ///< keelVersion(), e.g. "0.1.0"
+  /// When the sweep ran, ISO 8601 UTC ("2026-12-02T01:50:00Z"); from
+  /// SOURCE_DATE_EPOCH when it is set (reproducible-builds.org), so tests
+  /// and reproducible pipelines get the same bytes twice.
+  std::string Date;
+  std::vector<std::string> Command; ///< the sweep's argv, as given
+  /// Each command that wrote variants, its placeholders ({pad}, {out}, ...)
+  /// unexpanded, named by series: "base: clang ... -o {out}".
+  std::vector<std::string> Relink;
+  /// Of the swept binary as given ("" when it is not a file: a --relink
+  /// sweep writes every variant, that one included).
+  std::string BinarySHA256;
+  std::string CompareSHA256; ///< of the --compare binary ("" = none)
+  bool empty() const { return Tool.empty(); }
+};
+
 struct SweepResult {
   std::string Binary;        ///< the swept binary as given by the user
   std::vector<std::string> Args; ///< its arguments
@@ -154,7 +177,17 @@ struct SweepResult {
   std::vector<InstructionCheck> InstructionChecks;
   /// --relink: the template that wrote each variant ("" = none).
   std::string Relink;
+  /// Who wrote this result, when, from which command and binary.
+  Provenance Prov;
 };
+
+/// The date of a provenance record: SOURCE_DATE_EPOCH (whole seconds since
+/// 1970, UTC) when set, else now; ISO 8601 UTC. An error when
+/// SOURCE_DATE_EPOCH is set but is not a number of seconds.
+llvm::Expected<std::string> provenanceDate();
+
+/// SHA-256 of a file's bytes, lower-case hex (keel::readInputFile).
+llvm::Expected<std::string> fileSHA256(llvm::StringRef Path);
 
 // JSON forms (used by the journal, --json, and --baseline).
 llvm::json::Value toJSON(const Variant &V);
@@ -163,6 +196,10 @@ llvm::json::Value toJSON(const SweepResult &R);
 bool fromJSON(const llvm::json::Value &E, Variant &V, llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &E, Measurement &M, llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &E, SweepResult &R, llvm::json::Path P);
+/// The "provenance" object; \p Backend is written beside it so the record
+/// reads on its own.
+llvm::json::Value toJSON(const Provenance &Pv, llvm::StringRef Backend);
+bool fromJSON(const llvm::json::Value &E, Provenance &Pv, llvm::json::Path P);
 
 } // namespace sweep
 } // namespace keel

@@ -97,6 +97,29 @@ struct MannWhitneyResult {
 MannWhitneyResult mannWhitneyU(llvm::ArrayRef<double> A,
                                llvm::ArrayRef<double> B);
 
+/// Two series of costs compared as hyperfine compares two commands ("B is
+/// 1.0018 +- 0.0001 times faster than A"; docs/sweep-statistics.md,
+/// "Comparing two series").
+struct MeanRatio {
+  /// The larger mean over the smaller one (>= 1; 1 when either is empty or
+  /// a mean is 0).
+  double Ratio = 1;
+  /// B's mean is the smaller one (B is the faster series).
+  bool BFaster = false;
+  /// The +- of Ratio: Ratio x the larger of \p Resolution and the relative
+  /// standard error of the ratio of the means, propagated from each
+  /// series' sample standard deviation over its n values
+  /// (sqrt(sA^2/(nA mA^2) + sB^2/(nB mB^2))).
+  double Error = 0;
+  /// Two-sided Mann-Whitney U test of A against B (1 when either is empty).
+  double PValue = 1;
+  /// PValue < 0.05 and Ratio - 1 > Error: the difference is not noise, not
+  /// below the resolution, and not layout luck of a few variants.
+  bool Significant = false;
+};
+MeanRatio meanRatio(llvm::ArrayRef<double> A, llvm::ArrayRef<double> B,
+                    double Resolution);
+
 /// The period of the swings over an evenly spaced offset grid.
 struct PeriodEstimate {
   uint64_t Bytes = 0; ///< the period, a multiple of the grid step

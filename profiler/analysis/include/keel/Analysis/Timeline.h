@@ -27,6 +27,7 @@
 
 #include <array>
 #include <map>
+#include <string>
 
 namespace keel {
 
@@ -108,8 +109,12 @@ void writeTimelineJSON(const Timeline &T, const TimelineReport &R,
                        llvm::raw_ostream &OS);
 /// One row per window and function: window,start,duration,method,function,time.
 void writeTimelineCSV(const Timeline &T, llvm::raw_ostream &OS);
+/// A function's colour in every time line ("hsl(H,S%,L%)"), from its name
+/// alone: the same function has the same colour in every method and report.
+std::string functionColour(llvm::StringRef Name);
 /// The time line of method \p M over windows [0, MaxWindows), one row per
-/// function (the \p Rows busiest; the rest as "other").
+/// function (the \p Rows busiest; the rest as "other", grey), coloured by
+/// functionColour, with a legend of the rows below it.
 void writeTimelineSVG(const Timeline &T, TimeMethod M, size_t MaxWindows,
                       unsigned Rows, llvm::raw_ostream &OS);
 /// Every method's SVG and the per-sample call sequence (FROM0 newest ...).
