@@ -45,6 +45,7 @@ import os
 import subprocess
 import sys
 
+import corpus_programs
 import keelbench
 from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, cachegrind,
                        debian_source, run, sha1_of, spread)
@@ -417,8 +418,16 @@ def xml_schema(path):
     return path
 
 
+def re2(work):
+    return corpus_programs.re2(work, pinned_env(), inputs_dir(work), JOBS)
+
+
+def yaml_cpp(work):
+    return corpus_programs.yaml_cpp(work, pinned_env(), inputs_dir(work), JOBS)
+
+
 PROGRAMS = {"lua": lua, "zstd": zstd, "bzip2": bzip2, "lz4": lz4, "xz": xz, "gawk": gawk,
-            "tcl": tcl, "xmllint": xmllint}
+            "tcl": tcl, "xmllint": xmllint, "re2": re2, "yaml-cpp": yaml_cpp}
 
 
 # ---------------------------------------------------------------- measuring
@@ -426,9 +435,10 @@ def distinct_text(binary, args, cwd, env):
     """Bytes of the functions with a nonzero instruction count on this input
     (cachegrind's per-function counts, llvm-nm's sizes)."""
     out = binary + ".text.cg"
-    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                        binary, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    # --demangle=no: the symbol names llvm-nm prints (C++ functions are mangled).
+    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--demangle=no",
+                        f"--cachegrind-out-file={out}", binary, *args], cwd=cwd, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
         sys.exit(f"corpus: {binary} failed under cachegrind")
     ran = set()
