@@ -11,7 +11,9 @@ usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...]
                  [--recipe FILE ...] [--check]
 
 Per program: apt-get source into WORKDIR/debsrc (bench/lib-real-programs.sh), build
-(lua, zstd: the .c files compiled directly, as layout-compare.py does; the others: the
+(lua, zstd: the .c files compiled directly, as layout-compare.py does; re2, yaml-cpp:
+the library's .cc/.cpp files compiled directly with clang++ and linked with a driver of
+the bench's own, bench/corpus_programs.py; the others: the
 package's own ./configure and make, run once with the product's keel-cc --plain as CC and AR so
 every compile and the program's link are recorded, then replayed with the bench's
 CFLAGS into WORKDIR/<program>/builds/obj*/), profile the default build on the train
