@@ -428,8 +428,12 @@ def yaml_cpp(work):
     return corpus_programs.yaml_cpp(work, pinned_env(), inputs_dir(work), JOBS)
 
 
+def glslang(work):
+    return corpus_programs.glslang(work, pinned_env(), inputs_dir(work), JOBS)
+
+
 PROGRAMS = {"lua": lua, "zstd": zstd, "bzip2": bzip2, "lz4": lz4, "xz": xz, "gawk": gawk,
-            "tcl": tcl, "xmllint": xmllint, "re2": re2, "yaml-cpp": yaml_cpp}
+            "tcl": tcl, "xmllint": xmllint, "re2": re2, "yaml-cpp": yaml_cpp, "glslang": glslang}
 
 
 # ---------------------------------------------------------------- measuring

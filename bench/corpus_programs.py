@@ -7,6 +7,8 @@ workload on an input file.
              rewrite, RE2::Set) on a pattern file and a text from the package
   yaml-cpp   yaml-cpp 0.7.0+dfsg-8: bench/workloads/yaml-roundtrip.cc (load, convert with
              exceptions, events, emit and reload) on a generated YAML file
+  glslang    glslang 12.0.0-2: its own glslangValidator (GLSL to SPIR-V, printed) on
+             shaders of the package's Test/ directory (no driver of the bench's)
 """
 import concurrent.futures as cf
 import os
@@ -113,6 +115,57 @@ def yaml_cpp(work, env, inputs, jobs):
     p.run_env = env
     p.inputs = ("yaml-roundtrip FILE (bench/workloads/yaml-roundtrip.cc); generated YAML (36 and 28 "
                 "records, different seeds)")
+    return p
+
+
+# glslangValidator's sources: the glslang, MachineIndependent, GenericCodeGen,
+# OSDependent, OGLCompiler, HLSL, SPIRV and glslang-default-resource-limits libraries
+# and StandAlone.cpp, as the package's CMakeLists.txt builds them with ENABLE_OPT=OFF
+# (no SPIRV-Tools) and ENABLE_HLSL on.
+GLSLANG_DIRS = ["glslang/GenericCodeGen", "glslang/MachineIndependent",
+                "glslang/MachineIndependent/preprocessor", "glslang/HLSL"]
+GLSLANG_FILES = ["glslang/CInterface/glslang_c_interface.cpp", "glslang/OSDependent/Unix/ossource.cpp",
+                 "OGLCompilersDLL/InitializeDll.cpp", "StandAlone/ResourceLimits.cpp",
+                 "StandAlone/resource_limits_c.cpp", "StandAlone/StandAlone.cpp"] + \
+    [f"SPIRV/{f}.cpp" for f in ("GlslangToSpv", "InReadableOrder", "Logger", "SpvBuilder", "SpvPostProcess",
+                                "doc", "SpvTools", "disassemble", "CInterface/spirv_c_interface")]
+# Shaders of the package's Test/ directory, three stages each: train #version 450
+# (desktop GLSL), test #version 310 es (other built-in declarations: glslang parses the
+# built-ins of a version and profile once, for every stage, the larger part of a run).
+GLSLANG_TRAIN = ["spv.controlFlowAttributes.frag", "spv.multiStruct.comp", "spv.specConstantOperations.vert"]
+GLSLANG_TEST = ["spv.paramMemory.frag", "spv.for-continue-break.vert", "spv.precise.tese"]
+
+
+def glslang(work, env, inputs, jobs):
+    src = os.path.realpath(debian_source(work, "glslang"))
+    # The generated headers, as the package's build makes them: build_info.h by its
+    # cmake configure (from CHANGES.md), glsl_intrinsic_header.h by its python3 script.
+    gen = os.path.join(work, "gen")
+    info = os.path.join(gen, "cmake", "include", "glslang", "build_info.h")
+    if not os.path.exists(info):
+        run(["cmake", "-S", src, "-B", os.path.join(gen, "cmake"), "-G", "Unix Makefiles",
+             "-DCMAKE_C_COMPILER=clang-22", "-DCMAKE_CXX_COMPILER=clang++-22", "-DENABLE_OPT=OFF",
+             "-DBUILD_TESTING=OFF", "-DENABLE_GLSLANG_INSTALL=OFF", "-DBUILD_SHARED_LIBS=OFF"])
+    intrinsic = os.path.join(gen, "cmake", "include", "glslang", "glsl_intrinsic_header.h")
+    if not os.path.exists(intrinsic):
+        run(["python3", "gen_extension_headers.py", "-i", "glslang/ExtensionHeaders", "-o", intrinsic], cwd=src)
+    sources = sorted(os.path.join(src, d, f) for d in GLSLANG_DIRS for f in os.listdir(os.path.join(src, d))
+                     if f.endswith(".cpp")) + [os.path.join(src, f) for f in GLSLANG_FILES]
+    p = CxxProgram("glslang", work, sources,
+                   ["-DENABLE_HLSL", "-DENABLE_OPT=0", "-DGLSLANG_OSINCLUDE_UNIX", "-fno-rtti", "-fno-exceptions",
+                    f"-I{src}", f"-I{os.path.join(gen, 'cmake', 'include')}", f"-I{src}/External",
+                    f"-I{src}/StandAlone"], jobs=jobs)
+    p.src = src
+    test_dir = os.path.join(src, "Test")
+    # -V: SPIR-V for Vulkan, -H: print it disassembled (to stdout), -o: the binary
+    # into one file the next compile overwrites.
+    p.run_args = ["-V", "-H", "-o", os.path.join(inputs, "glslang-train.out"),
+                  *(os.path.join(test_dir, f) for f in GLSLANG_TRAIN)]
+    p.test_args = ["-V", "-H", "-o", os.path.join(inputs, "glslang-test.out"),
+                   *(os.path.join(test_dir, f) for f in GLSLANG_TEST)]
+    p.run_env = env
+    p.inputs = (f"glslangValidator -V -H -o OUT SHADERS; train: Test/{{{','.join(GLSLANG_TRAIN)}}}, "
+                f"test: Test/{{{','.join(GLSLANG_TEST)}}}")
     return p
 
 
