@@ -1,7 +1,9 @@
-"""The corpus's C++ programs (bench/corpus.py PROGRAMS): a library from a Debian source
-package compiled file by file with clang++ (as corpus.py compiles lua and zstd), linked
-with a small driver of the bench's own (bench/workloads/*.cc) that runs a deterministic
-workload on an input file.
+"""The corpus's C++ programs (bench/corpus.py PROGRAMS): the sources of a Debian source
+package compiled file by file with clang++ (as corpus.py compiles lua and zstd) and
+linked with libstdc++; a library's with a small driver of the bench's own
+(bench/workloads/*.cc) that runs a deterministic workload on an input file. Objects are
+kept by name (corpus.py reuses them): remove WORKDIR/<program>/builds after changing a
+driver.
 
   re2        re2 20220601+dfsg-1: bench/workloads/re2-match.cc (compile, match, find-all,
              rewrite, RE2::Set) on a pattern file and a text from the package
