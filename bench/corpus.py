@@ -11,7 +11,9 @@ usage: corpus.py WORKDIR [--programs lua,zstd,...] [--builds default,cdsort,...]
                  [--recipe FILE ...] [--check] [--native N]
 
 Per program: apt-get source into WORKDIR/debsrc (bench/lib-real-programs.sh), build
-(lua, zstd: the .c files compiled directly, as layout-compare.py does; the others: the
+(lua, zstd: the .c files compiled directly, as layout-compare.py does; re2, yaml-cpp:
+the library's .cc/.cpp files compiled directly with clang++ and linked with a driver of
+the bench's own, bench/corpus_programs.py; the others: the
 package's own ./configure and make, run once with the product's keel-cc --plain as CC and AR so
 every compile and the program's link are recorded, then replayed with the bench's
 CFLAGS into WORKDIR/<program>/builds/obj*/), profile the default build on the train
@@ -50,6 +52,7 @@ import shutil
 import subprocess
 import sys
 
+import corpus_programs
 import keelbench
 import native
 from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, debian_source, run,
@@ -452,8 +455,20 @@ def xml_schema(path):
     return path
 
 
+def re2(work):
+    return corpus_programs.re2(work, pinned_env(), inputs_dir(work), JOBS)
+
+
+def yaml_cpp(work):
+    return corpus_programs.yaml_cpp(work, pinned_env(), inputs_dir(work), JOBS)
+
+
+def glslang(work):
+    return corpus_programs.glslang(work, pinned_env(), inputs_dir(work), JOBS)
+
+
 PROGRAMS = {"lua": lua, "zstd": zstd, "bzip2": bzip2, "lz4": lz4, "xz": xz, "gawk": gawk,
-            "tcl": tcl, "xmllint": xmllint}
+            "tcl": tcl, "xmllint": xmllint, "re2": re2, "yaml-cpp": yaml_cpp, "glslang": glslang}
 
 
 # ---------------------------------------------------------------- measuring
@@ -461,9 +476,10 @@ def distinct_text(binary, args, cwd, env):
     """Bytes of the functions with a nonzero instruction count on this input
     (cachegrind's per-function counts, llvm-nm's sizes)."""
     out = binary + ".text.cg"
-    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                        binary, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    # --demangle=no: the symbol names llvm-nm prints (C++ functions are mangled).
+    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--demangle=no",
+                        f"--cachegrind-out-file={out}", binary, *args], cwd=cwd, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if r.returncode != 0:
         sys.exit(f"corpus: {binary} failed under cachegrind")
     ran = set()

@@ -496,10 +496,29 @@ void estimateHotSizes(const Binary &Bin, ArrayRef<FunctionBlocks> Functions,
   }
 }
 
+namespace {
+/// Names that more than one laid-out function has: local functions of several
+/// objects (C++'s __cxx_global_array_dtor, a static helper in a header).
+std::set<StringRef> sharedNames(ArrayRef<FunctionLayout> Layout) {
+  std::set<StringRef> Seen, Shared;
+  for (const FunctionLayout &L : Layout)
+    if (!Seen.insert(L.Name).second)
+      Shared.insert(L.Name);
+  return Shared;
+}
+} // namespace
+
 void writeBasicBlockSectionsProfile(ArrayRef<FunctionLayout> Layout,
                                     raw_ostream &OS) {
+  // A name several functions share is left out: clang refuses a profile that
+  // names a function twice ("duplicate profile for function"), and one entry
+  // would apply one function's block IDs to every object's namesake. Those
+  // functions keep the compiler's block order.
+  std::set<StringRef> Shared = sharedNames(Layout);
   OS << "v1\n";
   for (const FunctionLayout &L : Layout) {
+    if (Shared.count(L.Name))
+      continue;
     OS << "f " << L.Name << '\n';
     OS << 'c';
     for (uint32_t ID : L.HotOrder)
@@ -517,8 +536,10 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
   for (const FunctionLayout &L : Layout)
     if (Seen.insert(L.Name).second)
       OS << L.Name << '\n';
+  // No cold part for the names writeBasicBlockSectionsProfile leaves out.
+  std::set<StringRef> Shared = sharedNames(Layout);
   for (const FunctionLayout &L : Layout)
-    if (!L.ColdBlocks.empty() && !L.Weak)
+    if (!L.ColdBlocks.empty() && !L.Weak && !Shared.count(L.Name))
       OS << L.Name << ".cold\n";
 }
 

@@ -248,6 +248,25 @@ TEST(BlockSymbolOrder, NoColdPartOfWeakFunctions) {
   EXPECT_EQ(Out, "main\nf\n_ZN4PoolIiE3addEi\nf.cold\n");
 }
 
+TEST(BlockSectionsProfile, LeavesOutSharedLocalNames) {
+  // Two objects' local __cxx_global_array_dtor: clang rejects a profile that
+  // names a function twice, and one entry would fit only one of them.
+  FunctionLayout F, D1, D2;
+  F.Name = "f";
+  F.HotOrder = {0, 2};
+  F.ColdBlocks = {1};
+  D1.Name = D2.Name = "__cxx_global_array_dtor";
+  D1.HotOrder = {0, 2};
+  D2.HotOrder = {0, 1};
+  D1.ColdBlocks = D2.ColdBlocks = {3};
+  std::string Profile, Order;
+  llvm::raw_string_ostream PS(Profile), OS(Order);
+  writeBasicBlockSectionsProfile({F, D1, D2}, PS);
+  EXPECT_EQ(Profile, "v1\nf f\nc 0 2\n");
+  writeBlockSymbolOrder({"main"}, {F, D1, D2}, OS);
+  EXPECT_EQ(Order, "main\nf\n__cxx_global_array_dtor\nf.cold\n");
+}
+
 TEST(BlockOrder, Names) {
   for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
     EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);

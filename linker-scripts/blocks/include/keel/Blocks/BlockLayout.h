@@ -186,7 +186,9 @@ void estimateHotSizes(const Binary &Bin,
                       llvm::ArrayRef<FunctionBlocks> Functions,
                       llvm::MutableArrayRef<FunctionLayout> Layout);
 
-/// Write the `-fbasic-block-sections=` profile (v1 format).
+/// Write the `-fbasic-block-sections=` profile (v1 format). A name that
+/// several functions of \p Layout share (local functions of several objects)
+/// is left out: those functions keep the compiler's block order.
 void writeBasicBlockSectionsProfile(llvm::ArrayRef<FunctionLayout> Layout,
                                     llvm::raw_ostream &OS);
 

@@ -1,0 +1,30 @@
+# FLAGS<TAB>REGEXP (bench/workloads/re2-match.cc)
+-	[a-z]+_[a-z]+
+-	\b(int|char|bool|void|size_t|uint\d+_t)\b
+-	(\w+)\s*=\s*([^;]+);
+-	/\*(.*)\*/
+-	'(\\.|[^'\\])'
+-	[-+]?\d+
+i	(?P<word>error|fail|bad)\w*
+i	note|warning
+-	(\w+)->(\w+)
+l	(x|xy|xyz)*z
+-	^(\s*)(\S+)(.*)$
+-	(\w+)\.(\w+)\(
+-	[A-Z][A-Z0-9_]{2,}
+p	[[:digit:]]+[[:space:]]
+L	return false;
+-	(?i)regexp|prog|inst
+-	\p{Latin}\p{Lu}|\p{Cyrillic}+
+-	<([a-z]+)>
+-	a{3,}|b+c?
+-	(cap|nocap)(ture)?
+-	@\w+
+-	(a)(b
+-	[b-a]
+-	\t+\S
+-	[\x80-\xff]
+-	(?s)\{.*?\}
+-	(\d+):(\d+)
+i	[bcdfg]{3}
+-	\bStringPiece\b
