@@ -50,6 +50,18 @@ Expected<std::string> findProgram(StringRef Name) {
           .str());
 }
 
+Expected<std::string> findCommand(StringRef Name) {
+  Expected<std::string> P = findProgram(Name);
+  if (P)
+    return P;
+  consumeError(P.takeError());
+  if (Name.contains('/'))
+    return inputError(Name, 0,
+                      sys::fs::exists(Name) ? "not an executable file"
+                                            : "no such program");
+  return inputError(Name, 0, "no such program on PATH");
+}
+
 static double cpuSeconds(const std::optional<sys::ProcessStatistics> &S) {
   return S ? S->TotalTime.count() / 1e6 : 0;
 }
@@ -245,12 +257,12 @@ Expected<RunResult> runProgram(ArrayRef<std::string> Argv,
   if (Opts.ExecPath || !Opts.FdFiles.empty()) {
     if (Opts.ExecPath)
       return spawnWithFds(*Opts.ExecPath, Argv, Opts);
-    auto Exe = findProgram(Argv[0]);
+    auto Exe = findCommand(Argv[0]);
     if (!Exe)
       return Exe.takeError();
     return spawnWithFds(*Exe, Argv, Opts);
   }
-  auto Exe = findProgram(Argv[0]);
+  auto Exe = findCommand(Argv[0]);
   if (!Exe)
     return Exe.takeError();
   std::vector<StringRef> Args(Argv.begin(), Argv.end());

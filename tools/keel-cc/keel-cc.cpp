@@ -70,7 +70,7 @@ static Expected<int> wrap(int Argc, char **Argv) {
         Log = StringRef(Args[I]).drop_front(6).str();
     }
     if (First >= Args.size())
-      return inputError("<command line>", 0,
+      return usageError(
                         "no compiler after --: keel-cc --log=FILE -- clang-22 ...");
     Compiler = Args[First++];
   } else if (!Args.empty() && Args[0] == "--c++") {

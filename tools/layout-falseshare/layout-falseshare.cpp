@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
                      return exitStatus(runReport());
                    if (RecordCmd)
                      return runRecord();
-                   return inputError("<command line>", 0,
+                   return usageError(
                                      "give a subcommand: report or record");
                  });
 }

@@ -88,11 +88,11 @@ cl::list<std::string> CandidateBins(
 /// --guard-only: the builds named on the command line, judged by the guard.
 static Expected<int> runGuardCommand(const optimize::OptimizeOptions &O) {
   if (!O.Build.empty())
-    return inputError("<command line>", 0,
+    return usageError(
                       "--guard-only takes no build command (the builds are "
                       "--default and --candidate)");
   if (DefaultBin.empty() || CandidateBins.empty())
-    return inputError("<command line>", 0,
+    return usageError(
                       "--guard-only needs --default=BIN and at least one "
                       "--candidate=NAME=BIN");
   std::vector<optimize::GuardBuild> Cands;
@@ -100,13 +100,13 @@ static Expected<int> runGuardCommand(const optimize::OptimizeOptions &O) {
     auto [N, B] = C.split('=');
     if (N.empty() || B.empty() || N == "default" ||
         N.find_first_of("/ ") != StringRef::npos)
-      return inputError("<command line>", 0,
+      return usageError(
                         "--candidate: '{0}' is not NAME=BINARY (a name other "
                         "than default, without '/' or spaces)",
                         C);
     for (const optimize::GuardBuild &Seen : Cands)
       if (Seen.Name == N)
-        return inputError("<command line>", 0, "--candidate: '{0}' given twice", N);
+        return usageError("--candidate: '{0}' given twice", N);
     Cands.push_back({N.str(), B.str()});
   }
   if (!sys::fs::exists(DefaultBin))
@@ -131,18 +131,18 @@ static Expected<int> runCommand(const char *Argv0) {
   optimize::OptimizeOptions O;
   O.Build.assign(BuildCmd.begin(), BuildCmd.end());
   if (O.Build.empty() && CommandsOpt.empty() && !GuardOnly)
-    return inputError("<command line>", 0,
+    return usageError(
                       "no build command: layout-optimize --workload='ARGS' -- "
                       "make -j2 (or --commands=FILE: a log keel-cc wrote)");
   if (GuardVariants < 1)
-    return inputError("<command line>", 0, "--guard-variants: at least 1");
+    return usageError("--guard-variants: at least 1");
   if (Backend != "sim" && Backend != "perf")
-    return inputError("<command line>", 0,
+    return usageError(
                       "--backend: '{0}' is neither sim nor perf", Backend);
   Expected<std::vector<std::string>> W =
       Workload.empty() ? std::vector<std::string>() : splitCommandTemplate(Workload);
   if (!W)
-    return inputError("<command line>", 0, "--workload: {0}", toString(W.takeError()));
+    return usageError("--workload: {0}", toString(W.takeError()));
   O.Workload = *W;
   O.Binary = BinaryOpt;
   O.Dir = DirOpt;

@@ -303,7 +303,7 @@ static Error buildGeometry(EngineOptions &O) {
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
   if (I1.size() > MaxSweepGeometries)
-    return inputError("<command line>", 0,
+    return usageError(
                       "{0} --I1 given; one sweep simulates at most {1}",
                       I1.size(), MaxSweepGeometries);
   for (size_t K = 1; K < I1.size(); ++K) {
@@ -315,10 +315,10 @@ static Error buildGeometry(EngineOptions &O) {
     for (const CacheGeometry &Seen : O.MoreGeometries)
       if (Seen.I1.Size == G.I1.Size && Seen.I1.Assoc == G.I1.Assoc &&
           Seen.I1.Line == G.I1.Line)
-        return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+        return usageError("--I1={0} is given twice", I1[K]);
     if (G.I1.Size == O.Geometry.I1.Size && G.I1.Assoc == O.Geometry.I1.Assoc &&
         G.I1.Line == O.Geometry.I1.Line)
-      return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+      return usageError("--I1={0} is given twice", I1[K]);
     O.MoreGeometries.push_back(G);
   }
   return Error::success();
@@ -375,19 +375,19 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Time.Cpu = Cpu;
   if (FalseSharing) {
     if (Axis.getNumOccurrences() && Axis != "fs-spacing")
-      return inputError("<command line>", 0,
+      return usageError(
                         "--false-sharing sweeps axis fs-spacing, not --axis={0}",
                         Axis.getValue());
     O.Perturb.Axis = "fs-spacing";
     if (!Backend.getNumOccurrences())
       O.Backend = "time";
     if (O.Backend != "time")
-      return inputError("<command line>", 0,
+      return usageError(
                         "--false-sharing needs --backend=time: the sim backend "
                         "runs threads one at a time (valgrind), so no cache line "
                         "ever moves between cores");
     if (Relink.empty())
-      return inputError("<command line>", 0,
+      return usageError(
                         "--false-sharing needs --relink='clang ... "
                         "-DKEEL_FS_SPACING={{pad} ... -o {{out}'");
     if (!Cpu.getNumOccurrences())
@@ -445,13 +445,13 @@ static bool isAutomatic() {
 /// Options that report one axis only.
 static Error checkAutoOptions() {
   if (I1.size() > 1)
-    return inputError("<command line>", 0,
+    return usageError(
                       "several --I1 measure one axis in several geometries; "
                       "with no --axis the sweep covers several axes: add "
                       "--axis=code (with --relink or --bolt-pad) or another "
                       "--axis");
   if (BestPadOut.getNumOccurrences())
-    return inputError("<command line>", 0,
+    return usageError(
                       "--best-pad-out writes the best offset of one axis "
                       "(layout-order --code-pad=@FILE reads the code axis'), "
                       "and with no --axis the sweep covers several; add "

@@ -74,6 +74,16 @@ llvm::Error inputError(llvm::StringRef File, unsigned Line, const char *Fmt,
       File.str(), Line, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
 }
 
+/// Bad usage: options that cannot be combined, a missing command, a value
+/// out of range. No file or line to name (never a "<command line>:"
+/// pseudo-location); the tool exits 2 like any bad input.
+template <typename... Ts>
+llvm::Error usageError(const char *Fmt, Ts &&...Vals) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument),
+      llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
+}
+
 /// A plain error with a formatted message (for failures that are neither bad
 /// input nor a missing capability, e.g. a child process that crashed).
 template <typename... Ts>

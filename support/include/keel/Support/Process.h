@@ -49,7 +49,13 @@ struct RunResult {
 /// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef Name);
 
-/// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
+/// Find the user's command \p Name (a program to profile, a link, build or
+/// relink command) as findProgram does; that it is missing is bad input
+/// (an InputError naming it, exit 2), where a missing tool of Keel's own
+/// (valgrind, perf, llvm-bolt) is the machine's lack (exit 3).
+llvm::Expected<std::string> findCommand(llvm::StringRef Name);
+
+/// Run Argv[0] (a path, or a name looked up with findCommand) and wait.
 /// Failing to start the program is an error; a non-zero exit is not.
 /// With Opts.FdFiles or Opts.ExecPath the child is started with posix_spawn
 /// (LLVM's ExecuteNoWait can redirect only stdin/stdout/stderr).
