@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Process.h"
+#include "keel/Support/Text.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AutoSweep.h"
@@ -539,6 +541,28 @@ static Expected<int> runCommand(const char *Argv0) {
   return runAxisSweep(*O, *GO, AO, outs(), errs());
 }
 
+/// A sweep a signal stopped: its message, then the command that continues
+/// it (this one with --resume, shell-quoted for display) when a journal
+/// keeps what was measured; the exit status is 128 + the signal.
+static Expected<int> stopped(Expected<int> Status, int argc, char **argv) {
+  if (Status || !Status.errorIsA<InterruptedError>())
+    return Status;
+  int Sig = 0;
+  handleAllErrors(Status.takeError(), [&](const InterruptedError &I) {
+    Sig = I.signal();
+    WithColor::error(errs(), Tool) << printableMessage(I.message()) << "\n";
+  });
+  if (!JournalPath.empty() || !firstOutputFile().empty()) {
+    std::vector<std::string> Again = {argv[0]};
+    if (!Resume)
+      Again.push_back("--resume");
+    Again.insert(Again.end(), argv + 1, argv + argc);
+    WithColor::note(errs(), Tool)
+        << "continue with: " << printableMessage(displayCommand(Again)) << "\n";
+  }
+  return 128 + Sig;
+}
+
 static const char *const Overview =
     "layout-sweep: measure how much a program's speed depends on its layout\n\n"
     "  layout-sweep ./app args\n"
@@ -562,6 +586,10 @@ int main(int argc, char **argv) {
     if (StringRef(argv[I]) == "--print-cost" ||
         StringRef(argv[I]) == "-print-cost")
       BinaryArg.setNumOccurrencesFlag(cl::Optional);
-  return runTool(argc, argv, {Tool, Overview, {&Cat}},
-                 [&] { return runCommand(argv[0]); });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, [&] {
+    // SIGINT/SIGTERM stop the children, remove the work directory and keep
+    // the journal (Process.h, StopOnSignals).
+    StopOnSignals Stop;
+    return stopped(runCommand(argv[0]), argc, argv);
+  });
 }

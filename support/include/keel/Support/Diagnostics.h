@@ -66,6 +66,23 @@ private:
   std::string Msg;
 };
 
+/// The work was stopped by a signal (StopOnSignals, Process.h): SIGINT or
+/// SIGTERM. Tools exit 128 + the signal, as a shell reports a command the
+/// signal killed (130, 143).
+class InterruptedError : public llvm::ErrorInfo<InterruptedError> {
+public:
+  static char ID;
+  InterruptedError(int Signal, std::string Msg)
+      : Signal(Signal), Msg(std::move(Msg)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Msg; }
+  std::error_code convertToErrorCode() const override;
+  int signal() const { return Signal; }
+
+private:
+  int Signal;
+  std::string Msg;
+};
+
 /// Make an InputError: inputError("a.fdata", 12, "bad hex '{0}'", Tok).
 template <typename... Ts>
 llvm::Error inputError(llvm::StringRef File, unsigned Line, const char *Fmt,
@@ -123,7 +140,8 @@ private:
 };
 
 /// Print \p E as "<tool>: error: ..." and return the exit code it maps to:
-/// InputError -> 2, UnavailableError -> 3, anything else -> 2.
+/// InputError -> 2, UnavailableError -> 3, InterruptedError -> 128 + its
+/// signal, anything else -> 2.
 int reportError(llvm::StringRef Tool, llvm::Error E);
 
 } // namespace keel

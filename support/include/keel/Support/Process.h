@@ -45,6 +45,30 @@ struct RunResult {
   double CpuSeconds = 0; ///< the child's user + system CPU time, if known
 };
 
+/// Stopping a long run (a sweep) on SIGINT or SIGTERM. While a
+/// StopOnSignals lives, those signals do not end the process: the handler
+/// remembers the first one and kills (SIGKILL) the process group of every
+/// child runProgram has running -- each is started in a group of its own
+/// then, so a program's own children die with it -- and runProgram starts
+/// no new child (an error). The caller sees stopSignal() and cleans up
+/// (removes its temporary directory, keeps its journal), then exits
+/// 128 + the signal. A second signal ends the process at once. Scopes do
+/// not nest; the destructor restores the previous handlers.
+class StopOnSignals {
+public:
+  StopOnSignals();
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals &) = delete;
+  StopOnSignals &operator=(const StopOnSignals &) = delete;
+};
+
+/// The signal that asked a StopOnSignals scope to stop (SIGINT, SIGTERM),
+/// 0 if none did (or no scope was ever opened).
+int stopSignal();
+
+/// "SIGINT", "SIGTERM" (else "signal N").
+std::string signalName(int Signal);
+
 /// Find \p Name on PATH, then in LLVM's tool directory (for llvm-bolt etc.),
 /// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef Name);
