@@ -117,12 +117,15 @@ static std::string optionMessage(StringRef Opt, StringRef M,
   return (Opt + ": " + M).str();
 }
 
-/// Options only cl has (help and version): never a suggestion for a word
-/// the user meant as one of the tool's own options.
-static bool isGenericOption(StringRef Name) {
-  Name = Name.ltrim('-');
-  return Name == "h" || Name.starts_with("help") ||
-         Name.starts_with("version") || Name.starts_with("print-");
+/// cl's suggestion \p Near for the unknown \p Word is no help when it is an
+/// option only cl has (help, version) or a one-letter option offered for a
+/// longer word ("--top=1": "did you mean '--o=1'?").
+static bool uselessSuggestion(StringRef Near, StringRef Word) {
+  StringRef Name = Near.ltrim('-').split('=').first;
+  if (Name == "h" || Name.starts_with("help") || Name.starts_with("version") ||
+      Name.starts_with("print-"))
+    return true;
+  return Name.size() == 1 && Word.ltrim('-').split('=').first.size() > 2;
 }
 
 std::string optionErrorMessage(StringRef Said, StringRef Prog,
@@ -146,7 +149,7 @@ std::string optionErrorMessage(StringRef Said, StringRef Prog,
           std::find_if(Args.begin(), Dashes, [&](const char *A) {
             return StringRef(A).starts_with(Word);
           }) != Dashes;
-      if (!Near.empty() && !isGenericOption(Near))
+      if (!Near.empty() && !uselessSuggestion(Near, Word))
         Msg += formatv("; did you mean '{0}'?", Near).str();
       else if (BeforeCommand)
         Msg += "; the command's own options go after '--'";

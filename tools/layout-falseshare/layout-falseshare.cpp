@@ -197,7 +197,6 @@ int main(int argc, char **argv) {
                      return exitStatus(runReport());
                    if (RecordCmd)
                      return runRecord();
-                   return usageError(
-                                     "give a subcommand: report or record");
+                   return usageError("give a subcommand: report or record");
                  });
 }

@@ -305,8 +305,7 @@ static Error buildGeometry(EngineOptions &O) {
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
   if (I1.size() > MaxSweepGeometries)
-    return usageError(
-                      "{0} --I1 given; one sweep simulates at most {1}",
+    return usageError("{0} --I1 given; one sweep simulates at most {1}",
                       I1.size(), MaxSweepGeometries);
   for (size_t K = 1; K < I1.size(); ++K) {
     Expected<CacheLevel> L = parseCacheLevel("I1", I1[K]);
@@ -377,20 +376,17 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Time.Cpu = Cpu;
   if (FalseSharing) {
     if (Axis.getNumOccurrences() && Axis != "fs-spacing")
-      return usageError(
-                        "--false-sharing sweeps axis fs-spacing, not --axis={0}",
+      return usageError("--false-sharing sweeps axis fs-spacing, not --axis={0}",
                         Axis.getValue());
     O.Perturb.Axis = "fs-spacing";
     if (!Backend.getNumOccurrences())
       O.Backend = "time";
     if (O.Backend != "time")
-      return usageError(
-                        "--false-sharing needs --backend=time: the sim backend "
+      return usageError("--false-sharing needs --backend=time: the sim backend "
                         "runs threads one at a time (valgrind), so no cache line "
                         "ever moves between cores");
     if (Relink.empty())
-      return usageError(
-                        "--false-sharing needs --relink='clang ... "
+      return usageError("--false-sharing needs --relink='clang ... "
                         "-DKEEL_FS_SPACING={{pad} ... -o {{out}'");
     if (!Cpu.getNumOccurrences())
       O.Time.Cpu = -2;
@@ -447,14 +443,12 @@ static bool isAutomatic() {
 /// Options that report one axis only.
 static Error checkAutoOptions() {
   if (I1.size() > 1)
-    return usageError(
-                      "several --I1 measure one axis in several geometries; "
+    return usageError("several --I1 measure one axis in several geometries; "
                       "with no --axis the sweep covers several axes: add "
                       "--axis=code (with --relink or --bolt-pad) or another "
                       "--axis");
   if (BestPadOut.getNumOccurrences())
-    return usageError(
-                      "--best-pad-out writes the best offset of one axis "
+    return usageError("--best-pad-out writes the best offset of one axis "
                       "(layout-order --code-pad=@FILE reads the code axis'), "
                       "and with no --axis the sweep covers several; add "
                       "--axis=code (with --relink or --bolt-pad) or another "

@@ -26,14 +26,12 @@ namespace {
 /// The options a recording needs before anything runs.
 Error checkOptions(const HitmRecordOptions &O) {
   if (O.Source != "perf")
-    return usageError(
-                      "unknown --source={0} (only perf: without counters, "
+    return usageError("unknown --source={0} (only perf: without counters, "
                       "build with -fpass-plugin=KeelFalseSharing.so, "
                       "docs/false-sharing.md)",
                       O.Source);
   if (O.Program.empty())
-    return usageError(
-                      "give the program to run: layout-falseshare record -- "
+    return usageError("give the program to run: layout-falseshare record -- "
                       "./prog args");
   if (O.Period == 0)
     return usageError("--period must be at least 1");
@@ -42,12 +40,9 @@ Error checkOptions(const HitmRecordOptions &O) {
 
 /// The program's real path (PATH lookup, then symlinks resolved).
 Expected<std::string> programPath(StringRef Program) {
-  Expected<std::string> Path = findProgram(Program);
-  if (!Path) {
-    consumeError(Path.takeError());
-    return usageError("cannot find the program '{0}'",
-                      Program);
-  }
+  Expected<std::string> Path = findCommand(Program);
+  if (!Path)
+    return Path.takeError();
   SmallString<256> Abs(*Path);
   if (!sys::fs::real_path(*Path, Abs))
     *Path = Abs.str().str();

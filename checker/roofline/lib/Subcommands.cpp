@@ -52,8 +52,7 @@ keel::roofline::ceilingsFrom(const CeilingOptions &O,
   if (O.Ppeak)
     C.Ppeak = *O.Ppeak;
   if (!(C.Mband > 0 && C.L2band > 0 && C.L1band > 0 && C.Ppeak > 0))
-    return usageError(
-                      "ceilings missing: give --machine=machine.json, "
+    return usageError("ceilings missing: give --machine=machine.json, "
                       "--k-computer, or all of --Mband --L2band --L1band "
                       "--Ppeak (positive)");
   if (C.Name.empty())
@@ -202,8 +201,7 @@ Expected<RunPlacement> keel::roofline::placeProgram(const RunOptions &O) {
     return usageError("give a program: run -- ./prog");
   P.Config.Roofs = *C;
   if (P.Config.Argv.empty() && !P.Config.Seconds)
-    return usageError(
-                      "--callgrind-out without a program needs --seconds");
+    return usageError("--callgrind-out without a program needs --seconds");
   auto R = runRoofline(P.Config);
   if (!R)
     return R.takeError();

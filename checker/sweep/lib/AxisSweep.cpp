@@ -74,12 +74,10 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                       "--backend=time counts no branch "
                       "mispredicts (sim, cachegrind or perf do)");
   if (Geometries > 1 && (!AO.BestPadOut.empty() || !AO.Baseline.empty()))
-    return usageError(
-                      "--best-pad-out and --baseline take one "
+    return usageError("--best-pad-out and --baseline take one "
                       "geometry: give --I1 once");
   if (Geometries > 1 && !isSimBackend(O.Backend))
-    return usageError(
-                      "several --I1 need --backend=sim or "
+    return usageError("several --I1 need --backend=sim or "
                       "cachegrind (a timed sweep has no "
                       "cache geometry)");
   return BaselineResult;
