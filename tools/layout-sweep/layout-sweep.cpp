@@ -568,7 +568,8 @@ static const char *const Overview =
     "      it cannot move, saying what enables it\n"
     "  layout-sweep --axis=stack --backend=sim ./app args\n"
     "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
-    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
+    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend,\n"
+    "130/143 stopped by SIGINT/SIGTERM (it prints the --resume command).\n";
 
 int main(int argc, char **argv) {
   // A task of a --executor=slurm job array (the script sbatch runs).

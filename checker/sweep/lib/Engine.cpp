@@ -1417,8 +1417,17 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   } else if (O.Executor == SlurmExecutor) {
     SlurmSink Sink{[&](Measurement M) { Rec.record(std::move(M)); },
                    [&](StringRef S, StringRef B) { Rec.binarySeen(S, B); }};
-    if (Error E = measureOnSlurm(O, *S.P, S.Tools.Sim, S.WD.Dir, Work, Sink))
+    if (Error E = measureOnSlurm(O, *S.P, S.Tools.Sim, S.WD.Dir, Work, Sink)) {
+      // The message names the tasks' task-N.out files in the work
+      // directory: they must still be there when the user reads it.
+      if (S.WD.Remove && !E.isA<UnavailableError>() && !stopSignal()) {
+        S.WD.Remove = false;
+        E = makeError("{0} (the work directory {1} is kept for its files; "
+                      "remove it when done)",
+                      toString(std::move(E)), S.WD.Dir);
+      }
       Rec.fail(std::move(E));
+    }
   } else if (S.Tools.Sim.KeelSim) {
     KeelSimSweep(O, *S.P, S.Tools.Sim, S.WD.Dir, {&Rec}).run(Work);
   } else {
