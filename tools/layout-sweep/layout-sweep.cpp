@@ -539,8 +539,16 @@ static Expected<int> runCommand(const char *Argv0) {
 /// it (this one with --resume, shell-quoted for display) when a journal
 /// keeps what was measured; the exit status is 128 + the signal.
 static Expected<int> stopped(Expected<int> Status, int argc, char **argv) {
-  if (Status || !Status.errorIsA<InterruptedError>())
+  if (Status || !stopSignal())
     return Status;
+  // Stopped before the engine measured (a trial relink, a check that runs
+  // a program): what failed is the stop, not the command line.
+  if (!Status.errorIsA<InterruptedError>()) {
+    consumeError(Status.takeError());
+    Status = make_error<InterruptedError>(
+        stopSignal(), "stopped by " + signalName(stopSignal()) +
+                          " before any variant was measured");
+  }
   int Sig = 0;
   handleAllErrors(Status.takeError(), [&](const InterruptedError &I) {
     Sig = I.signal();
