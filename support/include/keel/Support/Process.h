@@ -1,7 +1,8 @@
 //===- keel/Support/Process.h - spawn commands by argv ----------*- C++ -*-===//
 //
 // Commands are always run with an argv vector (llvm::sys::ExecuteAndWait /
-// ExecuteNoWait, or posix_spawn when files go on fixed descriptors), never
+// ExecuteNoWait, or posix_spawn when files go on fixed descriptors or a
+// StopOnSignals scope puts each child in a process group of its own), never
 // through a shell string built from user input.
 //
 //===----------------------------------------------------------------------===//
