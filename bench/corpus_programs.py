@@ -14,6 +14,7 @@ driver.
 """
 import concurrent.futures as cf
 import os
+import shlex
 import subprocess
 import sys
 
@@ -47,6 +48,27 @@ class CxxProgram(Program):
         with cf.ThreadPoolExecutor(self.jobs) as ex:
             list(ex.map(run, jobs))
         return [self.objname(outdir, c) for c in self.srcs]
+
+
+    def product_build(self, d):
+        """(directory, argv) of the build layout-optimize runs for keel-rec: a script
+        (D/build.sh) that compiles the sources as compile() does and links them as
+        keelbench.link() does, with $CC (keel-cc: clang, which compiles .cc/.cpp as
+        C++ and links libstdc++ through self.libs), into D/build/NAME."""
+        b = os.path.join(d, "build")
+        os.makedirs(b, exist_ok=True)
+        q = lambda args: " ".join(shlex.quote(a) for a in args)
+        lines, objs = ["set -e"], []
+        for c in self.srcs:
+            o = self.objname(b, c)
+            objs.append(o)
+            lines.append('"$CC" ' + q(["-c", f"-std={self.std}", *self.defs, *keelbench.CFLAGS, c, "-o", o]))
+        lines.append('"$CC" ' + q(["-fuse-ld=lld", f"--ld-path={keelbench.LLD}", "-Wl,--emit-relocs",
+                                   *objs, *self.libs, "-o", os.path.join(b, self.binary_name())]))
+        script = os.path.join(d, "build.sh")
+        with open(script, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return d, ["sh", script]
 
 
 def generated(out, argv, cwd):

@@ -209,8 +209,7 @@ Error Flow::findProgram() {
                         "objects-keep", "profile.fdata", "report.json",
                         "report.txt", "stamp"})
     if (Name == Own)
-      return inputError("<command line>", 0,
-                        "find: the program is named '{0}', as a file of the plan "
+      return usageError("find: the program is named '{0}', as a file of the plan "
                         "directory {1} is; link it under another name",
                         Name, Dir);
   progress("find", formatv("{0}: linked in {1}; {2} compile{3} to replay, "

@@ -12,6 +12,7 @@ namespace keel {
 
 char InputError::ID = 0;
 char UnavailableError::ID = 0;
+char InterruptedError::ID = 0;
 
 /// Length of the valid UTF-8 sequence of a printable code point at \p S
 /// (2..4), or 0.
@@ -145,6 +146,10 @@ std::error_code InputError::convertToErrorCode() const {
   return std::make_error_code(std::errc::invalid_argument);
 }
 
+std::error_code InterruptedError::convertToErrorCode() const {
+  return std::make_error_code(std::errc::interrupted);
+}
+
 std::error_code UnavailableError::convertToErrorCode() const {
   return std::make_error_code(std::errc::function_not_supported);
 }
@@ -202,6 +207,10 @@ int reportError(StringRef Tool, Error E) {
       [&](const UnavailableError &U) {
         Code = ExitUnavailable;
         WithColor::error(errs(), Tool) << printableMessage(U.message()) << '\n';
+      },
+      [&](const InterruptedError &I) {
+        Code = 128 + I.signal();
+        WithColor::error(errs(), Tool) << printableMessage(I.message()) << '\n';
       },
       [&](const ErrorInfoBase &EI) {
         // Messages may quote input text: never raw bytes to the terminal.

@@ -9,6 +9,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -32,6 +33,70 @@ namespace keel {
 #define KEEL_LLVM_BINDIR "/usr/lib/llvm-22/bin"
 #endif
 
+//===----------------------------------------------------------------------===//
+// Stopping on SIGINT/SIGTERM
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The children (their process groups) running while a StopOnSignals
+/// lives; 0 is a free slot. Plain atomics: the handler reads them.
+constexpr size_t MaxChildren = 1024;
+std::atomic<pid_t> Children[MaxChildren];
+std::atomic<bool> StopActive{false};
+volatile std::sig_atomic_t StopSig = 0;
+struct sigaction OldInt, OldTerm;
+
+void onStopSignal(int Sig) {
+  if (StopSig) { // a second signal: the user insists
+    ::signal(Sig, SIG_DFL);
+    ::raise(Sig);
+    return;
+  }
+  StopSig = Sig;
+  for (std::atomic<pid_t> &C : Children)
+    if (pid_t P = C.load())
+      ::kill(-P, SIGKILL);
+}
+
+/// The slot of \p Pid (registered), or MaxChildren when every slot is
+/// taken (the child is then only killed by its own terminal's signal).
+size_t addChild(pid_t Pid) {
+  for (size_t I = 0; I < MaxChildren; ++I) {
+    pid_t Free = 0;
+    if (Children[I].compare_exchange_strong(Free, Pid))
+      return I;
+  }
+  return MaxChildren;
+}
+} // namespace
+
+StopOnSignals::StopOnSignals() {
+  StopSig = 0;
+  struct sigaction SA;
+  memset(&SA, 0, sizeof(SA));
+  SA.sa_handler = onStopSignal;
+  sigemptyset(&SA.sa_mask);
+  ::sigaction(SIGINT, &SA, &OldInt);
+  ::sigaction(SIGTERM, &SA, &OldTerm);
+  StopActive = true;
+}
+
+StopOnSignals::~StopOnSignals() {
+  StopActive = false;
+  ::sigaction(SIGINT, &OldInt, nullptr);
+  ::sigaction(SIGTERM, &OldTerm, nullptr);
+}
+
+int stopSignal() { return StopSig; }
+
+std::string signalName(int Signal) {
+  if (Signal == SIGINT)
+    return "SIGINT";
+  if (Signal == SIGTERM)
+    return "SIGTERM";
+  return formatv("signal {0}", Signal).str();
+}
+
 Expected<std::string> findProgram(StringRef Name) {
   if (Name.contains('/')) {
     if (sys::fs::can_execute(Name))
@@ -48,6 +113,18 @@ Expected<std::string> findProgram(StringRef Name) {
   return make_error<UnavailableError>(
       formatv("'{0}' was not found on PATH or in " KEEL_LLVM_BINDIR, Name)
           .str());
+}
+
+Expected<std::string> findCommand(StringRef Name) {
+  Expected<std::string> P = findProgram(Name);
+  if (P)
+    return P;
+  consumeError(P.takeError());
+  if (Name.contains('/'))
+    return inputError(Name, 0,
+                      sys::fs::exists(Name) ? "not an executable file"
+                                            : "no such program");
+  return inputError(Name, 0, "no such program on PATH");
 }
 
 static double cpuSeconds(const std::optional<sys::ProcessStatistics> &S) {
@@ -212,7 +289,13 @@ static Expected<RunResult> spawnWithFds(StringRef Exe,
   sigset_t None;
   sigemptyset(&None);
   posix_spawnattr_setsigmask(&Attr, &None);
-  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETSIGMASK);
+  // Under StopOnSignals every child leads a process group of its own, which
+  // the handler kills with whatever the child started.
+  bool OwnGroup = StopActive;
+  if (OwnGroup)
+    posix_spawnattr_setpgroup(&Attr, 0);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETSIGMASK |
+                                      (OwnGroup ? POSIX_SPAWN_SETPGROUP : 0));
 
   std::vector<char *> Args;
   for (const std::string &A : Argv)
@@ -227,10 +310,20 @@ static Expected<RunResult> spawnWithFds(StringRef Exe,
     Envp = Env.data();
   }
   std::string ExeStr = Exe.str();
+  if (OwnGroup && StopSig)
+    return makeError("stopped by {0}: '{1}' not started", signalName(StopSig),
+                     Exe);
   pid_t Pid;
   Err = posix_spawn(&Pid, ExeStr.c_str(), &FA, &Attr, Args.data(), Envp);
   if (Err)
     return makeError("cannot run '{0}': {1}", Exe, strerror(Err));
+  size_t Slot = OwnGroup ? addChild(Pid) : MaxChildren;
+  auto Forget = make_scope_exit([&] {
+    if (Slot < MaxChildren)
+      Children[Slot] = 0;
+  });
+  if (OwnGroup && StopSig) // the signal came while it was being started
+    ::kill(-Pid, SIGKILL);
   // The child has its own copies; close ours now, not after a long wait.
   for (int F : Open.Fds)
     ::close(F);
@@ -242,15 +335,15 @@ Expected<RunResult> runProgram(ArrayRef<std::string> Argv,
                                const RunOptions &Opts) {
   if (Argv.empty())
     return makeError("empty command");
-  if (Opts.ExecPath || !Opts.FdFiles.empty()) {
+  if (Opts.ExecPath || !Opts.FdFiles.empty() || StopActive) {
     if (Opts.ExecPath)
       return spawnWithFds(*Opts.ExecPath, Argv, Opts);
-    auto Exe = findProgram(Argv[0]);
+    auto Exe = findCommand(Argv[0]);
     if (!Exe)
       return Exe.takeError();
     return spawnWithFds(*Exe, Argv, Opts);
   }
-  auto Exe = findProgram(Argv[0]);
+  auto Exe = findCommand(Argv[0]);
   if (!Exe)
     return Exe.takeError();
   std::vector<StringRef> Args(Argv.begin(), Argv.end());

@@ -70,8 +70,8 @@ static Expected<int> wrap(int Argc, char **Argv) {
         Log = StringRef(Args[I]).drop_front(6).str();
     }
     if (First >= Args.size())
-      return inputError("<command line>", 0,
-                        "no compiler after --: keel-cc --log=FILE -- clang-22 ...");
+      return usageError("no compiler after --: keel-cc --log=FILE -- "
+                        "clang-22 ...");
     Compiler = Args[First++];
   } else if (!Args.empty() && Args[0] == "--c++") {
     Compiler = envOr("KEEL_CXX_COMPILER", "clang++-22");
@@ -99,9 +99,10 @@ static Expected<int> wrap(int Argc, char **Argv) {
     CArgv.push_back(S.data());
   CArgv.push_back(nullptr);
   ::execvp(CArgv[0], CArgv.data());
-  return make_error<UnavailableError>(
-      "cannot run the compiler '" + Compiler + "': " + std::strerror(errno) +
-      " (set " + CompilerEnv + " to the clang to use)");
+  // A compiler that is not there is a missing program: bad input, exit 2,
+  // as for every tool's command.
+  return inputError(Compiler, 0, "cannot run the compiler: {0} (set {1} to "
+                    "the clang to use)", std::strerror(errno), CompilerEnv);
 }
 
 int main(int argc, char **argv) {

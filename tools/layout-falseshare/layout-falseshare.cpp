@@ -197,7 +197,6 @@ int main(int argc, char **argv) {
                      return exitStatus(runReport());
                    if (RecordCmd)
                      return runRecord();
-                   return inputError("<command line>", 0,
-                                     "give a subcommand: report or record");
+                   return usageError("give a subcommand: report or record");
                  });
 }

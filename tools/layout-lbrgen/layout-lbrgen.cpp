@@ -126,8 +126,7 @@ static Expected<LBRGenOptions> options() {
     return inputError("--depth", 0, "expected 8, 16 or 32 entries, got {0}",
                       unsigned(Depth));
   if (!Period || BaseCPI <= 0 || Penalty < 0)
-    return inputError("layout-lbrgen", 0,
-                      "--period and --cpi must be positive, --taken-penalty "
+    return usageError("--period and --cpi must be positive, --taken-penalty "
                       "not negative");
   O.Depth = Depth;
   O.Period = Period;
@@ -157,19 +156,17 @@ static Expected<std::string> checkBeforeTracing() {
                       "perf.data in pipe mode (--pipe) is written "
                       "uncompressed");
   if (Output.empty() && PerfScriptOut.empty() && PerfDataOut.empty())
-    return inputError(Tool, 0,
-                      "no output: give -o, --perf-script and/or --perf-data");
+    return usageError("no output: give -o, --perf-script and/or --perf-data");
   if (!Processes || Processes > 1000)
     return inputError("--processes", 0, "expected 1 to 1000, got {0}",
                       unsigned(Processes));
   if (TracePath.empty() == ProgramName.empty())
-    return inputError(Tool, 0,
-                      "give either --trace=LOG or -- program args (not both)");
+    return usageError("give either --trace=LOG or -- program args (not both)");
   std::string BinPath = BinaryPath.empty() && !ProgramName.empty()
                             ? ProgramName.getValue()
                             : BinaryPath.getValue();
   if (BinPath.empty())
-    return inputError(Tool, 0, "--trace needs --binary");
+    return usageError("--trace needs --binary");
   // Every output must be writable before minutes of tracing.
   for (StringRef Path : {StringRef(Output), StringRef(PerfDataOut),
                          StringRef(PerfScriptOut), StringRef(TruthOut),

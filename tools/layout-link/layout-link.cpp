@@ -68,8 +68,8 @@ static Expected<int> linkAndRecord() {
     Argv = std::move(*Words);
   }
   Expected<RunResult> R = runProgram(Argv, RunOptions());
-  if (!R) // the command could not start (not found)
-    return make_error<UnavailableError>(toString(R.takeError()));
+  if (!R) // the command could not start: not found is bad input (exit 2)
+    return R.takeError();
   if (R->Crashed) {
     WithColor::error(errs(), Tool) << Argv.front() << ": " << R->Message << "\n";
     return ExitCheckFailed;
@@ -105,7 +105,7 @@ static const char *const Overview =
     "so a bare `layout-sweep ./app` can relink the program with a pad object\n"
     "(or --defsym=__keel_code_pad / __keel_data_pad when it is linked with a\n"
     "Keel layout.ld). CMake: keel_layout() uses it as the linker launcher.\n\n"
-    "Exit: the link command's own status; 2 bad usage; 3 no such command.\n";
+    "Exit: the link command's own status; 2 bad usage or no such command.\n";
 
 int main(int argc, char **argv) {
   for (int I = 1; I < argc; ++I)

@@ -9,6 +9,7 @@
 // decision as JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/Optimize/CommandLog.h"
 #include "keel/Optimize/Measure.h"
 #include "keel/Optimize/Optimize.h"
 #include "keel/Support/Diagnostics.h"
@@ -94,25 +95,22 @@ cl::list<std::string> CandidateBins(
 /// --guard-only: the builds named on the command line, judged by the guard.
 static Expected<int> runGuardCommand(const optimize::OptimizeOptions &O) {
   if (!O.Build.empty())
-    return inputError("<command line>", 0,
-                      "--guard-only takes no build command (the builds are "
+    return usageError("--guard-only takes no build command (the builds are "
                       "--default and --candidate)");
   if (DefaultBin.empty() || CandidateBins.empty())
-    return inputError("<command line>", 0,
-                      "--guard-only needs --default=BIN and at least one "
+    return usageError("--guard-only needs --default=BIN and at least one "
                       "--candidate=NAME=BIN");
   std::vector<optimize::GuardBuild> Cands;
   for (StringRef C : CandidateBins) {
     auto [N, B] = C.split('=');
     if (N.empty() || B.empty() || N == "default" ||
         N.find_first_of("/ ") != StringRef::npos)
-      return inputError("<command line>", 0,
-                        "--candidate: '{0}' is not NAME=BINARY (a name other "
+      return usageError("--candidate: '{0}' is not NAME=BINARY (a name other "
                         "than default, without '/' or spaces)",
                         C);
     for (const optimize::GuardBuild &Seen : Cands)
       if (Seen.Name == N)
-        return inputError("<command line>", 0, "--candidate: '{0}' given twice", N);
+        return usageError("--candidate: '{0}' given twice", N);
     Cands.push_back({N.str(), B.str()});
   }
   if (!sys::fs::exists(DefaultBin))
@@ -137,22 +135,33 @@ static Expected<int> runCommand(const char *Argv0) {
   optimize::OptimizeOptions O;
   O.Build.assign(BuildCmd.begin(), BuildCmd.end());
   if (O.Build.empty() && CommandsOpt.empty() && !GuardOnly)
-    return inputError("<command line>", 0,
-                      "no build command: layout-optimize --workload='ARGS' -- "
+    return usageError("no build command: layout-optimize --workload='ARGS' -- "
                       "make -j2 (or --commands=FILE: a log keel-cc wrote)");
+  // What the build needs, refused before the first step runs.
+  if (!O.Build.empty())
+    if (Expected<std::string> P = findCommand(O.Build.front()); !P)
+      return P.takeError();
+  if (!CommandsOpt.empty() && O.Build.empty()) {
+    Expected<std::vector<optimize::RecordedCommand>> Cmds =
+        optimize::readCommandLog(CommandsOpt);
+    if (!Cmds)
+      return Cmds.takeError();
+    if (Cmds->empty())
+      return inputError(CommandsOpt, 0, "no commands recorded (an empty "
+                                        "command log)");
+  }
   if (GuardVariants < 1)
-    return inputError("<command line>", 0, "--guard-variants: at least 1");
+    return usageError("--guard-variants: at least 1");
   if (Backend != "sim" && Backend != "perf")
-    return inputError("<command line>", 0,
-                      "--backend: '{0}' is neither sim nor perf", Backend);
+    return usageError("--backend: '{0}' is neither sim nor perf", Backend);
   Expected<std::vector<std::string>> W =
       Workload.empty() ? std::vector<std::string>() : splitCommandTemplate(Workload);
   if (!W)
-    return inputError("<command line>", 0, "--workload: {0}", toString(W.takeError()));
+    return usageError("--workload: {0}", toString(W.takeError()));
   O.Workload = *W;
   for (StringRef E : EnvOpt) {
     if (E.split('=').first.empty() || !E.contains('='))
-      return inputError("<command line>", 0, "--env: '{0}' is not NAME=VALUE", E);
+      return usageError("--env: '{0}' is not NAME=VALUE", E);
     O.SweepEnv.push_back(E.str());
   }
   O.Binary = BinaryOpt;

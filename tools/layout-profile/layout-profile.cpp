@@ -26,6 +26,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
 
@@ -116,10 +117,10 @@ Expected<LoadedProfile> loadInput(const Binary *Bin, QualityReport &Q) {
 
 Error runConvert(const Binary *Bin) {
   if (Inputs.size() != 1)
-    return inputError("layout-profile convert", 0,
-                      "expected one input profile, got {0}", Inputs.size());
+    return usageError("convert: expected one input profile, got {0}",
+                      Inputs.size());
   if (OutputPath.empty())
-    return inputError("layout-profile convert", 0, "no output: give -o");
+    return usageError("convert: no output: give -o");
   if (ToFormat == "preagg") // layout-record --format's name for it
     ToFormat = "pa";
   if (ToFormat == "perf-script") {
@@ -178,9 +179,9 @@ Error runConvert(const Binary *Bin) {
 
 Error runMerge() {
   if (Inputs.empty())
-    return inputError("layout-profile merge", 0, "no input profiles");
+    return usageError("merge: no input profiles");
   if (OutputPath.empty())
-    return inputError("layout-profile merge", 0, "no output: give -o");
+    return usageError("merge: no output: give -o");
   BranchProfile All;
   std::string FirstLBR, FirstNoLBR;
   for (const std::string &Path : Inputs) {
@@ -206,8 +207,8 @@ Error runMerge() {
 
 Error runShow(const Binary *Bin) {
   if (Inputs.size() != 1)
-    return inputError("layout-profile show", 0,
-                      "expected one input profile, got {0}", Inputs.size());
+    return usageError("show: expected one input profile, got {0}",
+                      Inputs.size());
   if (!By.empty() && By != "instructions" && By != "samples")
     return inputError("--by", 0, "expected 'instructions' or 'samples'");
   QualityReport Q;
@@ -235,6 +236,16 @@ Error runShow(const Binary *Bin) {
 
 } // namespace
 
+/// The subcommands as --help lists them (sorted by name).
+static std::string subcommandNames() {
+  std::vector<std::string> Names;
+  for (cl::SubCommand *S : cl::getRegisteredSubcommands())
+    if (!S->getName().empty())
+      Names.push_back(S->getName().str());
+  llvm::sort(Names);
+  return join(Names, ", ");
+}
+
 static const char *const Overview =
     "layout-profile: convert, merge and show branch profiles\n\n"
     "  layout-profile convert [--binary=B] [--to=fdata|pa] -o OUT IN\n"
@@ -258,11 +269,9 @@ int main(int argc, char **argv) {
           return exitStatus(runShow(Bin->get()));
         if (lbrSubcommandActive())
           return exitStatus(runLBRSubcommand());
-        if (!*Bin) {
-          WithColor::error(errs(), Tool)
-              << "expected a subcommand (convert, merge, show); see --help\n";
-          return ExitBadInput;
-        }
+        if (!*Bin)
+          return usageError("expected a subcommand ({0}); see --help",
+                            subcommandNames());
         outs() << "build-id " << (*Bin)->buildID() << " functions "
                << (*Bin)->functions().size() << '\n';
         return ExitOK;

@@ -240,13 +240,9 @@ static Expected<int> recordProgram() {
   }
 
   // The binary the profile is about: the program as the shell would find it.
-  auto Path = findProgram(Program);
-  if (!Path) {
-    consumeError(Path.takeError());
-    WithColor::error(errs(), Tool)
-        << "cannot find the program '" << Program << "'\n";
-    return ExitBadInput;
-  }
+  auto Path = findCommand(Program);
+  if (!Path)
+    return Path.takeError();
   auto Bin = Binary::open(*Path);
   if (!Bin)
     return Bin.takeError();

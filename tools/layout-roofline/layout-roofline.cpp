@@ -237,8 +237,7 @@ int main(int argc, char **argv) {
       return exitStatus(runRun());
     if (ChartCmd)
       return exitStatus(runChart());
-    return inputError("<command line>", 0,
-                      "give a subcommand: model, machine, run or chart "
+    return usageError("give a subcommand: model, machine, run or chart "
                       "(see --help)");
   });
 }

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
+#include "keel/Support/Process.h"
+#include "keel/Support/Text.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AutoSweep.h"
@@ -317,8 +319,7 @@ static Error buildGeometry(EngineOptions &O) {
     O.GeometryPreset += (Twine(O.GeometryPreset.empty() ? "" : "+") + Ov.Name).str();
   }
   if (I1.size() > MaxSweepGeometries)
-    return inputError("<command line>", 0,
-                      "{0} --I1 given; one sweep simulates at most {1}",
+    return usageError("{0} --I1 given; one sweep simulates at most {1}",
                       I1.size(), MaxSweepGeometries);
   for (size_t K = 1; K < I1.size(); ++K) {
     Expected<CacheLevel> L = parseCacheLevel("I1", I1[K]);
@@ -329,10 +330,10 @@ static Error buildGeometry(EngineOptions &O) {
     for (const CacheGeometry &Seen : O.MoreGeometries)
       if (Seen.I1.Size == G.I1.Size && Seen.I1.Assoc == G.I1.Assoc &&
           Seen.I1.Line == G.I1.Line)
-        return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+        return usageError("--I1={0} is given twice", I1[K]);
     if (G.I1.Size == O.Geometry.I1.Size && G.I1.Assoc == O.Geometry.I1.Assoc &&
         G.I1.Line == O.Geometry.I1.Line)
-      return inputError("<command line>", 0, "--I1={0} is given twice", I1[K]);
+      return usageError("--I1={0} is given twice", I1[K]);
     O.MoreGeometries.push_back(G);
   }
   return Error::success();
@@ -389,20 +390,17 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Time.Cpu = Cpu;
   if (FalseSharing) {
     if (Axis.getNumOccurrences() && Axis != "fs-spacing")
-      return inputError("<command line>", 0,
-                        "--false-sharing sweeps axis fs-spacing, not --axis={0}",
+      return usageError("--false-sharing sweeps axis fs-spacing, not --axis={0}",
                         Axis.getValue());
     O.Perturb.Axis = "fs-spacing";
     if (!Backend.getNumOccurrences())
       O.Backend = "time";
     if (O.Backend != "time")
-      return inputError("<command line>", 0,
-                        "--false-sharing needs --backend=time: the sim backend "
+      return usageError("--false-sharing needs --backend=time: the sim backend "
                         "runs threads one at a time (valgrind), so no cache line "
                         "ever moves between cores");
     if (Relink.empty())
-      return inputError("<command line>", 0,
-                        "--false-sharing needs --relink='clang ... "
+      return usageError("--false-sharing needs --relink='clang ... "
                         "-DKEEL_FS_SPACING={{pad} ... -o {{out}'");
     if (!Cpu.getNumOccurrences())
       O.Time.Cpu = -2;
@@ -460,15 +458,13 @@ static bool isAutomatic() {
 /// Options that report one axis only.
 static Error checkAutoOptions() {
   if (I1.size() > 1)
-    return inputError("<command line>", 0,
-                      "several --I1 measure one axis in several geometries; "
+    return usageError("several --I1 measure one axis in several geometries; "
                       "with no --axis the sweep covers several axes: add "
                       "--axis=code (a layout-link'ed binary relinks from "
                       "its record; else with --relink or --bolt-pad) or "
                       "another --axis");
   if (BestPadOut.getNumOccurrences())
-    return inputError("<command line>", 0,
-                      "--best-pad-out writes the best offset of one axis "
+    return usageError("--best-pad-out writes the best offset of one axis "
                       "(layout-order --code-pad=@FILE reads the code axis'), "
                       "and with no --axis the sweep covers several; add "
                       "--axis=code (a layout-link'ed binary relinks from "
@@ -560,6 +556,36 @@ static Expected<int> runCommand(const char *Argv0) {
   return runAxisSweep(*O, *GO, AO, outs(), errs());
 }
 
+/// A sweep a signal stopped: its message, then the command that continues
+/// it (this one with --resume, shell-quoted for display) when a journal
+/// keeps what was measured; the exit status is 128 + the signal.
+static Expected<int> stopped(Expected<int> Status, int argc, char **argv) {
+  if (Status || !stopSignal())
+    return Status;
+  // Stopped before the engine measured (a trial relink, a check that runs
+  // a program): what failed is the stop, not the command line.
+  if (!Status.errorIsA<InterruptedError>()) {
+    consumeError(Status.takeError());
+    Status = make_error<InterruptedError>(
+        stopSignal(), "stopped by " + signalName(stopSignal()) +
+                          " before any variant was measured");
+  }
+  int Sig = 0;
+  handleAllErrors(Status.takeError(), [&](const InterruptedError &I) {
+    Sig = I.signal();
+    WithColor::error(errs(), Tool) << printableMessage(I.message()) << "\n";
+  });
+  if (!JournalPath.empty() || !firstOutputFile().empty()) {
+    std::vector<std::string> Again = {argv[0]};
+    if (!Resume)
+      Again.push_back("--resume");
+    Again.insert(Again.end(), argv + 1, argv + argc);
+    WithColor::note(errs(), Tool)
+        << "continue with: " << printableMessage(displayCommand(Again)) << "\n";
+  }
+  return 128 + Sig;
+}
+
 static const char *const Overview =
     "layout-sweep: measure how much a program's speed depends on its layout\n\n"
     "  layout-sweep ./app args\n"
@@ -571,7 +597,8 @@ static const char *const Overview =
     "      it cannot move, saying what enables it\n"
     "  layout-sweep --axis=stack --backend=sim ./app args\n"
     "  layout-sweep --relink='./build.sh default objs {pad} {out}' --geometry=small ./app\n\n"
-    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend.\n";
+    "Exit: 0 ok, 1 gate failed, 2 bad input, 3 machine lacks the backend,\n"
+    "130/143 stopped by SIGINT/SIGTERM (it prints the --resume command).\n";
 
 int main(int argc, char **argv) {
   CommandLine.assign(argv, argv + argc);
@@ -584,6 +611,10 @@ int main(int argc, char **argv) {
     if (StringRef(argv[I]) == "--print-cost" ||
         StringRef(argv[I]) == "-print-cost")
       BinaryArg.setNumOccurrencesFlag(cl::Optional);
-  return runTool(argc, argv, {Tool, Overview, {&Cat}},
-                 [&] { return runCommand(argv[0]); });
+  return runTool(argc, argv, {Tool, Overview, {&Cat}}, [&] {
+    // SIGINT/SIGTERM stop the children, remove the work directory and keep
+    // the journal (Process.h, StopOnSignals).
+    StopOnSignals Stop;
+    return stopped(runCommand(argv[0]), argc, argv);
+  });
 }

@@ -413,7 +413,7 @@ void Findings::plan(const SymbolInfo *S, const std::string &Reason,
 
 Expected<ReportInput> keel::fs::readReportInput(const ReportOptions &O) {
   if (O.Input.empty())
-    return inputError("<command line>", 0, "give the keelfs report to read");
+    return usageError("give the keelfs report to read");
   Expected<std::string> Text = readTextFile(O.Input);
   if (!Text)
     return Text.takeError();

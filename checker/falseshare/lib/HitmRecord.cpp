@@ -26,28 +26,23 @@ namespace {
 /// The options a recording needs before anything runs.
 Error checkOptions(const HitmRecordOptions &O) {
   if (O.Source != "perf")
-    return inputError("<command line>", 0,
-                      "unknown --source={0} (only perf: without counters, "
+    return usageError("unknown --source={0} (only perf: without counters, "
                       "build with -fpass-plugin=KeelFalseSharing.so, "
                       "docs/false-sharing.md)",
                       O.Source);
   if (O.Program.empty())
-    return inputError("<command line>", 0,
-                      "give the program to run: layout-falseshare record -- "
+    return usageError("give the program to run: layout-falseshare record -- "
                       "./prog args");
   if (O.Period == 0)
-    return inputError("<command line>", 0, "--period must be at least 1");
+    return usageError("--period must be at least 1");
   return Error::success();
 }
 
 /// The program's real path (PATH lookup, then symlinks resolved).
 Expected<std::string> programPath(StringRef Program) {
-  Expected<std::string> Path = findProgram(Program);
-  if (!Path) {
-    consumeError(Path.takeError());
-    return inputError("<command line>", 0, "cannot find the program '{0}'",
-                      Program);
-  }
+  Expected<std::string> Path = findCommand(Program);
+  if (!Path)
+    return Path.takeError();
   SmallString<256> Abs(*Path);
   if (!sys::fs::real_path(*Path, Abs))
     *Path = Abs.str().str();

@@ -52,8 +52,7 @@ keel::roofline::ceilingsFrom(const CeilingOptions &O,
   if (O.Ppeak)
     C.Ppeak = *O.Ppeak;
   if (!(C.Mband > 0 && C.L2band > 0 && C.L1band > 0 && C.Ppeak > 0))
-    return inputError("<command line>", 0,
-                      "ceilings missing: give --machine=machine.json, "
+    return usageError("ceilings missing: give --machine=machine.json, "
                       "--k-computer, or all of --Mband --L2band --L1band "
                       "--Ppeak (positive)");
   if (C.Name.empty())
@@ -111,11 +110,11 @@ static Expected<std::vector<KernelCounts>> kernelsOf(const ModelOptions &O) {
   for (const std::string &N : O.KernelNames) {
     auto K = parseKernelName(N);
     if (!K)
-      return inputError("<command line>", 0, "{0}", toString(K.takeError()));
+      return usageError("{0}", toString(K.takeError()));
     Kernels.push_back(std::move(*K));
   }
   if (Kernels.empty())
-    return inputError("<command line>", 0, "give --input=kernel.json or "
+    return usageError("give --input=kernel.json or "
                                            "--kernel=NAME");
   return Kernels;
 }
@@ -135,8 +134,9 @@ Expected<ModelReport> keel::roofline::modelKernels(const ModelOptions &O) {
   for (const KernelCounts &KC : R.Kernels) {
     auto E = estimate(KC, R.Roofs, R.Choice.Mode);
     if (!E)
-      return inputError(O.Input.empty() ? "<command line>" : O.Input, 0,
-                        "{0}", toString(E.takeError()));
+      return O.Input.empty()
+                 ? usageError("{0}", toString(E.takeError()))
+                 : inputError(O.Input, 0, "{0}", toString(E.takeError()));
     R.Estimates.push_back(std::move(*E));
   }
   return std::move(R);
@@ -198,11 +198,10 @@ Expected<RunPlacement> keel::roofline::placeProgram(const RunOptions &O) {
   RunPlacement P;
   P.Config = O.Config;
   if (P.Config.Argv.empty() && !P.Config.CallgrindOut)
-    return inputError("<command line>", 0, "give a program: run -- ./prog");
+    return usageError("give a program: run -- ./prog");
   P.Config.Roofs = *C;
   if (P.Config.Argv.empty() && !P.Config.Seconds)
-    return inputError("<command line>", 0,
-                      "--callgrind-out without a program needs --seconds");
+    return usageError("--callgrind-out without a program needs --seconds");
   auto R = runRoofline(P.Config);
   if (!R)
     return R.takeError();
@@ -228,7 +227,7 @@ Expected<ChartData> keel::roofline::pointsChart(const ChartOptions &O) {
   if (!C)
     return C.takeError();
   if (O.SVG.empty())
-    return inputError("<command line>", 0, "chart needs --svg=FILE");
+    return usageError("chart needs --svg=FILE");
   ChartData D = chartFor(*C, "measured points");
   if (O.Points.empty())
     return D;

@@ -40,6 +40,9 @@ struct AutoProgress {
   unsigned Parallel = 1;
   std::string Axis;
   bool Estimated = false;
+  bool Resume = false;
+  /// Variants the journals had (the axes started so far; this axis').
+  size_t Journaled = 0, AxisJournaled = 0;
   std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now(),
                                         AxisStart = Start;
 
@@ -54,14 +57,31 @@ struct AutoProgress {
     Axis = A.str();
     AxisStart = std::chrono::steady_clock::now();
   }
+  /// An axis starts: \p FromJournal of its \p AxisTotal variants came from
+  /// its journal and are neither measured nor estimated.
+  void started(size_t FromJournal, size_t AxisTotal) {
+    AxisJournaled = FromJournal;
+    Journaled += FromJournal;
+    if (Resume)
+      OS << formatv("{0}: {1}: resuming: {2} of {3} variants from the "
+                    "journal; {4} to measure\n",
+                    Tool, Axis, FromJournal, AxisTotal,
+                    AxisTotal - FromJournal);
+  }
+  /// Variants measured by this run so far, all axes.
+  size_t measured(size_t Done) const {
+    return Before + Done - std::min(Before + Done, Journaled);
+  }
   void estimate(size_t Round) {
     Estimated = true;
     double First = seconds(Start);
     // Parallel variants finish together: one round's time per round, plus
-    // a build for each variant of code and data.
+    // a build for each variant of code and data; the journal's variants
+    // cost nothing.
     double Build = BuildSeconds ? *BuildSeconds : 0;
     double P = std::max(1u, Parallel);
-    double Estimate = First * std::ceil(Total / P) + Build * Rebuilt / P;
+    double Left = double(Total - std::min(Total, Journaled));
+    double Estimate = First * std::ceil(Left / P) + Build * Rebuilt / P;
     OS << formatv("{0}: first {1} measured in {2:F1} s", Tool,
                   Round == 1 ? std::string("variant")
                              : std::to_string(Round) + " variants",
@@ -70,17 +90,32 @@ struct AutoProgress {
       OS << formatv("; a trial {0} took {1:F1} s ({2} variants are "
                     "built that way)",
                     BuildWhat, Build, Rebuilt);
-    OS << formatv("; estimate about {0:F0} s for all {1}\n", Estimate, Total);
+    if (Journaled)
+      OS << formatv("; estimate about {0:F0} s for the {1} not in the "
+                    "journal\n",
+                    Estimate, Total - std::min(Total, Journaled));
+    else
+      OS << formatv("; estimate about {0:F0} s for all {1}\n", Estimate,
+                    Total);
+  }
+  /// The time left at this run's pace so far: refined with every variant.
+  std::string timeLeft(size_t Done) const {
+    size_t N = measured(Done);
+    size_t Left = Total - std::min(Total, Before + Done);
+    if (!N || !Left)
+      return "";
+    return formatv(", about {0:F0} s left", seconds(Start) / N * Left).str();
   }
   void update(size_t Done, size_t AxisTotal) {
     // The first round (as many variants as run at a time) gives one round's
     // time; a single variant would miss the others' contention for the cores.
-    size_t Round = std::min<size_t>(std::max(1u, Parallel), AxisTotal);
-    if (!Estimated && Done >= Round)
+    size_t Round = std::min<size_t>(std::max(1u, Parallel),
+                                    AxisTotal - AxisJournaled);
+    if (!Estimated && Round && Done - AxisJournaled >= Round)
       estimate(Round);
     if (Terminal) {
-      OS << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all", Tool, Axis, Done,
-                    AxisTotal, Before + Done, Total);
+      OS << formatv("\r{0}: {1} {2}/{3}, {4}/{5} in all{6}   ", Tool, Axis,
+                    Done, AxisTotal, Before + Done, Total, timeLeft(Done));
       if (Done == AxisTotal)
         OS << "\n";
     } else if (Done == AxisTotal) {
@@ -299,6 +334,9 @@ Expected<EngineOptions> sweptAxisOptions(const EngineOptions &Base,
     std::lock_guard<std::mutex> G(ProgressLock);
     Progress.update(Done, Total);
   };
+  O.Started = [&Progress](size_t FromJournal, size_t Total) {
+    Progress.started(FromJournal, Total);
+  };
   return O;
 }
 
@@ -328,6 +366,7 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
       // The machine lacks the backend, or the program itself fails as it
       // is: nothing else can be swept either.
       if (Outcomes.empty() || E.isA<UnavailableError>() ||
+          E.isA<InterruptedError>() ||
           (A.RelinkArgv.empty() && A.BoltFunction.empty()))
         return std::move(E);
       A.Swept = false;
@@ -424,6 +463,7 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
   size_t PerAxis = Base.G.offsets().size() * (Base.CompareBinary ? 2 : 1);
   AutoProgress Progress(ProgressOS, AO.Tool, AO.Terminal);
   Progress.Total = PerAxis * ToSweep.size();
+  Progress.Resume = Base.Resume;
   Progress.Parallel = Base.Jobs ? Base.Jobs
                                 : std::max(1u, std::thread::hardware_concurrency());
   if (!isSimBackend(Base.Backend))

@@ -13,6 +13,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -141,12 +143,10 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                       "--backend=time counts no branch "
                       "mispredicts (sim, cachegrind or perf do)");
   if (Geometries > 1 && (!AO.BestPadOut.empty() || !AO.Baseline.empty()))
-    return inputError("<command line>", 0,
-                      "--best-pad-out and --baseline take one "
+    return usageError("--best-pad-out and --baseline take one "
                       "geometry: give --I1 once");
   if (Geometries > 1 && !isSimBackend(O.Backend))
-    return inputError("<command line>", 0,
-                      "several --I1 need --backend=sim or "
+    return usageError("several --I1 need --backend=sim or "
                       "cachegrind (a timed sweep has no "
                       "cache geometry)");
   return BaselineResult;
@@ -179,13 +179,40 @@ Error checkOutputsWritable(const AxisSweepOptions &AO,
   return Error::success();
 }
 
-/// "measured 12/65 variants" on one terminal line, only on a terminal.
-std::function<void(size_t, size_t)> progressPrinter(const AxisSweepOptions &AO,
-                                                    raw_ostream &Err) {
+/// Progress: "N of M variants from the journal" once when a resumed sweep
+/// found some; then, only on a terminal, "measured 12/65 variants, about
+/// 40 s left" on one rewritten line. The time left is this run's time per
+/// variant so far times the variants left, so it sharpens as the sweep goes
+/// and never counts what the journal had.
+void setProgress(EngineOptions &O, const AxisSweepOptions &AO,
+                 raw_ostream &Err) {
+  struct State {
+    size_t FromJournal = 0;
+    std::chrono::steady_clock::time_point Start =
+        std::chrono::steady_clock::now();
+  };
+  auto St = std::make_shared<State>();
+  O.Started = [St, &Err, Tool = AO.Tool, Resume = O.Resume,
+               Journal = O.JournalPath](size_t FromJournal, size_t Total) {
+    St->FromJournal = FromJournal;
+    St->Start = std::chrono::steady_clock::now();
+    if (Resume)
+      Err << formatv("{0}: resuming: {1} of {2} variants from the journal "
+                     "{3}; {4} to measure\n",
+                     Tool, FromJournal, Total, Journal, Total - FromJournal);
+  };
   if (!AO.Terminal)
-    return nullptr;
-  return [&Err, Tool = AO.Tool](size_t Done, size_t Total) {
+    return;
+  O.Progress = [St, &Err, Tool = AO.Tool](size_t Done, size_t Total) {
     Err << formatv("\r{0}: measured {1}/{2} variants", Tool, Done, Total);
+    size_t Measured = Done - std::min(Done, St->FromJournal);
+    if (Measured && Done < Total) {
+      double Spent = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - St->Start)
+                         .count();
+      Err << formatv(", about {0:F0} s left   ",
+                     Spent / double(Measured) * double(Total - Done));
+    }
     if (Done == Total)
       Err << "\n";
     Err.flush();
@@ -267,7 +294,7 @@ Expected<int> runAxisSweep(const EngineOptions &Opts, const GateOptions &GO,
   if (Error E = checkOutputsWritable(AO, Geos, JournalPaths))
     return std::move(E);
   EngineOptions O = Opts;
-  O.Progress = progressPrinter(AO, Err);
+  setProgress(O, AO, Err);
   // Before the sweep: a malformed SOURCE_DATE_EPOCH must not cost one.
   if (Expected<std::string> Date = provenanceDate(); !Date)
     return Date.takeError();

@@ -658,7 +658,8 @@ public:
   /// measured again for another geometry's journal).
   void skip(std::set<Variant> S) { Skip = std::move(S); }
   void record(Measurement M) {
-    if (Skip.count(M.V))
+    // A variant a signal stopped is not measured: never journal it.
+    if (Skip.count(M.V) || stopSignal())
       return;
     Error JE = J ? J->append(M) : Error::success();
     std::lock_guard<std::mutex> G(Lock);
@@ -668,8 +669,15 @@ public:
       O.Progress(Results.size(), Total);
   }
   void fail(Error E) {
+    if (stopSignal()) // what the stop broke is not the sweep's error
+      return consumeError(std::move(E));
     std::lock_guard<std::mutex> G(Lock);
     keep(std::move(E));
+  }
+  /// Variants measured, this run's and the journal's.
+  size_t done() {
+    std::lock_guard<std::mutex> G(Lock);
+    return Results.size();
   }
   /// A variant's binary of \p Series (the first one wins), read for its
   /// symbols before the work directory goes away.
@@ -1302,6 +1310,7 @@ static EngineOptions forGeometry(const EngineOptions &O, size_t G) {
     R.JournalPath =
         G - 1 < O.MoreJournalPaths.size() ? O.MoreJournalPaths[G - 1] : "";
     R.Progress = nullptr;
+    R.Started = nullptr;
   }
   R.MoreGeometries.clear();
   R.MoreJournalPaths.clear();
@@ -1364,6 +1373,23 @@ openJournal(const EngineOptions &O, ArrayRef<Variant> All,
   return std::move(J);
 }
 
+/// A sweep a signal stopped (StopOnSignals): what the journal at \p Path
+/// keeps of \p Total variants (\p Done), for the error that ends it. The
+/// work directory goes with the guard as the error returns.
+static Error stoppedSweep(int Sig, size_t Done, size_t Total, StringRef Path) {
+  if (Path.empty())
+    return make_error<InterruptedError>(
+        Sig, formatv("stopped by {0} after {1} of {2} variants; no journal "
+                     "keeps them (--journal=FILE or --json=FILE makes a sweep "
+                     "resumable)",
+                     signalName(Sig), Done, Total)
+                 .str());
+  return make_error<InterruptedError>(
+      Sig, formatv("stopped by {0}: {1} of {2} variants are in the journal {3}",
+                   signalName(Sig), Done, Total, Path)
+               .str());
+}
+
 /// Several geometries, keel-sim: every variant built once, every keel-sim
 /// run simulates all geometries, one recorder (journal) per geometry.
 static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
@@ -1401,10 +1427,14 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
   for (unsigned I = 0; I < All.size(); ++I)
     if (DoneIn[All[I]] < NG)
       Work.push_back({I, All[I]});
+  if (O.Started)
+    O.Started(All.size() - Work.size(), All.size());
   std::vector<Recorder *> Ptrs;
   for (auto &R : Recs)
     Ptrs.push_back(R.get());
   KeelSimSweep(O, *S.P, S.Tools.Sim, S.WD.Dir, Ptrs).run(Work);
+  if (int Sig = stopSignal())
+    return stoppedSweep(Sig, Recs[0]->done(), All.size(), Os[0].JournalPath);
   std::vector<SweepResult> Out;
   for (size_t G = 0; G < NG; ++G) {
     if (Error E = Recs[G]->takeError())
@@ -1462,6 +1492,8 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
       Work.push_back({I, All[I]});
 
   // Measure what is left.
+  if (O.Started)
+    O.Started(Done.size(), All.size());
   Recorder Rec(O, J.get(), std::move(Done), All.size());
   SweepResult R;
   if (O.Backend == "time") {
@@ -1470,12 +1502,25 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
   } else if (O.Executor == SlurmExecutor) {
     SlurmSink Sink{[&](Measurement M) { Rec.record(std::move(M)); },
                    [&](StringRef S, StringRef B) { Rec.binarySeen(S, B); }};
-    if (Error E = measureOnSlurm(O, *S.P, S.Tools.Sim, S.WD.Dir, Work, Sink))
+    if (Error E = measureOnSlurm(O, *S.P, S.Tools.Sim, S.WD.Dir, Work, Sink)) {
+      // The message names the tasks' task-N.out files in the work
+      // directory: they must still be there when the user reads it.
+      if (S.WD.Remove && !E.isA<UnavailableError>() && !stopSignal()) {
+        S.WD.Remove = false;
+        E = makeError("{0} (the work directory {1} is kept for its files; "
+                      "remove it when done)",
+                      toString(std::move(E)), S.WD.Dir);
+      }
       Rec.fail(std::move(E));
+    }
   } else if (S.Tools.Sim.KeelSim) {
     KeelSimSweep(O, *S.P, S.Tools.Sim, S.WD.Dir, {&Rec}).run(Work);
   } else {
     measureInParallel(O, *S.P, S.Tools.Sim, S.Tools.Perf, Work, Rec);
+  }
+  if (int Sig = stopSignal()) {
+    consumeError(Rec.takeError());
+    return stoppedSweep(Sig, Rec.done(), All.size(), O.JournalPath);
   }
   if (Error E = Rec.takeError())
     return std::move(E);

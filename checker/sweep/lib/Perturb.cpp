@@ -40,6 +40,10 @@ Error checkRelinkTemplate(StringRef Option, StringRef T) {
     return makeError("--{0} template has no {{pad} or {{padobj} (the padding "
                      "bytes): '{1}'",
                      Option, T);
+  // A relink program that is not there would fail every variant.
+  if (!Words->empty() && !StringRef(Words->front()).contains('{'))
+    if (Expected<std::string> P = findCommand(Words->front()); !P)
+      return inputError("--" + Option.str(), 0, "{0}", toString(P.takeError()));
   return Error::success();
 }
 
@@ -233,6 +237,9 @@ Error Perturber::check(const PerturbOptions &O,
     return makeError("--relink/--bolt-pad perturb code or data; --axis={0} "
                      "runs the binary as it is",
                      O.Axis);
+  if (!O.BoltFunction.empty() && !O.RelinkTemplate.empty())
+    return usageError("--bolt-pad and --relink are two ways of moving the "
+                      "code; give one");
   if (!O.BoltFunction.empty() && O.Axis != "code")
     return makeError("--bolt-pad moves code only (use --axis=code)");
   if (!O.RelinkTemplate.empty())

@@ -269,7 +269,7 @@ Expected<TimeResult> TimeBackend::measure(ArrayRef<TimedCommand> Variants,
   }
   for (size_t I = 0; I < Jobs.size(); ++I) {
     const TimedCommand &C = Jobs[I].Cmd;
-    auto Exe = findProgram(C.ExecFile.empty() ? C.Argv[0] : C.ExecFile);
+    auto Exe = findCommand(C.ExecFile.empty() ? C.Argv[0] : C.ExecFile);
     if (!Exe)
       return Exe.takeError();
     Jobs[I].Exe = *Exe;

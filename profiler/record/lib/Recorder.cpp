@@ -282,7 +282,7 @@ Expected<RecordResult> record(ArrayRef<std::string> Argv,
   Expected<EventGroup> G = buildEventGroup(Opts);
   if (!G)
     return G.takeError();
-  Expected<std::string> Path = findProgram(Argv[0]);
+  Expected<std::string> Path = findCommand(Argv[0]);
   if (!Path)
     return Path.takeError();
 

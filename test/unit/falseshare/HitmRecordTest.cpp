@@ -39,7 +39,7 @@ TEST(FalseShareRecord, OptionsAreCheckedFirst) {
   EXPECT_NE(errorOf(O).find("--period must be at least 1"), std::string::npos);
   O.Period = 1000;
   O.Program = "/no/such/program";
-  EXPECT_NE(errorOf(O).find("cannot find the program '/no/such/program'"),
+  EXPECT_NE(errorOf(O).find("/no/such/program: no such program"),
             std::string::npos);
 }
 

@@ -15,7 +15,10 @@
 #include "gtest/gtest.h"
 
 #include <fstream>
+#include <chrono>
+#include <csignal>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace keel;
@@ -204,3 +207,34 @@ TEST_F(ProcessFdTest, Errors) {
 }
 
 } // namespace
+
+// A signal under StopOnSignals kills the running child's process group (the
+// shell's child too), starts no other, and is remembered; the process
+// lives on. Death test: the handlers and the remembered signal stay in the
+// child process the test forks.
+TEST(StopOnSignalsDeathTest, SignalKillsChildrenAndIsRemembered) {
+  EXPECT_EXIT(
+      {
+        StopOnSignals Stop;
+        std::thread Killer([] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          ::kill(::getpid(), SIGTERM);
+        });
+        auto Start = std::chrono::steady_clock::now();
+        Expected<RunResult> R = runProgram({"sh", "-c", "sleep 30; true"},
+                                           RunOptions());
+        double Took = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+        Killer.join();
+        bool Started = !!R;
+        consumeError(R.takeError());
+        Expected<RunResult> Again = runProgram({"true"}, RunOptions());
+        bool Refused = !Again;
+        consumeError(Again.takeError());
+        // 0: as expected; else which check failed.
+        std::exit(!Started ? 10 : Took > 20 ? 11 : stopSignal() != SIGTERM ? 12
+                  : !Refused ? 13 : 0);
+      },
+      testing::ExitedWithCode(0), "");
+}

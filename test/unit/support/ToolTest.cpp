@@ -96,7 +96,8 @@ TEST(RunToolDeathTest, BadUsageIsTwo) {
                            Ran = true;
                            return Expected<int>(ExitOK);
                          }),
-              testing::ExitedWithCode(2), "Unknown command line argument");
+              testing::ExitedWithCode(2),
+              "runtool-test: error: unknown option '--no-such-option'");
   EXPECT_FALSE(Ran);
 }
 
@@ -105,6 +106,45 @@ TEST(RunToolDeathTest, WithoutParsingTheArgvIsLeftAlone) {
   EXPECT_EXIT(runAndExit({"t", "--slurm-task", "f"}, false,
                          [] { return Expected<int>(ExitOK); }),
               testing::ExitedWithCode(0), "");
+}
+
+// cl's own texts (as LLVM 22 prints them) become one line in Keel's style.
+TEST(OptionErrorMessage, RewordsWhatClSays) {
+  std::vector<const char *> None;
+  EXPECT_EQ(optionErrorMessage("t: for the --profile option: must be specified "
+                               "at least once!\n"
+                               "t: for the --binary option: must be specified "
+                               "at least once!\n",
+                               "t", None),
+            "missing required options --profile, --binary (see --help)");
+  EXPECT_EQ(optionErrorMessage("t: for the --top option: '-1' value invalid "
+                               "for ulong argument!\n",
+                               "t", None),
+            "invalid value '-1' for --top: expected a non-negative integer");
+  EXPECT_EQ(optionErrorMessage("t: Not enough positional command line arguments "
+                               "specified!\nMust specify at least 1 positional "
+                               "argument: See: t --help\n",
+                               "t", None, "<binary>"),
+            "missing <binary> (see --help)");
+  // An alias is named as the user spelled it.
+  std::vector<const char *> Alias = {"--to=bogus"};
+  EXPECT_EQ(optionErrorMessage("t: for the --format option: Cannot find option "
+                               "named 'bogus'!\n",
+                               "t", Alias),
+            "invalid value 'bogus' for --to (see --help for its values)");
+}
+
+TEST(OptionErrorMessage, NoHelpSuggestionAndCommandOptionsAfterDashes) {
+  std::vector<const char *> Link = {"-o", "foo", "--", "clang-22"};
+  EXPECT_EQ(optionErrorMessage("t: Unknown command line argument '-o'.  Try: "
+                               "'t --help'\nt: Did you mean '-h'?\n",
+                               "t", Link),
+            "unknown option '-o'; the command's own options go after '--'");
+  std::vector<const char *> Order = {"--bogus"};
+  EXPECT_EQ(optionErrorMessage("t: Unknown command line argument '--bogus'.  "
+                               "Try: 't --help'\nt: Did you mean '--blocks'?\n",
+                               "t", Order),
+            "unknown option '--bogus'; did you mean '--blocks'?");
 }
 
 } // namespace

@@ -66,12 +66,39 @@ private:
   std::string Msg;
 };
 
+/// The work was stopped by a signal (StopOnSignals, Process.h): SIGINT or
+/// SIGTERM. Tools exit 128 + the signal, as a shell reports a command the
+/// signal killed (130, 143).
+class InterruptedError : public llvm::ErrorInfo<InterruptedError> {
+public:
+  static char ID;
+  InterruptedError(int Signal, std::string Msg)
+      : Signal(Signal), Msg(std::move(Msg)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Msg; }
+  std::error_code convertToErrorCode() const override;
+  int signal() const { return Signal; }
+
+private:
+  int Signal;
+  std::string Msg;
+};
+
 /// Make an InputError: inputError("a.fdata", 12, "bad hex '{0}'", Tok).
 template <typename... Ts>
 llvm::Error inputError(llvm::StringRef File, unsigned Line, const char *Fmt,
                        Ts &&...Vals) {
   return llvm::make_error<InputError>(
       File.str(), Line, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
+}
+
+/// Bad usage: options that cannot be combined, a missing command, a value
+/// out of range. No file or line to name (never a "<command line>:"
+/// pseudo-location); the tool exits 2 like any bad input.
+template <typename... Ts>
+llvm::Error usageError(const char *Fmt, Ts &&...Vals) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument),
+      llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
 }
 
 /// A plain error with a formatted message (for failures that are neither bad
@@ -113,7 +140,8 @@ private:
 };
 
 /// Print \p E as "<tool>: error: ..." and return the exit code it maps to:
-/// InputError -> 2, UnavailableError -> 3, anything else -> 2.
+/// InputError -> 2, UnavailableError -> 3, InterruptedError -> 128 + its
+/// signal, anything else -> 2.
 int reportError(llvm::StringRef Tool, llvm::Error E);
 
 } // namespace keel

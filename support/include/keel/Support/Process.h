@@ -1,7 +1,8 @@
 //===- keel/Support/Process.h - spawn commands by argv ----------*- C++ -*-===//
 //
 // Commands are always run with an argv vector (llvm::sys::ExecuteAndWait /
-// ExecuteNoWait, or posix_spawn when files go on fixed descriptors), never
+// ExecuteNoWait, or posix_spawn when files go on fixed descriptors or a
+// StopOnSignals scope puts each child in a process group of its own), never
 // through a shell string built from user input.
 //
 //===----------------------------------------------------------------------===//
@@ -45,11 +46,41 @@ struct RunResult {
   double CpuSeconds = 0; ///< the child's user + system CPU time, if known
 };
 
+/// Stopping a long run (a sweep) on SIGINT or SIGTERM. While a
+/// StopOnSignals lives, those signals do not end the process: the handler
+/// remembers the first one and kills (SIGKILL) the process group of every
+/// child runProgram has running -- each is started in a group of its own
+/// then, so a program's own children die with it -- and runProgram starts
+/// no new child (an error). The caller sees stopSignal() and cleans up
+/// (removes its temporary directory, keeps its journal), then exits
+/// 128 + the signal. A second signal ends the process at once. Scopes do
+/// not nest; the destructor restores the previous handlers.
+class StopOnSignals {
+public:
+  StopOnSignals();
+  ~StopOnSignals();
+  StopOnSignals(const StopOnSignals &) = delete;
+  StopOnSignals &operator=(const StopOnSignals &) = delete;
+};
+
+/// The signal that asked a StopOnSignals scope to stop (SIGINT, SIGTERM),
+/// 0 if none did (or no scope was ever opened).
+int stopSignal();
+
+/// "SIGINT", "SIGTERM" (else "signal N").
+std::string signalName(int Signal);
+
 /// Find \p Name on PATH, then in LLVM's tool directory (for llvm-bolt etc.),
 /// trying "<Name>-22" too. Error (UnavailableError) names what is missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef Name);
 
-/// Run Argv[0] (a path, or a name looked up with findProgram) and wait.
+/// Find the user's command \p Name (a program to profile, a link, build or
+/// relink command) as findProgram does; that it is missing is bad input
+/// (an InputError naming it, exit 2), where a missing tool of Keel's own
+/// (valgrind, perf, llvm-bolt) is the machine's lack (exit 3).
+llvm::Expected<std::string> findCommand(llvm::StringRef Name);
+
+/// Run Argv[0] (a path, or a name looked up with findCommand) and wait.
 /// Failing to start the program is an error; a non-zero exit is not.
 /// With Opts.FdFiles or Opts.ExecPath the child is started with posix_spawn
 /// (LLVM's ExecuteNoWait can redirect only stdin/stdout/stderr).

@@ -12,6 +12,7 @@
 #ifndef KEEL_SUPPORT_TOOL_H
 #define KEEL_SUPPORT_TOOL_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -45,6 +46,20 @@ struct ToolInfo {
 /// exit status itself.
 int runTool(int argc, char **argv, const ToolInfo &Info,
             llvm::function_ref<llvm::Expected<int>()> Run);
+
+/// What cl::ParseCommandLineOptions wrote to its error stream (\p Said, its
+/// lines starting "<Prog>: ") as one message in Keel's style, for
+/// "<tool>: error: ...": the known forms reworded (a missing required
+/// option -- all of them in one line --, an invalid value, an unknown
+/// option with cl's suggestion unless that is -h or another option only cl
+/// has, too few or too many arguments), anything else cl's first line
+/// without its program name. \p Args: the words after argv[0], to tell
+/// an unknown option before "--" that a command's options go after it.
+/// \p Positional: the name of the missing positional argument ("<binary>";
+/// "" unknown).
+std::string optionErrorMessage(llvm::StringRef Said, llvm::StringRef Prog,
+                               llvm::ArrayRef<const char *> Args,
+                               llvm::StringRef Positional = "");
 
 /// ExitOK when \p E is success, else \p E: for a Run whose work returns
 /// llvm::Error (`return exitStatus(run());`).

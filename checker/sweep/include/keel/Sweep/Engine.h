@@ -85,6 +85,9 @@ struct EngineOptions {
   /// (finished, total) after every variant; called from worker threads
   /// under a lock.
   std::function<void(size_t, size_t)> Progress;
+  /// (from the journal, total) once, before the first variant is measured:
+  /// what --resume found, so progress and estimates count only the rest.
+  std::function<void(size_t, size_t)> Started;
 };
 
 /// --backend=sim or --backend=cachegrind: the deterministic backend.
