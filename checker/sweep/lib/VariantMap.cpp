@@ -50,7 +50,7 @@ static Expected<Layout> readLayout(StringRef Path) {
   if (!Elf)
     return inputError(Path, 0, "keel-sim maps 64-bit little-endian ELF only");
   Layout L;
-  for (const object::ELFSectionRef &S : Elf->sections()) {
+  for (object::ELFSectionRef S : Elf->sections()) {
     if (!(S.getFlags() & ELF::SHF_ALLOC) || S.getSize() == 0)
       continue;
     Expected<StringRef> Name = S.getName();
@@ -209,9 +209,10 @@ Expected<VariantMap> deriveVariantMap(StringRef BasePath, StringRef VarPath,
     // Whole only when every symbol in it moved with it: the same functions
     // in another order keep the section's size.
     int64_t SecOff = int64_t(VS.Addr) - int64_t(S.Addr);
+    const Section &BS = S; // a lambda captures no binding (C++17)
     bool SymbolsMoveWith = llvm::all_of(B->Symbols, [&](const auto &KS) {
       const Symbol &Sym = KS.second;
-      if (Sym.Addr < S.Addr || Sym.Addr >= S.Addr + S.Size)
+      if (Sym.Addr < BS.Addr || Sym.Addr >= BS.Addr + BS.Size)
         return true;
       auto VIt = V->Symbols.find(KS.first);
       return VIt != V->Symbols.end() && VIt->second.Size == Sym.Size &&

@@ -42,7 +42,7 @@ LineLoc lineLoc(const DILineInfo &F) {
 
 class Builder {
 public:
-  Builder(const Binary &Bin, QualityReport &Q) : Bin(Bin), Quality(Q) {
+  explicit Builder(const Binary &Bin) : Bin(Bin) {
     symbolize::LLVMSymbolizer::Options Opts;
     Opts.Demangle = false;
     Opts.UseSymbolTable = true;
@@ -148,7 +148,6 @@ private:
   }
 
   const Binary &Bin;
-  QualityReport &Quality;
   std::unique_ptr<symbolize::LLVMSymbolizer> Sym;
   std::map<std::string, SampleNode> Top;
 };
@@ -217,7 +216,7 @@ Error writeAutoFDOProfile(const Binary &Bin, const AddressProfile &AP,
   for (const auto &[Addr, N] : AP.IPSamples)
     InstCounts[Addr] += N;
 
-  Builder B(Bin, Quality);
+  Builder B(Bin);
   for (const auto &[Addr, N] : InstCounts)
     B.addBody(Addr, N);
   for (const auto &[Br, C] : AP.Branches) {
