@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 20's corpus: real programs built from Debian source packages, each profiled
+"""The corpus: real programs built from Debian source packages, each profiled
 on one input ("train") and measured on another ("test"), every build measured by the
 product (bench/keelbench.py's measure(): a one-point `layout-sweep --json`, cost and
 counters from it; cachegrind's cost with --backend=cachegrind, or --model NAME's with
@@ -605,7 +605,8 @@ def table(all_res, names, progs, geo=True):
 
 
 def acceptance(all_res, names, progs, build="keel-rec"):
-    """Issue 20's acceptance rules, checked on the table's own numbers: BUILD's mean
+    """The corpus's targets for BUILD (printed as "acceptance (BUILD):", the name the
+    kept transcripts in docs/results.md show), checked on the table's own numbers: BUILD's mean
     cost <= the default link's in every cell, its Bcm+Bim <= the default's + 2%, its
     geometric mean <= BOLT's + 1% (I1 32 KB) and + 2% (8 KB), and (with --sweep) its
     spreads of (1) and (2) <= the smaller of cdsort's and BOLT's in >= 80% of the cells."""

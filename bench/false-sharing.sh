@@ -1,5 +1,5 @@
 #!/bin/sh
-# False sharing on this machine (issue 9; not run in CI):
+# False sharing on this machine (not run in CI):
 #  1. Peri's false-sharing microbenchmark (docs/references.md) with 2 threads, unpadded (`2 0 1`, one line)
 #     vs padded (`2 0 64`, 256 bytes apart): interleaved rounds, median wall
 #     time of each, ratio unpadded/padded; once with the article's plain

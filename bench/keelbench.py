@@ -509,7 +509,7 @@ class Builds:
         return self.tuned_pad
 
     def anchor(self, k):
-        """Perturbation (2)'s function: the k-th hottest of the profile (issue 10)."""
+        """Perturbation (2)'s function: the k-th hottest of the profile."""
         return self.hot[min(k, len(self.hot)) - 1]
 
     def ref_order(self, name):

@@ -82,8 +82,7 @@ static cl::opt<std::string> TruthOut("truth",
 static cl::opt<std::string>
     Filter("lbr",
            cl::desc("LBR filter: any, call, return, ind_call, user, "
-                    "user-callret (= call,return,user; seed: old name, kept "
-                    "until 0.2)"),
+                    "user-callret (= call,return,user)"),
            cl::init("any"), cl::cat(Cat));
 static cl::opt<unsigned> Depth("depth", cl::desc("LBR entries (8, 16 or 32)"),
                                cl::init(16), cl::cat(Cat));

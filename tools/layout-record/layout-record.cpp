@@ -77,7 +77,7 @@ static cl::opt<std::string>
             cl::desc("branch-stack filter: any, call, return, ind_call, user, "
                      "kernel (comma-separated), user-callret (= "
                      "call,return,user, as Yamamoto et al. and Ono et al. "
-                     "recorded; seed: old name, kept until 0.2) or none"),
+                     "recorded) or none"),
             cl::init("any"), cl::cat(PerfCategory));
 static cl::opt<uint64_t>
     PerfPeriod("period", cl::desc("sample every N events (instead of --freq)"),

@@ -72,10 +72,8 @@ cl::opt<bool> FalseSharing(
     cl::cat(Cat));
 cl::opt<std::string> GridPreset(
     "grid", cl::desc("grid preset: default (0..4096 by 64), 16k-by-64 "
-                     "(0..16 KB by 64), 256k-by-1k (0..256 KB by 1 KB); "
-                     "seed002-power3 and seed002-power4: old names, kept "
-                     "until 0.2; the automatic sweep's grid is 0..960 by 64 "
-                     "per axis"),
+                     "(0..16 KB by 64), 256k-by-1k (0..256 KB by 1 KB); the "
+                     "automatic sweep's grid is 0..960 by 64 per axis"),
     cl::cat(Cat));
 cl::opt<int64_t> From("from", cl::desc("first offset in bytes"), cl::cat(Cat));
 cl::opt<int64_t> To("to", cl::desc("last offset in bytes"), cl::cat(Cat));

@@ -19,14 +19,13 @@ Expected<Grid> gridPreset(StringRef Name) {
   if (Name == "default")
     return Grid{0, 4096, 64};
   // The grids the spacer report measured on: POWER3-II 0..16 KB in 64 B
-  // steps, POWER4 0..256 KB in 1 KB (docs/references.md). seed002-power3
-  // and seed002-power4 are their old names, kept until 0.2.
-  if (Name == "16k-by-64" || Name == "seed002-power3")
+  // steps, POWER4 0..256 KB in 1 KB (docs/references.md).
+  if (Name == "16k-by-64")
     return Grid{0, 16384, 64};
-  if (Name == "256k-by-1k" || Name == "seed002-power4")
+  if (Name == "256k-by-1k")
     return Grid{0, 262144, 1024};
   return makeError("unknown grid preset '{0}' (known: default, 16k-by-64, "
-                   "256k-by-1k; old names seed002-power3, seed002-power4)",
+                   "256k-by-1k)",
                    Name);
 }
 

@@ -41,7 +41,7 @@ Error parseLBRFilter(StringRef S, LBRGenOptions &O) {
       O.FilterReturn = true;
     else if (W == "ind_call")
       O.FilterIndCall = true;
-    else if (W == "user-callret" || W == "seed") // seed: old name, until 0.2
+    else if (W == "user-callret")
       O.FilterCall = O.FilterReturn = true;
     else if (W != "user")
       return inputError("--lbr", 0,

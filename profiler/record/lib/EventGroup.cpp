@@ -104,9 +104,9 @@ Expected<uint64_t> parseBranchFilter(StringRef Spec, bool Kernel) {
                      "call,return)");
   for (StringRef W : Words) {
     W = W.trim();
-    if (W == "user-callret" || W == "seed") {
+    if (W == "user-callret") {
       // User-mode calls and returns, as Yamamoto et al. and Ono et al.
-      // recorded (docs/references.md); "seed": old name, kept until 0.2.
+      // recorded (docs/references.md).
       Bits |= PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN |
               PERF_SAMPLE_BRANCH_USER;
       continue;

@@ -28,8 +28,7 @@ struct Grid {
 inline constexpr size_t MaxGridPoints = 10000;
 
 /// "default" (0..4096 by 64), "16k-by-64" (0..16384 by 64), "256k-by-1k"
-/// (0..262144 by 1024); the old names "seed002-power3" and "seed002-power4"
-/// are kept until 0.2. Error names the known presets.
+/// (0..262144 by 1024). Error names the known presets.
 llvm::Expected<Grid> gridPreset(llvm::StringRef Name);
 
 /// From >= 0, Step > 0, To >= From, at most MaxGridPoints points.

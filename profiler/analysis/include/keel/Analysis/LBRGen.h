@@ -56,8 +56,7 @@ struct LBRGenOptions {
   uint64_t Skip = 0;
 };
 
-/// Parse "any", "call,return", "user-callret" (= call,return,user; "seed" is
-/// its old name, kept until 0.2), ... "user" is
+/// Parse "any", "call,return", "user-callret" (= call,return,user), ... "user" is
 /// accepted and changes nothing: a user-space trace has only user branches.
 llvm::Error parseLBRFilter(llvm::StringRef S, LBRGenOptions &O);
 std::string filterName(const LBRGenOptions &O);

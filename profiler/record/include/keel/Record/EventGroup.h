@@ -68,7 +68,7 @@ struct RecordOptions {
 
 /// --lbr value -> PERF_SAMPLE_BRANCH_* bits (0 for "none"). Words:
 /// any, call, return, ind_call, user, kernel, and the preset "user-callret"
-/// (= call,return,user; "seed" is its old name, kept until 0.2). Without
+/// (= call,return,user). Without
 /// user/kernel the privilege follows RecordOptions::Kernel. Unknown words
 /// are an error naming them.
 llvm::Expected<uint64_t> parseBranchFilter(llvm::StringRef Spec, bool Kernel);
