@@ -53,6 +53,7 @@ import subprocess
 import sys
 
 import corpus_programs
+from corpus_programs import concat
 import keelbench
 import native
 from keelbench import (GEOMETRIES, TOP, Builds, Lua, Measurements, Program, Zstd, debian_source, run,
@@ -238,16 +239,6 @@ def inputs_dir(work):
     d = os.path.join(work, "inputs")
     os.makedirs(d, exist_ok=True)
     return d
-
-
-def concat(out, files):
-    """OUT = the files concatenated (from a source package: deterministic)."""
-    if not os.path.exists(out):
-        with open(out + ".tmp", "wb") as f:
-            for p in files:
-                f.write(open(p, "rb").read())
-        os.rename(out + ".tmp", out)
-    return out
 
 
 def head(out, src, nbytes):

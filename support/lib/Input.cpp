@@ -196,4 +196,14 @@ Expected<std::string> readTextFile(StringRef Path) {
   return (*MB)->getBuffer().str();
 }
 
+Expected<json::Value> readJSONFile(StringRef Path) {
+  Expected<std::string> Text = readTextFile(Path);
+  if (!Text)
+    return Text.takeError();
+  Expected<json::Value> V = json::parse(*Text);
+  if (!V)
+    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+  return V;
+}
+
 } // namespace keel

@@ -698,12 +698,9 @@ static AutoAxis sweptAxis(StringRef Name, const json::Object &Report) {
 }
 
 Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
-  Expected<std::string> Text = readTextFile(Path);
-  if (!Text)
-    return Text.takeError();
-  Expected<json::Value> V = json::parse(*Text);
+  Expected<json::Value> V = readJSONFile(Path);
   if (!V)
-    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   std::optional<StringRef> Mode = O ? O->getString("mode") : std::nullopt;
   if (!Mode || *Mode != "auto")
@@ -767,12 +764,9 @@ Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
 
 Expected<std::map<std::string, SweepResult>>
 readBaselineAxes(StringRef Path) {
-  Expected<std::string> Text = readTextFile(Path);
-  if (!Text)
-    return Text.takeError();
-  Expected<json::Value> V = json::parse(*Text);
+  Expected<json::Value> V = readJSONFile(Path);
   if (!V)
-    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   if (!O)
     return inputError(Path, 0, "not a sweep report (no JSON object)");

@@ -650,12 +650,9 @@ Expected<GateResult> evaluateGate(const SweepResult &R, const GateOptions &O,
 }
 
 Expected<SweepResult> readResultFile(StringRef Path) {
-  auto Text = readTextFile(Path);
-  if (!Text)
-    return Text.takeError();
-  Expected<json::Value> V = json::parse(*Text);
+  Expected<json::Value> V = readJSONFile(Path);
   if (!V)
-    return inputError(Path, 0, "not valid JSON: {0}", toString(V.takeError()));
+    return V.takeError();
   // The report's JSON carries the result at the top level next to its
   // "version" and "summary"; a bare SweepResult (the journal's form) works too.
   if (const json::Object *O = V->getAsObject())

@@ -47,10 +47,10 @@ TEST(AMDBRS, RefusesWhatTheKernelRefuses) {
                               "fixed --period; the kernel refuses --freq "
                               "with BRS");
   O = brs();
-  O.LBR = "seed";
+  O.LBR = "user-callret";
   EXPECT_EQ(errText(buildEventGroup(O)), 
                            "AMD branch sampling records every taken branch; "
-                           "use --lbr=any, not --lbr=seed");
+                           "use --lbr=any, not --lbr=user-callret");
   O = brs();
   O.Period = 16;
   EXPECT_NE(errText(buildEventGroup(O)), "");

@@ -82,15 +82,15 @@ TEST(EventGroup, DefaultsSampleCyclesWithEveryTakenBranch) {
             (std::vector<CounterRole>{CounterRole::Instructions}));
 }
 
-TEST(EventGroup, SeedPresetIsUserCallAndReturn) {
-  llvm::Expected<uint64_t> F = parseBranchFilter("seed", /*Kernel=*/false);
+TEST(EventGroup, UserCallRetPresetIsUserCallAndReturn) {
+  llvm::Expected<uint64_t> F = parseBranchFilter("user-callret", /*Kernel=*/false);
   ASSERT_EQ(errText(F), "");
   EXPECT_EQ(*F, uint64_t(PERF_SAMPLE_BRANCH_ANY_CALL |
                          PERF_SAMPLE_BRANCH_ANY_RETURN |
                          PERF_SAMPLE_BRANCH_USER));
   EXPECT_EQ(branchFilterName(*F), "call,return,user");
   RecordOptions O;
-  O.LBR = "seed";
+  O.LBR = "user-callret";
   EXPECT_EQ(build(O).Members[0].Attr.branch_sample_type,
             *F | PERF_SAMPLE_BRANCH_TYPE_SAVE);
 }

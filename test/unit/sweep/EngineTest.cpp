@@ -24,20 +24,20 @@ namespace {
 
 std::string errText(Error E) { return toString(std::move(E)); }
 
-TEST(EngineGrid, PresetsReproduceSeed002) {
-  Expected<Grid> P3 = gridPreset("seed002-power3");
+TEST(EngineGrid, PresetsReproduceTheSpacerReportGrids) {
+  Expected<Grid> P3 = gridPreset("16k-by-64");
   ASSERT_TRUE(bool(P3));
   std::vector<int64_t> O = P3->offsets();
   EXPECT_EQ(O.size(), 257u); // 0..16384 by 64
   EXPECT_EQ(O.back(), 16384);
-  Expected<Grid> P4 = gridPreset("seed002-power4");
+  Expected<Grid> P4 = gridPreset("256k-by-1k");
   ASSERT_TRUE(bool(P4));
   EXPECT_EQ(P4->offsets().size(), 257u); // 0..256K by 1K
   EXPECT_EQ(P4->offsets()[1], 1024);
   EXPECT_EQ(Grid().offsets().size(), 65u); // default 0..4096 by 64
   Expected<Grid> Bad = gridPreset("power5");
   ASSERT_FALSE(bool(Bad));
-  EXPECT_NE(errText(Bad.takeError()).find("seed002-power3"), std::string::npos);
+  EXPECT_NE(errText(Bad.takeError()).find("16k-by-64"), std::string::npos);
 }
 
 TEST(EngineGrid, RejectsBadGrids) {

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
@@ -65,6 +66,10 @@ llvm::Expected<int> openInputFile(llvm::StringRef Path);
 
 /// readInputFile(Path, InputKind::Text) as a string.
 llvm::Expected<std::string> readTextFile(llvm::StringRef Path);
+
+/// readTextFile(Path) parsed as JSON; "FILE: not valid JSON: ..." when it
+/// does not parse.
+llvm::Expected<llvm::json::Value> readJSONFile(llvm::StringRef Path);
 
 } // namespace keel
 
