@@ -109,7 +109,7 @@ static Expected<int> renderAndGate() {
   if (!MaxSpread.empty()) {
     auto V = parsePercent(MaxSpread);
     if (!V)
-      return V.takeError();
+      return makeError("--max-spread: {0}", toString(V.takeError()));
     GO.MaxSpread = *V;
   }
   auto ME = parsePercent(MinEffect);
@@ -118,7 +118,7 @@ static Expected<int> renderAndGate() {
   GO.MinEffect = *ME;
   auto Tol = parsePercent(Tolerance);
   if (!Tol)
-    return Tol.takeError();
+    return makeError("--baseline-tolerance: {0}", toString(Tol.takeError()));
   GO.BaselineTolerance = *Tol;
   if (MaxMispredictRise.getNumOccurrences()) { // an empty value is an error too
     if (Baseline.empty())
