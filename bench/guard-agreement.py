@@ -34,13 +34,17 @@ ratio is on the same side of 1 as a deciding native median.
 Cached like the other benches: the model costs in WORKDIR/PROGRAM/builds/
 agreement-model-<tools' sha1>-test-<input key>.tsv keyed by the binary's sha1 and
 the model, the native samples in agreement-native-w<W>-test-<input key>.tsv
-(bench/native.py's format); a rerun measures nothing twice. Prints one table (stdout);
-progress on stderr. Note the load (uptime) beside native numbers: it is CPU time of
-one pinned CPU, but a loaded 2-core machine still moves it.
+(bench/native.py's format), with the 1-minute load average before-after each pair in
+agreement-native-w<W>-test-<input key>.load; a rerun measures nothing twice. Prints
+the table (stdout; "load" is that load average: native time is CPU time on one
+pinned CPU, but a loaded 2-core machine still moves it), then a sign test beside it
+(the share of pairs below 1 and its binomial p, for the pairs and for the A/A ratios:
+whether the A/A is calibrated), never counted as a decision; progress on stderr.
 """
 import argparse
 import hashlib
 import json
+import math
 import os
 import shutil
 import statistics
@@ -129,6 +133,17 @@ def decide(ratio, aa):
     return m, q1, q3, lo, hi, alo, ahi, v
 
 
+def sign_test(xs):
+    """(share of XS below 1, two-sided exact binomial p of that many below 1 among the
+    values not equal to 1): a finer look than the IQR, printed beside the table and
+    never counted as a decision; the A/A ratios' own p says whether it is calibrated."""
+    below = sum(1 for x in xs if x < 1)
+    n = sum(1 for x in xs if x != 1)
+    k = min(below, n - below)
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+    return below / len(xs), p
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("programs", nargs="+", metavar="PROGRAM=WORKDIR")
@@ -168,30 +183,42 @@ def main():
                 f"{statistics.mean(c['keep']):.0f}, ratio {mr[m]:.4f}")
         nat = None
         if not a.no_native:
-            load = open("/proc/loadavg").read().split()[0]
             R = native.NativeResults(B.path(f"agreement-native-w{a.warmup}-test-{key}.tsv"))
-            log(f"{name}: native: {a.rounds} rounds exttsp against keep (load {load})")
+            # The 1-minute load average before and after each measured pair, kept beside it.
+            loads = B.path(f"agreement-native-w{a.warmup}-test-{key}.load")
+            lkey = f"{sha1_of(bins['exttsp'])}-{sha1_of(bins['keep'])}-{a.rounds}"
+            known = dict(l.split("\t", 1) for l in open(loads).read().splitlines()) if os.path.exists(loads) else {}
+            before = open("/proc/loadavg").read().split()[0]
+            log(f"{name}: native: {a.rounds} rounds exttsp against keep (load {before})")
             # time_pair: EXTTSP --compare=KEEP: ref = exttsp, build = keep, aa = a copy of exttsp.
+            kept = R.has(bins["exttsp"], bins["keep"], a.rounds)
             s = R.get(bins["exttsp"], bins["keep"], prog.test_args, B.w, a.rounds)
+            if not kept or lkey not in known:
+                known[lkey] = f"{before}-{open('/proc/loadavg').read().split()[0]}" if not kept else "?"
+                with open(loads, "a") as f:
+                    f.write(f"{lkey}\t{known[lkey]}\n")
+            load = known[lkey]
             ratio = [r / b for r, b in zip(s["ref"], s["build"])]
             aa = [c / r for c, r in zip(s["aa"], s["ref"])]
-            nat = decide(ratio, aa) + (load, 1000 * statistics.median(s["build"]))
+            nat = decide(ratio, aa) + (load, 1000 * statistics.median(s["build"])) + sign_test(ratio) + \
+                sign_test(aa)
         same = sha1_of(bins["exttsp"]) == sha1_of(bins["keep"])
         rows.append((name, mr, nat, same))
     print(f"\nguard agreement: exttsp/keep on the test input; model: mean cost over env offsets 0,1024,2048,3072 "
           f"(layout-sweep --backend=sim --cost=M); native: layout-sweep --backend=time, {a.rounds} rounds after "
           f"{a.warmup} warm-up, median [IQR] of the per-round CPU-time ratios, A/A = exttsp's copy / exttsp")
     print(f"{'program':8} " + " ".join(f"{m:>10}" for m in models) +
-          f" {'native':>7} {'IQR':>15} {'min-max':>15} {'A/A min-max':>15} {'load':>5} {'keep ms':>8} "
+          f" {'native':>7} {'IQR':>15} {'min-max':>15} {'A/A min-max':>15} {'load':>9} {'keep ms':>8} "
           + " ".join(f"{'agree ' + m:>16}" for m in models))
     tally = {m: [0, 0, 0] for m in models}   # agree, disagree, no decision
+    signs = []
     for name, mr, nat, same in rows:
         line = f"{name:8} " + " ".join(f"{mr[m]:10.4f}" for m in models)
         if nat is None:
             print(line + "  (no native)" + ("  (the two builds are identical)" if same else ""))
             continue
-        m, q1, q3, lo, hi, alo, ahi, v, load, ms = nat
-        line += (f" {m:7.4f} {q1:7.4f}-{q3:<7.4f} {lo:7.4f}-{hi:<7.4f} {alo:7.4f}-{ahi:<7.4f} {load:>5} "
+        m, q1, q3, lo, hi, alo, ahi, v, load, ms, below, p, aabelow, aap = nat
+        line += (f" {m:7.4f} {q1:7.4f}-{q3:<7.4f} {lo:7.4f}-{hi:<7.4f} {alo:7.4f}-{ahi:<7.4f} {load:>9} "
                  f"{ms:8.2f} ")
         for mod in models:
             mv = "exttsp" if mr[mod] < 1 else "keep" if mr[mod] > 1 else "tie"
@@ -203,10 +230,15 @@ def main():
                 word, i = "no", 1
             tally[mod][i] += 1
             line += f"{word:>16} "
+        signs.append(f"{name:8} {below:8.2f} {p:8.2g} {aabelow:8.2f} {aap:8.2g}")
         print(line.rstrip() + ("  (the two builds are identical)" if same else ""))
     if not a.no_native:
         print("agreement (agree / disagree / native no decision): " +
               ", ".join(f"{m} {t[0]}/{t[1]}/{t[2]}" for m, t in tally.items()))
+        print("\nsign test (not a decision): the share of pairs exttsp/keep below 1 and its two-sided binomial p; "
+              "the same for the A/A ratios (calibration: a share near 0.5, p not small)")
+        print(f"{'program':8} {'<1':>8} {'p':>8} {'A/A <1':>8} {'A/A p':>8}")
+        print("\n".join(signs))
 
 
 if __name__ == "__main__":
