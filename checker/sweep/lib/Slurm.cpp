@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Slurm.h"
+#include "keel/Support/Input.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
@@ -616,12 +617,9 @@ Error runSlurmTask(StringRef TaskFile) {
   if (!IdText || StringRef(IdText).getAsInteger(10, Id))
     return makeError("--slurm-task runs inside a Slurm job array "
                      "(SLURM_ARRAY_TASK_ID is not set)");
-  Expected<std::string> Text = readWholeFile(TaskFile);
-  if (!Text)
-    return Text.takeError();
-  Expected<json::Value> J = json::parse(*Text);
+  Expected<json::Value> J = readJSONFile(TaskFile);
   if (!J)
-    return inputError(TaskFile, 0, "not JSON: {0}", toString(J.takeError()));
+    return J.takeError();
   const json::Object *Root = J->getAsObject();
   if (!Root || Root->getInteger("keel_slurm_tasks") != TaskFileVersion)
     return inputError(TaskFile, 0, "not a layout-sweep task list (version {0})",
