@@ -262,6 +262,10 @@ int runTool(int argc, char **argv, const ToolInfo &Info,
           << '\n';
       return ExitBadInput;
     }
+    // A parse that succeeds may still have said something (a warning of
+    // cl's own): it reaches the user as it was written.
+    if (!Said.empty())
+      errs() << printableText(Said);
   }
   Expected<int> Status = Run();
   if (!Status)
