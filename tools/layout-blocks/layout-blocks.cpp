@@ -60,6 +60,13 @@ static cl::opt<double> ReorderGain("block-reorder-gain", cl::init(0.1), cl::cat(
     cl::value_desc("F"),
     cl::desc("with --block-order=guarded: relative Ext-TSP score gain needed "
              "to reorder (default 0.1)"));
+static cl::opt<double> WarmShare("warm-share", cl::init(0), cl::cat(Cat),
+    cl::value_desc("F"),
+    cl::desc("warm split: an executed block entered fewer than F times its "
+             "function's hottest block goes to the function's warm part "
+             "(name.__part.1, ordered after every hot part; rebuild with "
+             "-funique-basic-block-section-names as well); 0 = off "
+             "(default)"));
 static cl::opt<bool> NoSplit("no-split", cl::cat(Cat),
     cl::desc("keep never-executed blocks in the function (no .cold part)"));
 static cl::opt<std::string> FunctionOrder("function-order", cl::cat(Cat), cl::value_desc("file"),
@@ -84,22 +91,28 @@ static Expected<std::vector<std::string>> readOrder(StringRef Path) {
 
 static void printSummary(const BlockMapStats &S,
                          ArrayRef<FunctionLayout> Layout) {
-  uint64_t Hot = 0, Cold = 0, Split = 0;
+  uint64_t Hot = 0, Cold = 0, Split = 0, Warm = 0, WarmSplit = 0;
   for (const FunctionLayout &L : Layout) {
     Hot += L.HotOrder.size();
     Cold += L.ColdBlocks.size();
     Split += !L.ColdBlocks.empty();
+    Warm += L.WarmOrder.size();
+    WarmSplit += !L.WarmOrder.empty();
   }
   if (JSON) {
     json::Array Fns;
-    for (const FunctionLayout &L : Layout)
-      Fns.push_back(json::Object{{"name", L.Name},
-                                 {"weight", int64_t(L.Weight)},
-                                 {"hot_blocks", int64_t(L.HotOrder.size())},
-                                 {"cold_blocks", int64_t(L.ColdBlocks.size())},
-                                 {"exttsp_before", L.ScoreBefore},
-                                 {"exttsp_after", L.ScoreAfter},
-                                 {"kept_order", L.KeptOrder}});
+    for (const FunctionLayout &L : Layout) {
+      json::Object F{{"name", L.Name},
+                     {"weight", int64_t(L.Weight)},
+                     {"hot_blocks", int64_t(L.HotOrder.size())},
+                     {"cold_blocks", int64_t(L.ColdBlocks.size())},
+                     {"exttsp_before", L.ScoreBefore},
+                     {"exttsp_after", L.ScoreAfter},
+                     {"kept_order", L.KeptOrder}};
+      if (WarmShare > 0)
+        F["warm_blocks"] = int64_t(L.WarmOrder.size());
+      Fns.push_back(std::move(F));
+    }
     outs() << formatv("{0:2}\n", json::Value(json::Object{
                                      {"version", 1},
                                      {"functions_with_map", int64_t(S.FunctionsWithMap)},
@@ -115,6 +128,9 @@ static void printSummary(const BlockMapStats &S,
   outs() << formatv("{0}: laid out {1} hot functions: {2} hot blocks, {3} "
                     "cold blocks split from {4} functions\n",
                     Tool, Layout.size(), Hot, Cold, Split);
+  if (WarmShare > 0)
+    outs() << formatv("{0}: warm split: {1} warm blocks from {2} functions\n",
+                      Tool, Warm, WarmSplit);
 }
 
 static Error run() {
@@ -144,6 +160,10 @@ static Error run() {
                       double(ReorderGain));
   Opts.Order = *BOrder;
   Opts.ReorderGain = ReorderGain;
+  if (!(WarmShare >= 0 && WarmShare < 1))
+    return inputError("--warm-share", 0, "{0} is not in [0, 1)",
+                      double(WarmShare));
+  Opts.WarmShare = WarmShare;
   auto LayoutOr = planBlockLayout(**Bin, *AP, Opts, Stats);
   if (!LayoutOr)
     return LayoutOr.takeError();

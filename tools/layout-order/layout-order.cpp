@@ -192,6 +192,14 @@ static cl::opt<double> BlockRare(
              "fewer than F times the function's hottest block moves behind "
              "the function's other executed blocks (still hot), in the "
              "compiler's order; 0 = off"));
+static cl::opt<double> WarmShare(
+    "warm-share", cl::cat(Cat), cl::init(0), cl::value_desc("F"),
+    cl::desc("with --blocks: the warm split: an executed block entered "
+             "fewer than F times its function's hottest block leaves the hot "
+             "part for the function's warm part (name.__part.1), which "
+             "order.txt puts after every hot part and before the cold parts "
+             "(in the linker scripts: after the warm functions); compile.rsp "
+             "adds -funique-basic-block-section-names; 0 = off"));
 static cl::opt<double> BlockCoverage(
     "block-coverage", cl::cat(Cat), cl::init(0.99), cl::value_desc("F"),
     cl::desc("with --blocks: lay out (and split) the heaviest functions "
@@ -319,6 +327,10 @@ static Expected<BlockLayoutOptions> blockOptions() {
     return inputError("--block-rare", 0, "{0} is not in [0, 1)",
                       double(BlockRare));
   O.RareShare = BlockRare;
+  if (!(WarmShare >= 0 && WarmShare < 1))
+    return inputError("--warm-share", 0, "{0} is not in [0, 1)",
+                      double(WarmShare));
+  O.WarmShare = WarmShare;
   return O;
 }
 
@@ -545,6 +557,7 @@ static Error writeBuildFlags(bool HasBlocks, OutFn &Out) {
   BuildFlagOptions O;
   O.PlanDir = std::string(Dir);
   O.Blocks = HasBlocks;
+  O.WarmParts = HasBlocks && WarmShare > 0;
   O.AlignLoops = AlignLoops;
   O.DataPad = DataPad;
   BuildFlags F = planBuildFlags(O);

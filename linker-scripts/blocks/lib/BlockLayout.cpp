@@ -343,6 +343,44 @@ static std::vector<uint64_t> keptOrder(const FunctionBlocks &FB, bool Split,
   return Order;
 }
 
+/// Per block of \p FB, whether it goes to the warm part (see
+/// BlockLayoutOptions::WarmShare). Per block, not a tail of the order: every
+/// edge into or out of a block weighs at most the block's count, so moving
+/// a block entered fewer than WarmShare times the hottest one breaks only
+/// fall-throughs of that weight or less, wherever the order put it; the
+/// blocks before and after it become neighbours. Blocks stay in the hot
+/// part that must: the entry (the function's symbol), landing pads (clang
+/// moves every landing pad of a function to one .text.eh section as soon as
+/// they sit in different parts), and in the kept order a small block right
+/// before an aligned executed hot block (the hot block before it would fall
+/// into the padding, see staysHot).
+template <typename ColdFn>
+static std::vector<bool> warmBlocks(const FunctionBlocks &FB, double WarmShare,
+                                    bool KeptOrder, ColdFn IsCold) {
+  size_t N = FB.Blocks.size();
+  std::vector<bool> Warm(N, false);
+  if (WarmShare <= 0)
+    return Warm;
+  uint64_t Max = 0;
+  for (const BlockInfo &B : FB.Blocks)
+    Max = std::max(Max, B.Count);
+  for (size_t I = 1; I < N; ++I) {
+    const BlockInfo &B = FB.Blocks[I];
+    Warm[I] = B.Count != 0 && !B.IsEHPad && !IsCold(I) &&
+              (long double)B.Count < WarmShare * (long double)Max;
+  }
+  if (!KeptOrder)
+    return Warm;
+  // Backward, so that whether the next block stays hot is already known.
+  for (size_t I = N - 1; I-- > 1;) {
+    const BlockInfo &B = FB.Blocks[I], &Next = FB.Blocks[I + 1];
+    if (Warm[I] && !Warm[I + 1] && Next.Count != 0 &&
+        B.Size <= KeepBeforeAlignedBytes && Next.Addr > B.Addr + B.Size)
+      Warm[I] = false;
+  }
+  return Warm;
+}
+
 static FunctionLayout layoutOne(const FunctionBlocks &FB,
                                 const BlockLayoutOptions &Opts) {
   FunctionLayout L;
@@ -388,11 +426,19 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
     }
   }
   L.ScoreAfter = codelayout::calcExtTspScore(Order, Sizes, Edges);
+  auto IsCold = [&](uint64_t I) {
+    return Opts.Split &&
+           (L.KeptOrder ? !staysHot(FB, I) : FB.Blocks[I].Count == 0 && I != 0);
+  };
+  std::vector<bool> Warm = warmBlocks(FB, Opts.WarmShare, L.KeptOrder, IsCold);
   for (uint64_t I : Order) {
     const BlockInfo &B = FB.Blocks[I];
-    if (Opts.Split && (L.KeptOrder ? !staysHot(FB, I) : B.Count == 0 && I != 0))
+    if (IsCold(I)) {
       L.ColdBlocks.push_back(B.ID);
-    else {
+    } else if (Warm[I]) {
+      L.WarmOrder.push_back(B.ID);
+      L.WarmSize += B.Size;
+    } else {
       L.HotOrder.push_back(B.ID);
       L.HotSize += B.Size;
     }
@@ -477,10 +523,13 @@ void estimateHotSizes(const Binary &Bin, ArrayRef<FunctionBlocks> Functions,
     std::map<uint32_t, size_t> IndexOf; // block ID -> index in FB.Blocks
     for (size_t I = 0; I < FB.Blocks.size(); ++I)
       IndexOf.emplace(FB.Blocks[I].ID, I);
+    // Blocks outside the hot part: a short branch to a warm block becomes a
+    // rel32 as one to a cold block does.
     std::set<uint64_t> ColdAddrs;
-    for (uint32_t ID : L.ColdBlocks)
-      if (auto C = IndexOf.find(ID); C != IndexOf.end())
-        ColdAddrs.insert(FB.Blocks[C->second].Addr);
+    for (const auto *Part : {&L.ColdBlocks, &L.WarmOrder})
+      for (uint32_t ID : *Part)
+        if (auto C = IndexOf.find(ID); C != IndexOf.end())
+          ColdAddrs.insert(FB.Blocks[C->second].Addr);
     uint64_t Size = 0;
     for (size_t K = 0; K < L.HotOrder.size(); ++K) {
       auto B = IndexOf.find(L.HotOrder[K]);
@@ -524,7 +573,18 @@ void writeBasicBlockSectionsProfile(ArrayRef<FunctionLayout> Layout,
     for (uint32_t ID : L.HotOrder)
       OS << ' ' << ID;
     OS << '\n';
+    // The second cluster: clang emits it as "name.__part.1".
+    if (L.WarmOrder.empty())
+      continue;
+    OS << 'c';
+    for (uint32_t ID : L.WarmOrder)
+      OS << ' ' << ID;
+    OS << '\n';
   }
+}
+
+std::string warmPartSymbol(StringRef Function) {
+  return (Function + ".__part.1").str();
 }
 
 void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
@@ -536,8 +596,13 @@ void writeBlockSymbolOrder(ArrayRef<std::string> FunctionOrder,
   for (const FunctionLayout &L : Layout)
     if (Seen.insert(L.Name).second)
       OS << L.Name << '\n';
-  // No cold part for the names writeBasicBlockSectionsProfile leaves out.
+  // No warm or cold part for the names writeBasicBlockSectionsProfile
+  // leaves out. The warm parts come after every hot part: the hot parts
+  // stay as dense as the split can make them.
   std::set<StringRef> Shared = sharedNames(Layout);
+  for (const FunctionLayout &L : Layout)
+    if (!L.WarmOrder.empty() && !L.Weak && !Shared.count(L.Name))
+      OS << warmPartSymbol(L.Name) << '\n';
   for (const FunctionLayout &L : Layout)
     if (!L.ColdBlocks.empty() && !L.Weak && !Shared.count(L.Name))
       OS << L.Name << ".cold\n";

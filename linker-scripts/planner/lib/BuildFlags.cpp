@@ -40,6 +40,8 @@ BuildFlags planBuildFlags(const BuildFlagOptions &O) {
     F.Compile.push_back("-fbasic-block-address-map");
     F.Compile.push_back("-fbasic-block-sections=list=" +
                         planFile(O, "bbsections.txt"));
+    if (O.WarmParts)
+      F.Compile.push_back("-funique-basic-block-section-names");
     if (O.AlignLoops)
       F.Compile.push_back("-falign-loops=" + utostr(O.AlignLoops));
   }

@@ -99,6 +99,9 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
                     P.File.Spacers);
     OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n", Name);
   }
+  // The catch-all also takes the warm parts of block layout's warm split
+  // (.text.hot.f.f.__part.1, built with -funique-basic-block-section-names):
+  // after every hot and warm function, in the order file's order.
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
   OS << "  }\n";

@@ -267,6 +267,133 @@ TEST(BlockSectionsProfile, LeavesOutSharedLocalNames) {
   EXPECT_EQ(Order, "main\nf\n__cxx_global_array_dtor\nf.cold\n");
 }
 
+/// A loop with a rare path: 0 -> 1 (header) -> 3 (latch) -> 1, and 1 -> 2
+/// -> 3 taken 5 times of 1000; 1 -> 4 never ran; 3 -> 5, the exit, once.
+///   order in the binary: 0 1 2 3 4 5
+FunctionBlocks rarePath() {
+  return makeFunction("rare", {1, 1000, 5, 1000, 0, 1},
+                      {{0, 1, 1}, {1, 2, 5}, {1, 3, 995}, {2, 3, 5},
+                       {3, 1, 999}, {3, 5, 1}, {1, 4, 0}});
+}
+
+TEST(WarmSplit, RareBlocksLeaveTheHotPart) {
+  // At 0.01 of the hottest block (1000), the rare path 2 (5) and the exit
+  // 5 (1) go to the warm part; the entry, entered once, stays first in the
+  // hot part; 4 (never run) goes cold as before.
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.WarmShare = 0.01;
+  auto L = computeBlockLayout({rarePath()}, O);
+  ASSERT_EQ(L.size(), 1u);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{2, 5}));
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+  EXPECT_EQ(L[0].HotSize, 3u * 16);
+  EXPECT_EQ(L[0].WarmSize, 2u * 16);
+  // At 0.004 only the exit (1 < 4) is warm; at 0 (the default) none.
+  O.WarmShare = 0.004;
+  L = computeBlockLayout({rarePath()}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{5}));
+  BlockLayoutOptions Off;
+  Off.Order = BlockOrder::Keep;
+  L = computeBlockLayout({rarePath()}, Off);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+  EXPECT_TRUE(L[0].WarmOrder.empty());
+  EXPECT_EQ(L[0].WarmSize, 0u);
+}
+
+TEST(WarmSplit, ExtTspOrderKeptInsideEachPart) {
+  // With Ext-TSP the hot and warm parts are the Ext-TSP order with the
+  // other part's blocks taken out: the split moves blocks, it does not
+  // reorder them.
+  BlockLayoutOptions O;
+  auto Whole = computeBlockLayout({rarePath()}, O)[0].HotOrder;
+  O.WarmShare = 0.01;
+  auto L = computeBlockLayout({rarePath()}, O);
+  EXPECT_FALSE(L[0].KeptOrder);
+  std::vector<uint32_t> Hot, Warm;
+  for (uint32_t ID : Whole)
+    (ID == 2 || ID == 5 ? Warm : Hot).push_back(ID);
+  EXPECT_EQ(L[0].HotOrder, Hot);
+  EXPECT_EQ(L[0].WarmOrder, Warm);
+  // Ext-TSP makes the back edge 3 -> 1 (999) the fall-through.
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 3, 1}));
+  EXPECT_EQ(L[0].WarmOrder.size(), 2u);
+  EXPECT_EQ(L[0].ColdBlocks, (std::vector<uint32_t>{4}));
+}
+
+TEST(WarmSplit, EntryAndLandingPadsStayHot) {
+  // Everything but the header is rare at 0.5: the entry is the function's
+  // symbol and stays; a landing pad stays (clang would move every pad of
+  // the function to one .text.eh section once they sit in different parts).
+  FunctionBlocks F = rarePath();
+  F.Blocks[3].Count = 400;
+  F.Blocks[2].IsEHPad = true;
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.WarmShare = 0.5;
+  auto L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{3, 5}));
+  EXPECT_EQ(L[0].HotOrder.front(), 0u);
+  // A function whose blocks are all rare but the entry keeps the entry hot.
+  FunctionBlocks G = makeFunction("g", {1000, 2, 3}, {{0, 1, 2}, {0, 2, 3}});
+  L = computeBlockLayout({G}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{1, 2}));
+  G.Blocks[0].Count = 1;
+  L = computeBlockLayout({G}, O);
+  EXPECT_EQ(L[0].HotOrder.front(), 0u);
+}
+
+TEST(WarmSplit, KeepLeavesNoNewFallThroughIntoPadding) {
+  // The compiler aligned the latch 3 (8 bytes of padding before it): the
+  // rare block 2 before it stays hot in the kept order, as a never-executed
+  // one would (the header would otherwise fall into the padding).
+  FunctionBlocks F = rarePath();
+  for (unsigned I = 3; I < F.Blocks.size(); ++I)
+    F.Blocks[I].Addr += 8;
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Keep;
+  O.WarmShare = 0.01;
+  auto L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{5}));
+  // Bigger than KeepBeforeAlignedBytes, it leaves.
+  F.Blocks[2].Size = KeepBeforeAlignedBytes + 1;
+  for (unsigned I = 3; I < F.Blocks.size(); ++I)
+    F.Blocks[I].Addr += KeepBeforeAlignedBytes + 1;
+  L = computeBlockLayout({F}, O);
+  EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_EQ(L[0].WarmOrder, (std::vector<uint32_t>{2, 5}));
+}
+
+TEST(WarmSplit, SecondClusterAndWarmPartsAfterEveryHotPart) {
+  FunctionLayout F, G, W;
+  F.Name = "f";
+  F.HotOrder = {0, 1, 3};
+  F.WarmOrder = {2, 5};
+  F.ColdBlocks = {4};
+  G.Name = "g";
+  G.HotOrder = {0};
+  G.WarmOrder = {1};
+  W.Name = "_ZN4PoolIiE3addEi"; // weak: its parts are locals of every copy
+  W.HotOrder = {0};
+  W.WarmOrder = {2};
+  W.ColdBlocks = {1};
+  W.Weak = true;
+  std::string Profile, Order;
+  llvm::raw_string_ostream PS(Profile), OS(Order);
+  writeBasicBlockSectionsProfile({F, G, W}, PS);
+  EXPECT_EQ(Profile, "v1\nf f\nc 0 1 3\nc 2 5\nf g\nc 0\nc 1\n"
+                     "f _ZN4PoolIiE3addEi\nc 0\nc 2\n");
+  writeBlockSymbolOrder({"main", "g", "f"}, {F, G, W}, OS);
+  EXPECT_EQ(Order, "main\ng\nf\n_ZN4PoolIiE3addEi\nf.__part.1\n"
+                   "g.__part.1\nf.cold\n");
+  EXPECT_EQ(warmPartSymbol("f"), "f.__part.1");
+}
+
 TEST(BlockOrder, Names) {
   for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
     EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);

@@ -111,12 +111,19 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
 struct FunctionLayout {
   std::string Name;
   std::vector<uint32_t> HotOrder; ///< block IDs of the hot cluster, in order
+  /// Block IDs of the warm cluster, in order (BlockLayoutOptions::
+  /// WarmShare): executed, but rarely against the function's hottest block.
+  /// clang emits it as a second part, symbol "name.__part.1"; empty when
+  /// the function has none.
+  std::vector<uint32_t> WarmOrder;
   std::vector<uint32_t> ColdBlocks; ///< block IDs split off (never executed)
   uint64_t Weight = 0;            ///< executed instructions (for ordering)
   /// Estimated bytes of the hot part after the rebuild: the HotOrder
   /// blocks' sizes (computeBlockLayout), plus what estimateHotSizes adds for
   /// the branches and padding the new order needs.
   uint64_t HotSize = 0;
+  /// Bytes of the WarmOrder blocks (their sizes in the profiled build).
+  uint64_t WarmSize = 0;
   double ScoreBefore = 0, ScoreAfter = 0; ///< Ext-TSP scores (higher = better)
   /// The executed blocks are in the compiler's order (BlockOrder::Keep, or
   /// Guarded without a clear gain).
@@ -168,7 +175,22 @@ struct BlockLayoutOptions {
   /// executed blocks (still in the hot part), in the compiler's order; 0:
   /// off. Only fall-throughs into or out of such rare blocks change.
   double RareShare = 0;
+  /// The warm split (three parts: hot, warm, cold): an executed block
+  /// entered fewer than WarmShare times the function's hottest block leaves
+  /// the hot part for the function's warm part (FunctionLayout::WarmOrder),
+  /// in the order chosen; 0: off. The entry block and landing pads stay
+  /// hot, and so, in the kept order, does a block of at most
+  /// KeepBeforeAlignedBytes right before an executed hot block the compiler
+  /// aligned (no new fall-through into its padding).
+  double WarmShare = 0;
 };
+
+/// The symbol clang gives the second cluster of a function's
+/// -fbasic-block-sections list (its warm part): "name.__part.1". With
+/// -funique-basic-block-section-names its section is
+/// ".text.hot.name.name.__part.1" (without it, a second ".text.hot.name"
+/// that a linker script cannot tell from the hot part).
+std::string warmPartSymbol(llvm::StringRef Function);
 
 /// Ext-TSP order and hot/cold split per hot function, hottest first.
 std::vector<FunctionLayout> computeBlockLayout(
@@ -201,8 +223,10 @@ planBlockLayout(const Binary &Bin, const AddressProfile &AP,
                 const BlockLayoutOptions &Opts, BlockMapStats &Stats);
 
 /// lld --symbol-ordering-file lines: \p FunctionOrder (hot functions in the
-/// planned order) followed by the cold parts "name.cold" of split functions
-/// (not of weak ones, FunctionLayout::Weak).
+/// planned order), then the warm parts "name.__part.1" of functions with a
+/// warm part (in \p Layout's order, hottest function first), then the cold
+/// parts "name.cold" of split functions (neither for weak functions,
+/// FunctionLayout::Weak).
 void writeBlockSymbolOrder(llvm::ArrayRef<std::string> FunctionOrder,
                            llvm::ArrayRef<FunctionLayout> Layout,
                            llvm::raw_ostream &OS);

@@ -31,6 +31,12 @@ struct BuildFlagOptions {
   /// The plan has a block layout (bbsections.txt): the objects are
   /// rebuilt with its basic-block sections.
   bool Blocks = false;
+  /// With Blocks: the block layout has warm parts (a second cluster per
+  /// function, BlockLayoutOptions::WarmShare): compile with
+  /// -funique-basic-block-section-names, so that the warm part's section
+  /// (".text.hot.f.f.__part.1") is not a second ".text.hot.f", which the
+  /// linker script's rule for the hot part would match too.
+  bool WarmParts = false;
   /// With Blocks: -falign-loops=N (1: no loop alignment, whose padding the
   /// new block order would put on hot fall-through paths); 0: the
   /// compiler's own.
@@ -48,9 +54,10 @@ struct BuildFlags {
 /// The compile and link flags of a plan in \p O.PlanDir. Compile:
 /// -ffunction-sections -fdata-sections, with Blocks also
 /// -fbasic-block-address-map (the rebuilt program can be profiled and
-/// planned again) -fbasic-block-sections=list=PLAN/bbsections.txt and
-/// -falign-loops=N. Link: -fuse-ld=lld, the order file and layout.ld, with
-/// Blocks -z keep-text-section-prefix, -z separate-code, and the data pad.
+/// planned again) -fbasic-block-sections=list=PLAN/bbsections.txt,
+/// -funique-basic-block-section-names with WarmParts, and -falign-loops=N.
+/// Link: -fuse-ld=lld, the order file and layout.ld, with Blocks
+/// -z keep-text-section-prefix, -z separate-code, and the data pad.
 /// A plan directory whose path holds a comma gets -Xlinker pairs instead
 /// of -Wl, (which splits at commas).
 BuildFlags planBuildFlags(const BuildFlagOptions &O);
