@@ -200,6 +200,11 @@ static cl::opt<double> WarmShare(
              "order.txt puts after every hot part and before the cold parts "
              "(in the linker scripts: after the warm functions); compile.rsp "
              "adds -funique-basic-block-section-names; 0 = off"));
+static cl::opt<bool> WarmPartsAfterHotTier(
+    "warm-parts-after-hot-tier", cl::cat(Cat),
+    cl::desc("with --warm-share and --hot-budget: the linker scripts place "
+             "the warm parts right after the hot tier, before the warm "
+             "functions (default: after every planned function)"));
 static cl::opt<double> BlockCoverage(
     "block-coverage", cl::cat(Cat), cl::init(0.99), cl::value_desc("F"),
     cl::desc("with --blocks: lay out (and split) the heaviest functions "
@@ -370,6 +375,7 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   if (DominantLast > 0 && !HotBudget)
     return inputError("--dominant-last", 0, "is only used with --hot-budget");
   O.DominantLastShare = DominantLast;
+  O.WarmPartsAfterHotTier = WarmPartsAfterHotTier;
   O.DataCoverage = DataCoverage;
   O.ColdPatternLimit = ColdPatternLimit;
   O.HotTextAlign = HotTextAlign;

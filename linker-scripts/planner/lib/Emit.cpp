@@ -86,10 +86,18 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
   // plugin marked hot that the profile did not see. A spacer aligns
   // relative to the region's start so that the code pad still moves the
   // whole region uniformly (GNU ld and lld alike).
+  bool WarmParts = P.HotFirst && P.WarmPartsAfterHotTier;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     StringRef Name = P.Graph.Nodes[P.TextOrder[I]].Name;
     if (!isScriptSafeName(Name))
       continue;
+    // The warm parts after the hot tier, in the order file's order, ahead of
+    // the warm tier's fixed start: up to that start they move no warm
+    // function (spacers do not count them).
+    if (WarmParts && I >= P.HotOrder.size()) {
+      OS << "    *(.text.hot.*.__part.*)\n";
+      WarmParts = false;
+    }
     if (P.WarmStart && I == P.WarmStartIndex)
       OS << formatv("    . = MAX(., __keel_hot_text_start + {0});\n",
                     P.WarmStart);
@@ -100,8 +108,9 @@ static void writeHotText(const LayoutPlan &P, ScriptFlavor Flavor,
     OS << formatv("    *(.text.{0} .text.hot.{0} .text.startup.{0})\n", Name);
   }
   // The catch-all also takes the warm parts of block layout's warm split
-  // (.text.hot.f.f.__part.1, built with -funique-basic-block-section-names):
-  // after every hot and warm function, in the order file's order.
+  // (.text.hot.f.f.__part.1, built with -funique-basic-block-section-names)
+  // unless they went after the hot tier: after every hot and warm function,
+  // in the order file's order.
   OS << "    *(.text.hot .text.hot.*)\n";
   OS << "    __keel_hot_text_end = .;\n";
   OS << "  }\n";

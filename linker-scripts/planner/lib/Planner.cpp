@@ -102,6 +102,7 @@ Expected<LayoutPlan> makeLayoutPlan(CallGraph G, std::vector<HotDatum> Data,
     // The hot tier first, in the planned order; the warm tier after it.
     LP.HotFirst = true;
     LP.HotBudget = Opts.HotBudget;
+    LP.WarmPartsAfterHotTier = Opts.WarmPartsAfterHotTier;
     std::stable_partition(LP.TextOrder.begin(), LP.TextOrder.end(),
                           [&](uint32_t N) {
                             return LP.Classes[N] == Temperature::Hot;

@@ -37,6 +37,11 @@ struct PlannerOptions {
   /// tier, lighter first, the heaviest last, so that code growing in or
   /// right after them moves only the warm tier. 0: off.
   double DominantLastShare = 0;
+  /// With a hot budget: the linker scripts place the warm parts block
+  /// layout's warm split makes (.text.hot.*.__part.*) right after the hot
+  /// tier, before the warm functions; otherwise (and without a budget) they
+  /// follow every planned function.
+  bool WarmPartsAfterHotTier = false;
   /// Bytes per function that override the binary's symbol sizes for the
   /// budget (the hot parts block layout keeps).
   std::map<std::string, uint64_t> Sizes;
@@ -71,6 +76,9 @@ struct LayoutPlan {
   uint64_t HotBudget = 0;             ///< PlannerOptions::HotBudget
   uint64_t HotBytes = 0;              ///< bytes of the hot nodes (budget sizes)
   std::vector<uint32_t> HotOrder;     ///< the hot nodes of TextOrder
+  /// With HotFirst: the warm parts of the block layout go between the hot
+  /// tier and the warm one (PlannerOptions::WarmPartsAfterHotTier).
+  bool WarmPartsAfterHotTier = false;
   std::vector<uint32_t> WarmOrder;    ///< the warm nodes of TextOrder
   std::vector<uint32_t> Cold;         ///< never-executed nodes, address order
   std::vector<HotDatum> HotData;      ///< planned order (read-mostly first)
