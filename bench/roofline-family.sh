@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measure seed 003's mM-nL2-kF kernel family on this machine against the
+# Measure Minami et al.'s mM-nL2-kF kernel family (docs/references.md) on this machine against the
 # model's estimate, with the machine's own measured ceilings.
 #
 #   bench/roofline-family.sh [OUTDIR]        (KEEL_BUILD=build dir, default build)

@@ -1,4 +1,4 @@
-//===- TimelineTest.cpp - seed 001's time assignment methods --------------===//
+//===- TimelineTest.cpp - Ono et al.'s time assignment methods ------------===//
 #include "keel/LBR/Timeline.h"
 
 #include "gtest/gtest.h"

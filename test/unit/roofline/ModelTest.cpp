@@ -1,4 +1,4 @@
-//===- ModelTest.cpp - seed 003's estimator against the paper -------------===//
+//===- ModelTest.cpp - Minami et al.'s estimator against the paper --------===//
 //
 // Published values: Minami et al., "Performance estimation of programs by an
 // extension of the Roofline model with cache effects", section 6 ("実例"),
