@@ -34,7 +34,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${KEEL_BUILD:-$top/build}
-out=${1:-/tmp/roofline-family}
+out=${1:-${TMPDIR:-/tmp}/roofline-family}
 tool=$build/bin/layout-roofline
 plugin=$build/lib/KeelRoofline.so
 cc=${CC:-clang-22}
