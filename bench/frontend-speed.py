@@ -4,7 +4,7 @@ without (cachegrind's caches and predictor only), on the bundled interpreter
 and on examples/lbr-loop. Runs alternate, ROUNDS of each; the best of each
 counts. Times are the child's CPU time (user + system), which other jobs on a
 shared machine disturb less than wall time. Prints both times and their
-ratio per program (acceptance: <= 1.5x), and the load average before and
+ratio per program (the target: <= 1.5x), and the load average before and
 after.
 
 usage: bench/frontend-speed.py [--rounds=N] [--model=skylake|zen4]
@@ -65,7 +65,7 @@ def main():
             worst = max(worst, r)
             print(f"{name}: keel-sim {min(base):.2f} s, with --frontend={a.model} "
                   f"{min(model):.2f} s CPU, ratio {r:.2f}x (best of {a.rounds})")
-    print(f"worst ratio {worst:.2f}x (acceptance: <= 1.5x)")
+    print(f"worst ratio {worst:.2f}x (target: <= 1.5x)")
     # Other jobs on the machine slow the runs unevenly: say how busy it was.
     print("load average (1 min) %.2f before, %.2f after" % (load0[0], os.getloadavg()[0]))
 

@@ -10,7 +10,7 @@ usage: bench/keel-sim-exact.py [lua] [zstd]
         zstd_compress.c (bench/lib-real-programs.sh keel_zstd_args)
 Geometries: I1 32768,8,64 and 8192,2,64 (D1 32768,8,64, LL 262144,8,64),
 both in one keel-sim run; cachegrind runs once per geometry. Sources are
-fetched and built outside the repository ($KEEL_SRC or /tmp/realsrc).
+fetched and built outside the repository ($KEEL_SRC, else realsrc/ in the temporary directory).
 """
 import os
 import shutil
@@ -23,7 +23,7 @@ import keelbench
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KEEL_BUILD", os.path.join(TOP, "build"))
 VLIB = os.path.join(BUILD, "lib", "keel-sim")
-SRC = os.environ.get("KEEL_SRC", "/tmp/realsrc")
+SRC = os.environ.get("KEEL_SRC", os.path.join(tempfile.gettempdir(), "realsrc"))
 I1S = ["32768,8,64", "8192,2,64"]
 D1, LL = "32768,8,64", "262144,8,64"
 

@@ -8,7 +8,7 @@ run of the unpadded binary with every pad's address map and both geometries
 usage: bench/keel-sim-sweep.py [--pads=N] [--step=B] [--jobs=J] PROGRAM...
   PROGRAM: interp (examples/interp, 2000 iterations)
            lua    (Lua 5.4 from the Debian source package, built outside the
-                   repository under $KEEL_SRC or /tmp/realsrc, running
+                   repository under $KEEL_SRC (else realsrc/ in the temporary directory), running
                    bench/workloads/lua-bench.lua 1)
 Pads are 0, B, 2B, ... (N of them, default 16 x 256 B): a pad object of B*k
 bytes of nops linked between the program's object files, as
@@ -64,7 +64,7 @@ def build_interp(work, pads):
 def build_lua(work, pads):
     src = subprocess.run(
         ["sh", "-c", f'. "{TOP}/bench/lib-real-programs.sh"; '
-         f'keel_get_source lua5.4 "{os.environ.get("KEEL_SRC", "/tmp/realsrc")}"'],
+         f'keel_get_source lua5.4 "{os.environ.get("KEEL_SRC", os.path.join(tempfile.gettempdir(), "realsrc"))}"'],
         check=True, capture_output=True, text=True).stdout.strip()
     objs = os.path.join(work, "objs")
     sh(["sh", "-c", f'. "{TOP}/bench/lib-real-programs.sh"; '

@@ -23,7 +23,7 @@
 # The last table is the geometric mean of the ratios over all runs.
 # Environment: KEEL_BUILD (default ./build), SEEDS (default "2002 7 42"),
 #   ORDERS (default "c3 ph cdsort exttsp none"), KEEL_SRC (default
-#   /tmp/realsrc), CACHE (cachegrind geometry).
+#   realsrc/ in $TMPDIR, else in /tmp), CACHE (cachegrind geometry).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${KEEL_BUILD:-$top/build}
@@ -93,7 +93,7 @@ for p in $programs; do
     lua)
       . "$top/bench/lib-real-programs.sh"
       # The unpacked lua5.4-* source tree if there is one, else apt-get source.
-      src=$(keel_get_source lua5.4 "${KEEL_SRC:-/tmp/realsrc}")
+      src=$(keel_get_source lua5.4 "${KEEL_SRC:-${TMPDIR:-/tmp}/realsrc}")
       mkdir "$work/lua" && cd "$work/lua"
       keel_build_lua "$src" "$PWD" $CFLAGS
       rm -f lua5.4-deb-multiarch.h
@@ -101,7 +101,7 @@ for p in $programs; do
       RUN="$work/lua-bench.lua 1" compare lua ;;
     zstd)
       . "$top/bench/lib-real-programs.sh"
-      src=$(keel_get_source libzstd "${KEEL_SRC:-/tmp/realsrc}")
+      src=$(keel_get_source libzstd "${KEEL_SRC:-${TMPDIR:-/tmp}/realsrc}")
       mkdir "$work/zstd" && cd "$work/zstd"
       keel_build_zstd "$src" "$PWD" $CFLAGS
       cp "$src/lib/compress/zstd_compress.c" "$work/zstd-sample"

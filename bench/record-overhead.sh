@@ -4,8 +4,8 @@
 #   bench/record-overhead.sh [-n RUNS] [-s] [-- program args...]
 #
 # Goal (docs/recording.md): at most 5% at a 100 us sampling interval with the
-# branch stack read at every sample, the figure seed 001 measured for its
-# prototype (1% at 100 us without LBR, 11% at 10 us).
+# branch stack read at every sample, the figure Ono et al. measured for their
+# prototype (docs/references.md) (1% at 100 us without LBR, 11% at 10 us).
 #
 # The program's own run time is measured, not layout-record's: the default
 # workload (a C loop with calls, built here with clang) times itself with

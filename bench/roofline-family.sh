@@ -1,5 +1,5 @@
 #!/bin/sh
-# Measure seed 003's mM-nL2-kF kernel family on this machine against the
+# Measure Minami et al.'s mM-nL2-kF kernel family (docs/references.md) on this machine against the
 # model's estimate, with the machine's own measured ceilings.
 #
 #   bench/roofline-family.sh [OUTDIR]        (KEEL_BUILD=build dir, default build)
@@ -34,7 +34,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${KEEL_BUILD:-$top/build}
-out=${1:-/tmp/roofline-family}
+out=${1:-${TMPDIR:-/tmp}/roofline-family}
 tool=$build/bin/layout-roofline
 plugin=$build/lib/KeelRoofline.so
 cc=${CC:-clang-22}

@@ -19,7 +19,7 @@ usage: bench/sim-sweep-speed.py [--variants=N] [--cg-variants=M] [--jobs=J]
                    (--grid-geometries=2: 8192,2,64 too, in the same sweep)
 Geometries: I1 32768,8,64 and 8192,2,64; D1 32768,8,64; LL 262144,8,64.
 Lua is built from Debian's lua5.4 source package (bench/lib-real-programs.sh,
-which adds a deb-src entry when needed) under $KEEL_SRC or /tmp/realsrc; the
+which adds a deb-src entry when needed) under $KEEL_SRC (else realsrc/ in the temporary directory); the
 workload is bench/workloads/lua-bench.lua 1. The relink puts {padobj}
 between the two halves of Lua's object files. Needs a Keel build in
 $KEEL_BUILD (default ./build) with lib/keel-sim.
@@ -47,7 +47,7 @@ def shell(cmd):
 
 
 def build_lua(work):
-    src = shell(f'keel_get_source lua5.4 "{os.environ.get("KEEL_SRC", "/tmp/realsrc")}"')
+    src = shell(f'keel_get_source lua5.4 "{os.environ.get("KEEL_SRC", os.path.join(tempfile.gettempdir(), "realsrc"))}"')
     objs = os.path.join(work, "objs")
     shell(f'keel_build_lua "{src}" "{objs}" -O2 -ffunction-sections -fdata-sections')
     names = sorted(os.path.join(objs, f) for f in os.listdir(objs) if f.endswith(".o"))

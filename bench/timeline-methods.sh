@@ -1,5 +1,5 @@
 #!/bin/sh
-# Error of each time-line method (seed 001) against ground truth, on
+# Error of each time-line method (Ono et al., docs/references.md) against ground truth, on
 # examples/lbr-loop (phase 1: hot_loop; phase 2: f1, f2, f3 with work
 # 1:3:1 called in turn), for several LBR settings (not part of CI).
 #
@@ -7,9 +7,9 @@
 #
 # The program runs once under valgrind lackey (exact instruction trace);
 # layout-lbrgen then emulates LBR sampling over that trace for each setting
-# (filter any / seed = call,return; a sample every 2000 or 10000
+# (filter any / user-callret = user-mode calls and returns; a sample every 2000 or 10000
 # instructions; LBR left running as perf does, or cleared at each sample as
-# in seed 000's prototype) with one cost model (base CPI 1, hot_loop 0.6,
+# in Yamamoto et al.'s prototype) with one cost model (base CPI 1, hot_loop 0.6,
 # f2 2.0, 3 cycles per taken branch). `layout-profile timeline --truth`
 # reports, per method, the mean over windows of the total-variation
 # distance between estimated and true per-function time shares, and the
@@ -34,7 +34,7 @@ model="--function-cpi=hot_loop=0.6,f2=2.0 --taken-penalty=3"
 
 printf '%-6s %-6s %-6s  %-16s %-16s %-16s %-16s %-16s %-16s\n' filter period lbr \
   ip uniform profile sample hw hwshare
-for filter in any seed; do
+for filter in any user-callret; do
   for period in 2000 10000; do
     for clear in run clear; do
       flag=; [ $clear = clear ] && flag=--clear-lbr

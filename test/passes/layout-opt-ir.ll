@@ -65,7 +65,7 @@ false-sharing:
   - { name: big_shared, align: 64 }
   - { name: weak_shared, align: 64 }
 ;--- a.ll
-source_filename = "/work/src/a.c"
+source_filename = "/home/me/src/a.c"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 @counter = global i32 5

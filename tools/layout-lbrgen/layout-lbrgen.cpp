@@ -10,12 +10,12 @@
 //
 // Runs the program under valgrind lackey (or reads a saved lackey log),
 // emulates LBR sampling over the exact instruction trace with a stated
-// cost model (keel/Analysis/LBRGen.h, LBRGenRun.h) and writes the samples (keel-samples,
+// cost model (keel/LBR/LBRGen.h, LBRGenRun.h) and writes the samples (keel-samples,
 // or perf.data when -o ends in perf.data; perf script text and perf.data on
 // request) and the truth. docs/lbr-analyses.md, docs/formats/perf-data.md.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Analysis/LBRGenRun.h"
+#include "keel/LBR/LBRGenRun.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Record/PerfDataFile.h"
 #include "keel/Support/Diagnostics.h"

@@ -1,12 +1,12 @@
 //===- LBRCommands.cpp - layout-profile blocks / timeline -----------------===//
 //
-// The options of the two subcommands; the analyses are in keelTimeline
-// (keel/Analysis/LBRReports.h).
+// The options of the two subcommands; the analyses are in keelLBR
+// (keel/LBR/LBRReports.h).
 //
 //===----------------------------------------------------------------------===//
 #include "LBRCommands.h"
 
-#include "keel/Analysis/LBRReports.h"
+#include "keel/LBR/LBRReports.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Text.h"

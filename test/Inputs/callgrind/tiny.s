@@ -1,6 +1,6 @@
 # A libc-free program with a loop, a call to a local function and a
 # conditional branch, for the callgrind reader's tests. Built by
-# test/unit/callgrind/CMakeLists.txt as "tiny" (non-PIE, .text at 0x401000)
+# test/unit/profile/CMakeLists.txt as "tiny" (non-PIE, .text at 0x401000)
 # and "tiny-pie"; the callgrind fixtures beside it are valgrind's output
 # for those two binaries.
 #   _start: for (i = 0; i < 10; ++i) total += f(i); exit(0)

@@ -4,7 +4,7 @@
 Usage: doc-paths.py SRC_ROOT
 
 A path is a word that starts with one of the source tree's folders
-(support/, profiler/, linker-scripts/, passes/, checker/, tools/, test/,
+(support/, profiler/, linker-scripts/, passes/, checker/, optimize/, tools/, test/,
 bench/, examples/, cmake/, scripts/) and ends in a letter, digit or "/".
 Not checked: paths with a glob or a placeholder (`*`, `<`, `{`), a path
 followed by `-*` or `*` (a prefix of several files), and Linux's own
@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-ROOTS = ("support", "profiler", "linker-scripts", "passes", "checker", "tools",
+ROOTS = ("support", "profiler", "linker-scripts", "passes", "checker", "optimize", "tools",
          "test", "bench", "examples", "cmake", "scripts")
 PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./+-]*[\w/])" % "|".join(ROOTS))
 FOREIGN = ("tools/perf/",)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write perf ring-buffer records (the layout `layout-falseshare record`
 asks the kernel for: IP TID TIME ADDR CPU PERIOD READ WEIGHT DATA_SRC,
-sample_id_all) that a PEBS load-latency recording of seed 004's
-fs-array would contain, for `layout-falseshare record --replay`.
+sample_id_all) that a PEBS load-latency recording of Peri's article's
+fs-array (docs/references.md) would contain, for `layout-falseshare record --replay`.
 
 usage: hitm-records.py BINARY READELF-L NM OBJDUMP MODE > records
   MODE shared: threads 101 and 102 update shared_array[0] and [1] (HITM)

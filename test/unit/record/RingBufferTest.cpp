@@ -59,7 +59,7 @@ PerfRecording parse(const std::vector<uint8_t> &Bytes, RecordLayout L = layout()
 }
 
 TEST(RingBuffer, SampleWithBranchStackAndGroupRead) {
-  // The counts of seed 000's example: CPI 3,513,946 / 5,614,190 ~ 0.63.
+  // The counts of Yamamoto et al.'s example: CPI 3,513,946 / 5,614,190 ~ 0.63.
   auto Bytes = sample(
       101, 5000, 0x401136, 3513946, 5614190,
       {{0x401130, 0x401100, RecordWriter::flags(false, true, 17, PERF_BR_CALL)},

@@ -1,4 +1,4 @@
-//===- ModelTest.cpp - seed 003's estimator against the paper -------------===//
+//===- ModelTest.cpp - Minami et al.'s estimator against the paper --------===//
 //
 // Published values: Minami et al., "Performance estimation of programs by an
 // extension of the Roofline model with cache effects", section 6 ("実例"),
@@ -32,7 +32,7 @@ Estimate est(const KernelCounts &KC) {
   return *E;
 }
 
-constexpr double Tol = 0.002; // the acceptance tolerance
+constexpr double Tol = 0.002; // the tolerance on the published values
 
 // Section 6, table 4 (a): m=5, L2=21, L1_S=12, L1_L=6, 43 flops;
 // published estimate 0.236, L2-based (section 6.1: "最終的な見積り値は,

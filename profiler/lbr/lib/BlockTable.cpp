@@ -1,7 +1,7 @@
 //===- BlockTable.cpp - block cycles = CPI x instruction count ------------===//
-#include "keel/Analysis/BlockTable.h"
+#include "keel/LBR/BlockTable.h"
 
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 #include "keel/Profile/Binary.h"
 
 #include "llvm/ADT/DenseMap.h"

@@ -1,4 +1,4 @@
-//===- keel/Analysis/BlockTable.h - block time from LBR + CPI ----*- C++
+//===- keel/LBR/BlockTable.h - block time from LBR + CPI ----*- C++
 //-*-===//
 //
 // Yamamoto et al. (docs/references.md): per sample, CPI = cycles /
@@ -13,10 +13,10 @@
 // many executions (the window is a sample of its interval).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_BLOCKTABLE_H
-#define KEEL_ANALYSIS_BLOCKTABLE_H
+#ifndef KEEL_LBR_BLOCKTABLE_H
+#define KEEL_LBR_BLOCKTABLE_H
 
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,8 +1,8 @@
 //===- LBRReports.cpp - layout-profile blocks / timeline ------------------===//
-#include "keel/Analysis/LBRReports.h"
+#include "keel/LBR/LBRReports.h"
 
-#include "keel/Analysis/BlockTable.h"
-#include "keel/Analysis/Timeline.h"
+#include "keel/LBR/BlockTable.h"
+#include "keel/LBR/Timeline.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"

@@ -1,16 +1,16 @@
-//===- keel/Analysis/LBRGenRun.h - layout-lbrgen's trace and outputs -*- C++ -*-===//
+//===- keel/LBR/LBRGenRun.h - layout-lbrgen's trace and outputs -*- C++ -*-===//
 //
-// What layout-lbrgen does around the emulation of keel/Analysis/LBRGen.h:
+// What layout-lbrgen does around the emulation of keel/LBR/LBRGen.h:
 // get the exact instruction trace (a saved valgrind lackey log, or a run
 // of the program under lackey in a private directory), spread the samples
 // over several processes on request, and write the samples (keel-samples,
 // perf.data, perf script text) and the truth. docs/lbr-analyses.md.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_LBRGENRUN_H
-#define KEEL_ANALYSIS_LBRGENRUN_H
+#ifndef KEEL_LBR_LBRGENRUN_H
+#define KEEL_LBR_LBRGENRUN_H
 
-#include "keel/Analysis/LBRGen.h"
+#include "keel/LBR/LBRGen.h"
 #include "keel/Record/PerfDataFile.h"
 
 #include "llvm/Support/Error.h"

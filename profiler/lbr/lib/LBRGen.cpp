@@ -8,9 +8,9 @@
 // sees it.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Analysis/LBRGen.h"
+#include "keel/LBR/LBRGen.h"
 
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Input.h"
 #include "keel/Support/Text.h"

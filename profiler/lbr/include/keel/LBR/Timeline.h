@@ -1,4 +1,4 @@
-//===- keel/Analysis/Timeline.h - time line from LBR records -----*- C++
+//===- keel/LBR/Timeline.h - time line from LBR records -----*- C++
 //-*-===//
 //
 // Ono et al. (docs/references.md): every LBR record of a sample is one more
@@ -18,10 +18,10 @@
 // "Whole-run share" is the share of samples whose IP lies in the function.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_TIMELINE_H
-#define KEEL_ANALYSIS_TIMELINE_H
+#ifndef KEEL_LBR_TIMELINE_H
+#define KEEL_LBR_TIMELINE_H
 
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 
 #include "llvm/Support/raw_ostream.h"
 

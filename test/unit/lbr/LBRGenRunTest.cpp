@@ -1,6 +1,6 @@
 //===- LBRGenRunTest.cpp - layout-lbrgen's processes and outputs ----------===//
-#include "keel/Analysis/LBRGenRun.h"
-#include "keel/Analysis/LBRReports.h"
+#include "keel/LBR/LBRGenRun.h"
+#include "keel/LBR/LBRReports.h"
 
 #include "keel/Record/SampleFile.h"
 

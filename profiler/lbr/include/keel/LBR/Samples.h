@@ -1,4 +1,4 @@
-//===- keel/Analysis/Samples.h - LBR samples for the time analyses -*- C++
+//===- keel/LBR/Samples.h - LBR samples for the time analyses -*- C++
 //-*-===//
 //
 // The input both time analyses share: every sample with its branch stack at
@@ -7,8 +7,8 @@
 // function of an address as the analyses name it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_SAMPLES_H
-#define KEEL_ANALYSIS_SAMPLES_H
+#ifndef KEEL_LBR_SAMPLES_H
+#define KEEL_LBR_SAMPLES_H
 
 #include "keel/Profile/BranchProfile.h"
 #include "keel/Profile/Formats.h"

@@ -1,4 +1,4 @@
-//===- keel/Analysis/LBRReports.h - layout-profile blocks/timeline -*- C++ -*-===//
+//===- keel/LBR/LBRReports.h - layout-profile blocks/timeline -*- C++ -*-===//
 //
 // The two LBR time analyses as layout-profile runs them: read the samples,
 // build the block table (Yamamoto et al.) or the time line (Ono et al.),
@@ -7,8 +7,8 @@
 // docs/lbr-analyses.md.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_LBRREPORTS_H
-#define KEEL_ANALYSIS_LBRREPORTS_H
+#ifndef KEEL_LBR_LBRREPORTS_H
+#define KEEL_LBR_LBRREPORTS_H
 
 #include "keel/Profile/Formats.h"
 #include "keel/Support/Diagnostics.h"

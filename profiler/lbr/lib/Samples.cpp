@@ -1,5 +1,5 @@
 //===- Samples.cpp - load LBR samples for the time analyses ---------------===//
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Profile/PerfData.h"

@@ -4,7 +4,7 @@
 // layout-lbrgen; the emulation itself is LBRGen.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Analysis/LBRGenRun.h"
+#include "keel/LBR/LBRGenRun.h"
 
 #include "keel/Profile/Binary.h"
 #include "keel/Record/SampleFile.h"

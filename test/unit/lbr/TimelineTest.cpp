@@ -1,5 +1,5 @@
-//===- TimelineTest.cpp - seed 001's time assignment methods --------------===//
-#include "keel/Analysis/Timeline.h"
+//===- TimelineTest.cpp - Ono et al.'s time assignment methods ------------===//
+#include "keel/LBR/Timeline.h"
 
 #include "gtest/gtest.h"
 

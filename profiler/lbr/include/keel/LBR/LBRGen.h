@@ -1,4 +1,4 @@
-//===- keel/Analysis/LBRGen.h - LBR samples with ground truth ----*- C++
+//===- keel/LBR/LBRGen.h - LBR samples with ground truth ----*- C++
 //-*-===//
 //
 // Emulates LBR sampling on an exact instruction trace of a real run
@@ -22,8 +22,8 @@
 // cycles per function.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_ANALYSIS_LBRGEN_H
-#define KEEL_ANALYSIS_LBRGEN_H
+#ifndef KEEL_LBR_LBRGEN_H
+#define KEEL_LBR_LBRGEN_H
 
 #include "keel/Record/Recording.h"
 #include "keel/Support/Diagnostics.h"

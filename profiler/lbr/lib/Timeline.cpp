@@ -1,7 +1,7 @@
 //===- Timeline.cpp - time line from LBR records --------------------------===//
-#include "keel/Analysis/Timeline.h"
+#include "keel/LBR/Timeline.h"
 
-#include "keel/Analysis/Samples.h"
+#include "keel/LBR/Samples.h"
 #include "keel/Profile/Binary.h"
 #include "keel/Support/Input.h"
 #include "keel/Support/Text.h"

@@ -1,6 +1,6 @@
-"""Check README.md's "Layout of the source" table against the tree.
+"""Check docs/architecture.md's "Layout of the source" table against the tree.
 
-usage: readme-layout.py SRC
+usage: layout-table.py SRC
 
 Every top-level folder of SRC, and every folder directly inside the folders
 named in DEEP, must be named by the table, and every folder the table names
@@ -13,6 +13,10 @@ The folders are those git lists in SRC (tracked, or new and not ignored)
 when SRC is a git checkout and git runs; elsewhere those on disk, less `.git` and build
 trees (a folder holding CMakeCache.txt). Exits 0 and prints a count when the
 table and the tree agree, else 1 with one line per difference.
+
+The table has one copy: a row of another document (README.md, docs/*.md,
+docs/formats/*.md) whose first cell is a top-level folder of the tree, as
+`support/`, is a second copy and an error.
 """
 import os
 import re
@@ -21,6 +25,7 @@ import sys
 
 DEEP = ["profiler", "linker-scripts", "passes", "checker", "tools"]
 HEADING = "## Layout of the source"
+TABLE = os.path.join("docs", "architecture.md")
 
 
 def table_rows(readme):
@@ -88,26 +93,55 @@ def tree_folders(src):
     return dirs
 
 
+def other_documents(src):
+    """The documents that must not hold a copy of the table."""
+    yield "README.md"
+    for sub in ("docs", os.path.join("docs", "formats")):
+        folder = os.path.join(src, sub)
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                path = os.path.join(sub, name)
+                if name.endswith(".md") and path != TABLE:
+                    yield path
+
+
+def copies(src, top):
+    """doc:line of each row elsewhere whose first cell is a top-level folder."""
+    found = []
+    for doc in other_documents(src):
+        path = os.path.join(src, doc)
+        if not os.path.isfile(path):
+            continue
+        for number, line in enumerate(open(path, encoding="utf-8"), 1):
+            m = re.match(r"\|\s*`([^`/]+)/`\s*\|", line)
+            if m and m.group(1) in top:
+                found.append(f"{doc}:{number}: row `{m.group(1)}/` copies the layout "
+                             f"table, whose one copy is {TABLE}")
+    return found
+
+
 def main():
     src = sys.argv[1]
-    readme = os.path.join(src, "README.md")
-    rows = table_rows(readme)
+    table = os.path.join(src, TABLE)
+    rows = table_rows(table) if os.path.isfile(table) else []
     if not rows:
-        print(f'readme-layout: error: {readme} has no table under "{HEADING}"')
+        print(f'layout-table: error: {table} has no table under "{HEADING}"')
         return 1
     named = named_folders(rows)
+    tree = tree_folders(src)
     problems = []
-    for folder in sorted(tree_folders(src) - named.keys()):
-        problems.append(f"folder {folder}/ has no row in README.md's table")
+    for folder in sorted(tree - named.keys()):
+        problems.append(f"folder {folder}/ has no row in {TABLE}'s table")
     for folder in sorted(named):
         if not os.path.isdir(os.path.join(src, folder)):
             problems.append(f"row {named[folder]} names {folder}/, which does not exist")
+    problems += copies(src, {d for d in tree if "/" not in d})
     for p in problems:
-        print(f"readme-layout: error: {p}")
+        print(f"layout-table: error: {p}")
     if problems:
         return 1
-    print(f"readme-layout: {len(tree_folders(src))} folders, each with a row; "
-          f"the {len(rows)} rows name no missing folder")
+    print(f"layout-table: {len(tree)} folders, each with a row; "
+          f"the {len(rows)} rows name no missing folder; no other document copies the table")
     return 0
 
 

@@ -25,8 +25,8 @@
 // frame follows it, newest first, each starting with a tab:
 //
 //   lua 4242  10.000100:     250000 cpu-clock:
-//   	            127e leaf+0x7e (/tmp/lua)
-//   	            1194 mid+0x24 (/tmp/lua)
+//   	            127e leaf+0x7e (/usr/bin/lua)
+//   	            1194 mid+0x24 (/usr/bin/lua)
 //
 // The address is relative to the DSO the frame lies in (perf's map_ip: a
 // file offset, for a PIE and for a fixed-address executable alike), so a
