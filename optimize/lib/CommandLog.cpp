@@ -141,6 +141,49 @@ std::vector<std::string> linkInputs(ArrayRef<std::string> Argv) {
   return S;
 }
 
+std::vector<LibraryOption> libraryOptions(ArrayRef<std::string> Argv) {
+  std::vector<LibraryOption> L;
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    StringRef W = Argv[I];
+    LibraryOption O;
+    O.Index = I;
+    if (W == "-l") {
+      if (I + 1 == Argv.size())
+        break;
+      O.Words = 2;
+      W = Argv[++I];
+    } else if (W.starts_with("-l")) {
+      W = W.drop_front(2);
+    } else {
+      if (takesValue(W))
+        ++I;
+      continue;
+    }
+    O.Exact = W.consume_front(":");
+    if (W.empty())
+      continue;
+    O.Name = W.str();
+    L.push_back(std::move(O));
+  }
+  return L;
+}
+
+std::vector<std::string> librarySearchDirs(ArrayRef<std::string> Argv) {
+  std::vector<std::string> D;
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    StringRef W = Argv[I];
+    if (W == "-L") {
+      if (I + 1 < Argv.size())
+        D.push_back(Argv[++I]);
+    } else if (W.starts_with("-L")) {
+      D.push_back(W.drop_front(2).str());
+    } else if (takesValue(W)) {
+      ++I;
+    }
+  }
+  return D;
+}
+
 CommandKind classify(ArrayRef<std::string> Argv) {
   bool Compile = false;
   for (size_t I = 1; I < Argv.size(); ++I) {

@@ -78,6 +78,73 @@ static int memberCompile(const std::map<std::string, size_t> &Outs,
   return -1;
 }
 
+/// The static library a link's `-l` option \p L reads, found in the link's
+/// `-L` directories in order as the linker searches them (libNAME.so before
+/// libNAME.a in each, unless the link is -static); "" when it is a shared
+/// library or not in those directories (a system library: linked as it is).
+static std::string staticLibraryOf(const RecordedCommand &Link,
+                                   const LibraryOption &L) {
+  bool Static = is_contained(Link.Argv, "-static");
+  for (const std::string &Dir : librarySearchDirs(Link.Argv)) {
+    std::string D = absolutePath(Link.Cwd, Dir);
+    if (L.Exact) {
+      std::string F = D + "/" + L.Name;
+      if (sys::fs::is_regular_file(F))
+        return StringRef(F).ends_with(".a") ? F : "";
+      continue;
+    }
+    if (!Static && sys::fs::exists(D + "/lib" + L.Name + ".so"))
+      return "";
+    if (sys::fs::is_regular_file(D + "/lib" + L.Name + ".a"))
+      return D + "/lib" + L.Name + ".a";
+  }
+  return "";
+}
+
+/// Archive \p Abs of a link, each member matched to the compile that made
+/// it (added to \p P by \p Use); \p Unrebuilt counts the members none made.
+template <typename UseFn>
+static Expected<ReplayPlan::Archive>
+readLinkedArchive(StringRef Abs, StringRef Binary,
+                  const std::map<std::string, size_t> &Outs,
+                  ArrayRef<RecordedCommand> Log, UseFn Use, size_t &Unrebuilt) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Abs);
+  if (!B)
+    return inputError(Abs, 0, "cannot read the archive the link of {0} reads: {1}",
+                      Binary, B.getError().message());
+  Expected<std::unique_ptr<object::Archive>> A =
+      object::Archive::create((*B)->getMemBufferRef());
+  if (!A)
+    return inputError(Abs, 0, "not an archive: {0}", toString(A.takeError()));
+  ReplayPlan::Archive R;
+  R.Path = Abs;
+  Error Err = Error::success();
+  for (const object::Archive::Child &C : (*A)->children(Err)) {
+    Expected<StringRef> Name = C.getName();
+    Expected<StringRef> Bytes = C.getBuffer();
+    if (!Name || !Bytes) {
+      consumeError(Name.takeError());
+      consumeError(Bytes.takeError());
+      return inputError(Abs, 0, "cannot read a member of the archive");
+    }
+    int I = memberCompile(Outs, *Name, *Bytes);
+    if (I < 0) {
+      ++Unrebuilt;
+      R.MemberCompile.push_back(-1);
+      continue;
+    }
+    std::string Out = outputsOf(Log[I]).front();
+    for (const std::string &O : outputsOf(Log[I]))
+      if (sys::path::filename(O) == *Name)
+        Out = O;
+    R.MemberCompile.push_back(Use(size_t(I), Out));
+  }
+  if (Err)
+    return inputError(Abs, 0, "cannot read the archive: {0}",
+                      toString(std::move(Err)));
+  return std::move(R);
+}
+
 Expected<ReplayPlan> planReplay(ArrayRef<RecordedCommand> Log, StringRef Binary,
                                 StringRef LogPath) {
   Expected<size_t> L = findLink(Log, Binary, LogPath);
@@ -106,41 +173,36 @@ Expected<ReplayPlan> planReplay(ArrayRef<RecordedCommand> Log, StringRef Binary,
         Use(It->second, Abs);
       continue;
     }
-    ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Abs);
-    if (!B)
-      return inputError(Abs, 0, "cannot read the archive the link of {0} reads: {1}",
-                        P.Binary, B.getError().message());
-    Expected<std::unique_ptr<object::Archive>> A =
-        object::Archive::create((*B)->getMemBufferRef());
-    if (!A)
-      return inputError(Abs, 0, "not an archive: {0}", toString(A.takeError()));
-    ReplayPlan::Archive R;
-    R.Path = Abs;
-    Error Err = Error::success();
-    for (const object::Archive::Child &C : (*A)->children(Err)) {
-      Expected<StringRef> Name = C.getName();
-      Expected<StringRef> Bytes = C.getBuffer();
-      if (!Name || !Bytes) {
-        consumeError(Name.takeError());
-        consumeError(Bytes.takeError());
-        return inputError(Abs, 0, "cannot read a member of the archive");
-      }
-      int I = memberCompile(Outs, *Name, *Bytes);
-      if (I < 0) {
-        ++P.Unrebuilt;
-        R.MemberCompile.push_back(-1);
-        continue;
-      }
-      std::string Out = outputsOf(Log[I]).front();
-      for (const std::string &O : outputsOf(Log[I]))
-        if (sys::path::filename(O) == *Name)
-          Out = O;
-      R.MemberCompile.push_back(Use(size_t(I), Out));
+    size_t Unrebuilt = 0;
+    Expected<ReplayPlan::Archive> R =
+        readLinkedArchive(Abs, P.Binary, Outs, Log, Use, Unrebuilt);
+    if (!R)
+      return R.takeError();
+    P.Unrebuilt += Unrebuilt;
+    P.Archives.push_back(std::move(*R));
+  }
+  // Archives named by -l: those the build made (a member from a recorded
+  // compile) are rebuilt like the ones named as files; others (system
+  // libraries, prebuilt ones) are linked as they are.
+  for (const LibraryOption &L : libraryOptions(P.Link.Argv)) {
+    std::string Abs = staticLibraryOf(P.Link, L);
+    if (Abs.empty() || llvm::any_of(P.Archives, [&](const ReplayPlan::Archive &A) {
+          return A.Path == Abs;
+        }))
+      continue;
+    size_t Unrebuilt = 0;
+    size_t Compiles = P.Compiles.size();
+    Expected<ReplayPlan::Archive> R =
+        readLinkedArchive(Abs, P.Binary, Outs, Log, Use, Unrebuilt);
+    if (!R)
+      return R.takeError();
+    if (llvm::all_of(R->MemberCompile, [](int I) { return I < 0; })) {
+      assert(P.Compiles.size() == Compiles && "no member was matched");
+      (void)Compiles;
+      continue;
     }
-    if (Err)
-      return inputError(Abs, 0, "cannot read the archive: {0}",
-                        toString(std::move(Err)));
-    P.Archives.push_back(std::move(R));
+    P.Unrebuilt += Unrebuilt;
+    P.Archives.push_back(std::move(*R));
   }
   return P;
 }
@@ -332,6 +394,18 @@ Error runReplay(const ReplayPlan &P, StringRef ObjDir, const ReplayFlags &F,
     auto It = Replace.find(absolutePath(Link.Cwd, Link.Argv[I]));
     if (It != Replace.end())
       Link.Argv[I] = It->second;
+  }
+  // A rebuilt archive the link named by -l: the option becomes the copy's
+  // path, in place (last first, so that earlier indices stay).
+  std::vector<LibraryOption> Libs = libraryOptions(Link.Argv);
+  for (auto L = Libs.rbegin(); L != Libs.rend(); ++L) {
+    std::string Abs = staticLibraryOf(P.Link, *L);
+    auto It = Abs.empty() ? Replace.end() : Replace.find(Abs);
+    if (It == Replace.end())
+      continue;
+    Link.Argv[L->Index] = It->second;
+    if (L->Words == 2)
+      Link.Argv.erase(Link.Argv.begin() + L->Index + 1);
   }
   std::vector<std::string> Extra = F.Link;
   if (!sources(Link.Argv).empty()) // the link compiles too

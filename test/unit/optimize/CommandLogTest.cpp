@@ -42,6 +42,24 @@ TEST(CommandKindTest, SourcesInputsAndOutputs) {
   EXPECT_EQ(absolutePath("/src/sub", "../lib/./x.o"), "/src/lib/x.o");
 }
 
+TEST(CommandKindTest, LibrariesAndTheirDirectories) {
+  Words A = {"clang-22", "-o", "app", "main.o", "-L.", "-lops", "-L", "lib",
+             "-l", "m", "-l:libz.a", "-Xlinker", "-lnot", "-Lsub"};
+  std::vector<LibraryOption> L = libraryOptions(A);
+  ASSERT_EQ(L.size(), 3u);
+  EXPECT_EQ(L[0].Index, 5u);
+  EXPECT_EQ(L[0].Words, 1u);
+  EXPECT_EQ(L[0].Name, "ops");
+  EXPECT_FALSE(L[0].Exact);
+  EXPECT_EQ(L[1].Index, 8u);
+  EXPECT_EQ(L[1].Words, 2u);
+  EXPECT_EQ(L[1].Name, "m");
+  EXPECT_EQ(L[2].Name, "libz.a");
+  EXPECT_TRUE(L[2].Exact);
+  // -Xlinker's value is the linker's word, not a library of the driver.
+  EXPECT_EQ(librarySearchDirs(A), Words({".", "lib", "sub"}));
+}
+
 TEST(ReplayArgvTest, OutputReplacedDependenciesDroppedFlagsAdded) {
   RecordedCommand C{"/b", {"clang", "-DX", "-MD", "-MT", "a.o", "-MF", ".deps/a.Tpo",
                            "-Wp,-MD,.deps/a.d", "-o", "a.o", "-c", "a.c"}, 1};

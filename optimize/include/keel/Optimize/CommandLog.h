@@ -69,6 +69,19 @@ std::vector<std::string> sources(llvm::ArrayRef<std::string> Argv);
 /// Objects (.o, .lo, .obj) and archives (.a) a link reads, as written.
 std::vector<std::string> linkInputs(llvm::ArrayRef<std::string> Argv);
 
+/// A library a link names by option: `-lNAME`, `-l NAME`, or `-l:FILE`
+/// (the file itself, searched like NAME).
+struct LibraryOption {
+  size_t Index = 0; ///< of the option's first word in argv
+  size_t Words = 1; ///< 2 for `-l NAME`
+  std::string Name; ///< NAME, or FILE for `-l:FILE`
+  bool Exact = false; ///< `-l:FILE`
+};
+std::vector<LibraryOption> libraryOptions(llvm::ArrayRef<std::string> Argv);
+
+/// The `-L DIR` / `-LDIR` directories of a link, in order, as written.
+std::vector<std::string> librarySearchDirs(llvm::ArrayRef<std::string> Argv);
+
 /// The files a command writes, absolute: -o's file, else (compile) each
 /// source's file name with ".o" in the working directory, else (link)
 /// "a.out" there.
