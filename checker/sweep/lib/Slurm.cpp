@@ -14,8 +14,8 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Engine.h"
-#include "keel/Sweep/SimBackend.h"
+#include "keel/Sweep/Executor.h"
+#include "keel/Sweep/SimRun.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -635,7 +635,7 @@ Error runSlurmTask(StringRef TaskFile) {
   unsigned Timeout =
       static_cast<unsigned>(Root->getInteger("timeout").value_or(0));
   for (const TaskEntry &E : Entries) {
-    // As the local engine does (Engine.cpp, runVariantCommand).
+    // As the local engine does (Executor.cpp, runVariantCommand).
     sys::fs::remove(E.OutFile);
     RunOptions RO;
     RO.Env = E.Env;

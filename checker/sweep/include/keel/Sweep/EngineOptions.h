@@ -1,0 +1,99 @@
+//===- keel/Sweep/EngineOptions.h - what a sweep is asked to do --*- C++ -*-===//
+//
+// The options of one sweep (Engine.h's runSweep), apart from the engine so
+// the pieces it composes (Executor.h, SimRun.h, Slurm.h) can read them
+// without including the engine that includes them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KEEL_SWEEP_ENGINEOPTIONS_H
+#define KEEL_SWEEP_ENGINEOPTIONS_H
+
+#include "keel/Sweep/Grid.h"
+#include "keel/Sweep/Perturb.h"
+#include "keel/Sweep/SimBackend.h"
+#include "keel/Sweep/TimeBackend.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace keel {
+namespace sweep {
+
+/// The --executor value that selects Slurm.h's job array.
+inline constexpr const char *SlurmExecutor = "slurm";
+
+struct EngineOptions {
+  std::string Binary;
+  std::vector<std::string> Args;
+  std::optional<std::string> CompareBinary; ///< --compare: a second series
+  /// sim (keel-sim: one run for every variant that is an address map of
+  /// another; docs/keel-sim.md), cachegrind (one cachegrind run per
+  /// variant), time, perf. Both sim and cachegrind give a result whose
+  /// backend is "sim": the same counters, cost model and JSON.
+  std::string Backend = "sim";
+  Grid G;
+  PerturbOptions Perturb;
+
+  // sim
+  CacheGeometry Geometry;     ///< explicit I1/D1/LL
+  /// More geometries measured by the same sweep (layout-sweep's --I1 given
+  /// more than once): runSweeps returns one SweepResult per geometry,
+  /// Geometry's first. With keel-sim each run simulates every geometry, so
+  /// each variant is built and run once; other backends run a sweep per
+  /// geometry. runSweep measures Geometry alone.
+  std::vector<CacheGeometry> MoreGeometries;
+  /// The journal of each of MoreGeometries ("" or missing: none).
+  std::vector<std::string> MoreJournalPaths;
+  std::string GeometryPreset; ///< its name ("" when overridden)
+  CostWeights Weights = defaultWeights();
+  /// --cost=skylake|zen4: keel-sim's front-end model of this name
+  /// (docs/frontend-model.md) counts too; "" = cachegrind's events only.
+  /// Needs --backend=sim and keel-sim.
+  std::string Frontend;
+
+  // time
+  TimeOptions Time;
+
+  unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
+  unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
+  std::string Executor;        ///< --executor template with {cmd}, or "slurm"
+  /// --executor=slurm (Slurm.h): words added to sbatch (partition, account,
+  /// time, constraint), and the number of array tasks (0: one per variant).
+  std::string SlurmArgs;
+  unsigned SlurmTasks = 0;
+  /// --exec-as: "fd" runs every variant's binary as /dev/fd/100 (one argv[0]
+  /// and AT_EXECFN for all variants and series; the time backend keeps
+  /// argv[0] = Binary), "path" by its own path in the work directory, ""
+  /// picks fd, or path with an --executor template (descriptors do not
+  /// travel to another machine; a Slurm task opens the file itself).
+  std::string ExecAs;
+  std::string JournalPath;     ///< "" = no journal
+  bool Resume = false;
+  bool OverwriteJournal = false;
+  std::string WorkDir; ///< "" = a private temporary directory, removed after
+  /// Relative spread of executed instructions tolerated in library and
+  /// loader code (below: information; above: a note). The program's own
+  /// functions differing always flags SweepResult::InstructionsDiffer; without
+  /// per-function counts (time, perf) a total above it does.
+  double InstructionTolerance = 1e-4;
+  /// (finished, total) after every variant; called from worker threads
+  /// under a lock.
+  std::function<void(size_t, size_t)> Progress;
+  /// (from the journal, total) once, before the first variant is measured:
+  /// what --resume found, so progress and estimates count only the rest.
+  std::function<void(size_t, size_t)> Started;
+};
+
+/// --backend=sim or --backend=cachegrind: the deterministic backend.
+inline bool isSimBackend(llvm::StringRef Backend) {
+  return Backend == "sim" || Backend == "cachegrind";
+}
+
+} // namespace sweep
+} // namespace keel
+
+#endif
