@@ -28,6 +28,7 @@
 #include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -375,6 +376,12 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Perturb.BoltFunction = BoltPad;
   O.Perturb.HeapShim = HeapShim.empty() ? defaultHeapShim(Argv0) : HeapShim;
   O.Perturb.StackShim = StackShim.empty() ? defaultStackShim(Argv0) : StackShim;
+  // The library does not know which program it is in: where keel-sim and
+  // this program are is the tool's to say.
+  O.KeelSimLib = findKeelSimLib(
+      findKeelLibFile(Argv0, (void *)&defaultStackShim, "keel-sim"));
+  O.SlurmTaskProgram =
+      sys::fs::getMainExecutable(Argv0, (void *)&defaultStackShim);
   O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
   if (Error E = buildGeometry(O))
     return std::move(E);

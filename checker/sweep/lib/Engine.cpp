@@ -837,7 +837,7 @@ struct BackendTools {
 Expected<BackendTools> backendTools(const EngineOptions &O) {
   BackendTools T;
   if (isSimBackend(O.Backend)) {
-    T.Sim.KeelSimLib = findKeelSimLib();
+    T.Sim.KeelSimLib = O.KeelSimLib;
     if (!O.Frontend.empty() && T.Sim.KeelSimLib.empty())
       return make_error<UnavailableError>(
           formatv("--cost={0} measures with keel-sim, which is not built here "
@@ -1197,7 +1197,7 @@ Expected<std::vector<SweepResult>> runSweeps(const EngineOptions &O) {
   std::vector<SweepResult> Out;
   if (!O.MoreGeometries.empty() && O.Backend == "sim" &&
       O.Executor != SlurmExecutor &&
-      !findKeelSimLib().empty())
+      !O.KeelSimLib.empty())
     return runTogether(O);
   for (size_t G = 0; G <= O.MoreGeometries.size(); ++G) {
     Expected<SweepResult> R = runSweep(forGeometry(O, G));

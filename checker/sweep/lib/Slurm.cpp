@@ -233,15 +233,14 @@ struct SlurmPrograms {
   std::string Sbatch, Squeue, Self;
 };
 
-Expected<SlurmPrograms> findSlurmPrograms() {
+Expected<SlurmPrograms> findSlurmPrograms(const EngineOptions &O) {
   Expected<std::string> Sbatch = findProgram("sbatch");
   if (!Sbatch)
     return Sbatch.takeError();
   Expected<std::string> Squeue = findProgram("squeue");
   if (!Squeue)
     return Squeue.takeError();
-  std::string Self = sys::fs::getMainExecutable(
-      "layout-sweep", reinterpret_cast<void *>(&runSlurmTask));
+  std::string Self = O.SlurmTaskProgram;
   if (Self.empty())
     return makeError("--executor=slurm: cannot find layout-sweep's own path");
   return SlurmPrograms{std::move(*Sbatch), std::move(*Squeue),
@@ -577,7 +576,7 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
                      const SlurmSink &Sink) {
   if (Work.empty())
     return Error::success();
-  Expected<SlurmPrograms> Progs = findSlurmPrograms();
+  Expected<SlurmPrograms> Progs = findSlurmPrograms(O);
   if (!Progs)
     return Progs.takeError();
   ArrayJob Job;

@@ -75,6 +75,12 @@ struct EngineOptions {
   bool Resume = false;
   bool OverwriteJournal = false;
   std::string WorkDir; ///< "" = a private temporary directory, removed after
+  /// Found by the tool, not by the library (which cannot know the program
+  /// it is linked into): keel-sim's VALGRIND_LIB directory (findKeelSimLib;
+  /// "" = keel-sim is not built), and the program a Slurm array task runs
+  /// as `PROGRAM --slurm-task FILE` (layout-sweep's own path).
+  std::string KeelSimLib;
+  std::string SlurmTaskProgram;
   /// Relative spread of executed instructions tolerated in library and
   /// loader code (below: information; above: a note). The program's own
   /// functions differing always flags SweepResult::InstructionsDiffer; without
