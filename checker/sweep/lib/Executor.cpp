@@ -54,19 +54,13 @@ wrapForExecutor(StringRef Executor, ArrayRef<std::string> Argv,
   return Out;
 }
 
-std::string execAsMode(const EngineOptions &O) {
-  if (!O.ExecAs.empty())
-    return O.ExecAs;
-  return O.Executor.empty() || O.Executor == SlurmExecutor ? "fd" : "path";
-}
-
 RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
                              ArrayRef<std::string> Cmd, StringRef Stderr) {
   RunOutcome Out;
   Expected<std::vector<std::string>> Argv =
-      wrapForExecutor(O.Executor, Cmd, P.Env, P.Dir);
+      wrapForExecutor(O.ExecutorTemplate, Cmd, P.Env, P.Dir);
   RunOptions RO;
-  if (O.Executor.empty())
+  if (O.ExecutorTemplate.empty())
     RO.Env = P.Env; // else the executor gets ours and passes `env -i ...` on
   RO.Stdin = "";
   RO.Stdout = (Twine(P.Dir) + "/stdout").str();
@@ -95,6 +89,17 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
       Out.Reason += "; stderr: " + Line;
   }
   return Out;
+}
+
+/// --exec-as=fd: the binary goes on descriptor VariantExecFd and argv[0]
+/// becomes \p Argv0, one string for every variant and series, so a program
+/// that looks at its own path (hashes it, copies it to the stack) does the
+/// same work in every variant.
+void applyExecAs(const EngineOptions &O, PreparedVariant &P, StringRef Argv0) {
+  if (execAsMode(O) != "fd" || P.Argv.empty())
+    return;
+  P.ExecFile = P.Argv[0];
+  P.Argv[0] = Argv0.str();
 }
 
 } // namespace sweep

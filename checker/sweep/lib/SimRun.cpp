@@ -140,7 +140,7 @@ std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
 
 void nameByDescriptor(const EngineOptions &O, const SimTools &T,
                       PreparedVariant &P) {
-  if (!O.Executor.empty() && O.Executor != SlurmExecutor)
+  if (O.Executor == ExecutorKind::Template)
     return;
   for (std::string &E : P.Env) {
     StringRef Value = E;

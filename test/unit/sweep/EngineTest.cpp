@@ -324,7 +324,8 @@ TEST(EngineSim, NamesSimLibAndShimByDescriptor) {
   EXPECT_EQ(Own.Env, std::vector<std::string>{"LD_PRELOAD=/usr/lib/libmine.so"});
   EXPECT_TRUE(Own.MoreFds.empty());
 
-  O.Executor = "srun -n1 {cmd}";
+  O.Executor = ExecutorKind::Template;
+  O.ExecutorTemplate = "srun -n1 {cmd}";
   PreparedVariant Remote = P;
   Remote.Env = simRunEnv(T, P);
   nameByDescriptor(O, T, Remote);

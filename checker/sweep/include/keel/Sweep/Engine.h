@@ -14,6 +14,7 @@
 
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Executor.h"
+#include "keel/Sweep/PerfRun.h"
 #include "keel/Sweep/Result.h"
 #include "keel/Sweep/SimRun.h"
 
@@ -24,16 +25,6 @@
 
 namespace keel {
 namespace sweep {
-
-/// Stable identity of a sweep for the journal (everything that changes what
-/// a variant measures: binaries, arguments, backend, axis, geometry,
-/// relink templates; not the grid or weights - the cost is recomputed from
-/// the journal's counters).
-std::string sweepFingerprint(const EngineOptions &O);
-
-/// The perf backend's capability check: perf_event_open for cycles on this
-/// process. UnavailableError (exit 3) when the machine has no counters.
-llvm::Error checkPerfCounters();
 
 /// Run the sweep. Errors: bad options (InputError / plain error, exit 2),
 /// missing valgrind / counters / heap shim (UnavailableError, exit 3), every

@@ -14,6 +14,7 @@
 #include "keel/Sweep/TimeBackend.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <optional>
@@ -23,8 +24,30 @@
 namespace keel {
 namespace sweep {
 
-/// The --executor value that selects Slurm.h's job array.
-inline constexpr const char *SlurmExecutor = "slurm";
+/// --backend: how each variant is measured (one kind, one way to measure;
+/// the engine compares kinds, never names). Sim and Cachegrind simulate
+/// (deterministic counts: both give a result whose backend is "sim", the same
+/// counters, cost model and JSON); Time and Perf measure the machine.
+enum class BackendKind { Sim, Cachegrind, Time, Perf };
+
+/// --executor: where each variant's command runs. Local: here, in parallel;
+/// Template: through EngineOptions::ExecutorTemplate (`ssh node {cmd}`);
+/// Slurm: one job array of the whole sweep (Slurm.h).
+enum class ExecutorKind { Local, Template, Slurm };
+
+/// The option's spelling of each kind (and of each in the journal's
+/// fingerprint and the dry run): "sim", "cachegrind", "time", "perf".
+llvm::StringRef name(BackendKind K);
+/// --backend=NAME; an error naming the choices for any other name.
+llvm::Expected<BackendKind> parseBackendKind(llvm::StringRef Name);
+/// --executor=VALUE: "" is Local, "slurm" Slurm, anything else a template
+/// (checked when the sweep starts: it must hold the word {cmd}).
+ExecutorKind parseExecutorKind(llvm::StringRef Value);
+
+/// Sim or Cachegrind: the deterministic backends.
+inline bool isSimBackend(BackendKind K) {
+  return K == BackendKind::Sim || K == BackendKind::Cachegrind;
+}
 
 struct EngineOptions {
   std::string Binary;
@@ -34,7 +57,7 @@ struct EngineOptions {
   /// another; docs/keel-sim.md), cachegrind (one cachegrind run per
   /// variant), time, perf. Both sim and cachegrind give a result whose
   /// backend is "sim": the same counters, cost model and JSON.
-  std::string Backend = "sim";
+  BackendKind Backend = BackendKind::Sim;
   Grid G;
   PerturbOptions Perturb;
 
@@ -60,7 +83,8 @@ struct EngineOptions {
 
   unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
   unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
-  std::string Executor;        ///< --executor template with {cmd}, or "slurm"
+  ExecutorKind Executor = ExecutorKind::Local;
+  std::string ExecutorTemplate; ///< ExecutorKind::Template's, with {cmd}
   /// --executor=slurm (Slurm.h): words added to sbatch (partition, account,
   /// time, constraint), and the number of array tasks (0: one per variant).
   std::string SlurmArgs;
@@ -94,10 +118,14 @@ struct EngineOptions {
   std::function<void(size_t, size_t)> Started;
 };
 
-/// --backend=sim or --backend=cachegrind: the deterministic backend.
-inline bool isSimBackend(llvm::StringRef Backend) {
-  return Backend == "sim" || Backend == "cachegrind";
-}
+/// The resolved --exec-as ("fd" or "path").
+std::string execAsMode(const EngineOptions &O);
+
+/// Stable identity of a sweep for the journal (everything that changes what
+/// a variant measures: binaries, arguments, backend, axis, geometry,
+/// relink templates; not the grid or weights - the cost is recomputed from
+/// the journal's counters).
+std::string sweepFingerprint(const EngineOptions &O);
 
 } // namespace sweep
 } // namespace keel

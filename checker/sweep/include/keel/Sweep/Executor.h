@@ -22,9 +22,6 @@
 namespace keel {
 namespace sweep {
 
-/// The resolved --exec-as ("fd" or "path").
-std::string execAsMode(const EngineOptions &O);
-
 /// Check an --executor template: it must contain the word {cmd}.
 llvm::Error checkExecutorTemplate(llvm::StringRef T);
 
@@ -48,6 +45,13 @@ struct RunOutcome {
 RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
                              llvm::ArrayRef<std::string> Cmd,
                              llvm::StringRef Stderr);
+
+/// --exec-as=fd: the binary goes on descriptor VariantExecFd and argv[0]
+/// becomes \p Argv0, one string for every variant and series, so a program
+/// that looks at its own path (hashes it, copies it to the stack) does the
+/// same work in every variant.
+void applyExecAs(const EngineOptions &O, PreparedVariant &P,
+                 llvm::StringRef Argv0);
 
 } // namespace sweep
 } // namespace keel
