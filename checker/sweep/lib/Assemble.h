@@ -1,4 +1,4 @@
-//===- Assemble.h - measurements into a SweepResult --------------------*- C++ -*-===//
+//===- Assemble.h - measurements into a SweepResult -------------*- C++ -*-===//
 //
 // The last phase: the measurements sorted and split into series, an
 // all-failed sweep refused, and what the variants' binaries and counts say
@@ -28,10 +28,11 @@ void noteOwnRuns(const EngineOptions &O, SweepResult &R);
 /// Sort, split into series, refuse an all-failed sweep, check instructions.
 /// \p Binaries: a variant's binary per series (for its symbols); without
 /// one (every variant came from the journal) the binary as given.
-llvm::Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
-                   std::map<std::string, std::string> Binaries,
-                   const std::map<int64_t, std::string> &Built,
-                   SweepResult &R);
+llvm::Error finishResult(const EngineOptions &O,
+                         std::vector<Measurement> Results,
+                         std::map<std::string, std::string> Binaries,
+                         const std::map<int64_t, std::string> &Built,
+                         SweepResult &R);
 
 } // namespace sweep
 } // namespace keel

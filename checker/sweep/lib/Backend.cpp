@@ -1,4 +1,4 @@
-//===- Backend.cpp - sim, cachegrind, time and perf -------------------------===//
+//===- Backend.cpp - sim, cachegrind, time and perf -----------------------===//
 //
 // One Backend per --backend kind (Backend.h), and the pieces they share:
 // the parallel pool of one run per variant, --exec-as.
@@ -8,23 +8,17 @@
 
 #include "Assemble.h"
 #include "KeelSimSweep.h"
+
 #include "keel/Support/Diagnostics.h"
-#include "keel/Support/OutputFile.h"
-#include "keel/Support/PerfEvent.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Valgrind.h"
-#include "keel/Sweep/PerfRun.h"
 #include "keel/Sweep/Executor.h"
+#include "keel/Sweep/PerfRun.h"
 #include "keel/Sweep/Slurm.h"
 #include "keel/Sweep/TimeBackend.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
-
-#include <cerrno>
-#include <cstring>
 
 using namespace llvm;
 
@@ -37,9 +31,9 @@ namespace {
 
 /// Prepare and measure each variant as one job on a pool of \p Jobs
 /// threads (cachegrind one run per variant; perf one at a time).
-void measureInParallel(const EngineOptions &O, Perturber &P, unsigned Jobs,
-                       const Todo &Work, Recorder &Rec,
-                       function_ref<Measurement(const PreparedVariant &)> Measure) {
+void measureInParallel(
+    const EngineOptions &O, Perturber &P, unsigned Jobs, const Todo &Work,
+    Recorder &Rec, function_ref<Measurement(const PreparedVariant &)> Measure) {
   DefaultThreadPool Pool(hardware_concurrency(Jobs));
   for (const auto &[Index, V] : Work) {
     Pool.async([&, Index = Index, V = V] {
@@ -100,7 +94,8 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
 /// variant here or through a template, or Slurm's job array.
 class SimulatingBackend final : public Backend {
 public:
-  SimulatingBackend(const EngineOptions &O, SimTools T) : O(O), T(std::move(T)) {}
+  SimulatingBackend(const EngineOptions &O, SimTools T)
+      : O(O), T(std::move(T)) {}
 
   void measure(Perturber &P, WorkDirGuard &WD, const Todo &Work, Recorder &Rec,
                SweepResult &R) override {
@@ -184,7 +179,8 @@ private:
 };
 
 /// The simulating backends' tools; a missing one is the machine's limit.
-Expected<std::unique_ptr<Backend>> createSimulatingBackend(const EngineOptions &O) {
+Expected<std::unique_ptr<Backend>>
+createSimulatingBackend(const EngineOptions &O) {
   SimTools T;
   T.KeelSimLib = O.KeelSimLib;
   if (!O.Frontend.empty() && T.KeelSimLib.empty())
@@ -203,9 +199,9 @@ Expected<std::unique_ptr<Backend>> createSimulatingBackend(const EngineOptions &
     T.Frontend = O.Frontend;
   if (O.Backend == BackendKind::Sim && !T.KeelSim)
     T.Note = "keel-sim is not built here (no keel-sim-amd64-linux in "
-                 "$KEEL_SIM_LIB or in lib/keel-sim beside layout-sweep): "
-                 "--backend=sim measured with cachegrind, one run per "
-                 "variant";
+             "$KEEL_SIM_LIB or in lib/keel-sim beside layout-sweep): "
+             "--backend=sim measured with cachegrind, one run per "
+             "variant";
   return std::make_unique<SimulatingBackend>(O, std::move(T));
 }
 

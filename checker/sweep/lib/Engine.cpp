@@ -1,4 +1,4 @@
-//===- Engine.cpp - perturb x measure x journal ----------------------------===//
+//===- Engine.cpp - perturb x measure x journal ---------------------------===//
 //
 // runSweep() composes the phases, each in its own file: plan (Plan.cpp:
 // check the options, list the variants, make the work directory), the

@@ -1,4 +1,4 @@
-//===- EngineOptions.cpp - backend and executor names -----------------------===//
+//===- EngineOptions.cpp - backend and executor names ---------------------===//
 //
 // The one place a backend's or an executor's name becomes its kind (at the
 // option boundary) and a kind its name again (for the JSON, the journal's

@@ -1,4 +1,4 @@
-//===- Executor.cpp - where a variant's command runs ------------------------===//
+//===- Executor.cpp - where a variant's command runs ----------------------===//
 //
 // Local runs, and the --executor template that hands each command to another
 // program (ssh, srun) with its environment inside it. Slurm's array tasks run

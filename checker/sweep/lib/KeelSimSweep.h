@@ -1,4 +1,4 @@
-//===- KeelSimSweep.h - keel-sim's shared runs -------------------------*- C++ -*-===//
+//===- KeelSimSweep.h - keel-sim's shared runs ------------------*- C++ -*-===//
 //
 // The sim backend with keel-sim: one run of a series' first variant also
 // simulates every variant of that series whose binary is an address map of

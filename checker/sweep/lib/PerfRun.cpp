@@ -1,4 +1,4 @@
-//===- PerfRun.cpp - one perf stat run of a variant -------------------------===//
+//===- PerfRun.cpp - one perf stat run of a variant -----------------------===//
 //
 // The perf backend's side of a variant (PerfRun.h): the counters it needs,
 // the `perf stat -x,` command, and its CSV read back ("value,unit,event,..."

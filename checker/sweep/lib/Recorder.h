@@ -1,4 +1,4 @@
-//===- Recorder.h - where measurements go ------------------------------*- C++ -*-===//
+//===- Recorder.h - where measurements go -----------------------*- C++ -*-===//
 //
 // The engine's phases hand every finished measurement to a Recorder (the
 // journal first, then the in-memory result and the progress callback), and

@@ -1,4 +1,4 @@
-//===- SimRun.cpp - one valgrind run of a variant, and its counts ----------===//
+//===- SimRun.cpp - one valgrind run of a variant -------------------------===//
 //
 // The sim backend's commands (cachegrind, or keel-sim with a variant map)
 // and how their output becomes a Measurement, shared by the local engine

@@ -1,4 +1,4 @@
-//===- SweepJournal.h - a sweep's journal ------------------------------*- C++ -*-===//
+//===- SweepJournal.h - a sweep's journal -----------------------*- C++ -*-===//
 //
 // The journal phase: the sweep's journal opened (its fingerprint must
 // match, EngineOptions.h's sweepFingerprint), and what an earlier run of it

@@ -335,3 +335,19 @@ TEST(EngineSim, NamesSimLibAndShimByDescriptor) {
 }
 
 } // namespace
+
+TEST(EngineOptionsTest, KindsKeepTheirNames) {
+  for (BackendKind K : {BackendKind::Sim, BackendKind::Cachegrind,
+                        BackendKind::Time, BackendKind::Perf}) {
+    Expected<BackendKind> Back = parseBackendKind(name(K));
+    ASSERT_TRUE(bool(Back));
+    EXPECT_EQ(*Back, K);
+  }
+  Expected<BackendKind> Bad = parseBackendKind("nope");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(toString(Bad.takeError()),
+            "unknown --backend 'nope' (sim, cachegrind, time, perf)");
+  EXPECT_EQ(parseExecutorKind(""), ExecutorKind::Local);
+  EXPECT_EQ(parseExecutorKind("slurm"), ExecutorKind::Slurm);
+  EXPECT_EQ(parseExecutorKind("ssh node {cmd}"), ExecutorKind::Template);
+}

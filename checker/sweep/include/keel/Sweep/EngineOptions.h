@@ -1,4 +1,4 @@
-//===- keel/Sweep/EngineOptions.h - what a sweep is asked to do --*- C++ -*-===//
+//===- keel/Sweep/EngineOptions.h - what a sweep is asked -------*- C++ -*-===//
 //
 // The options of one sweep (Engine.h's runSweep), apart from the engine so
 // the pieces it composes (Executor.h, SimRun.h, Slurm.h) can read them

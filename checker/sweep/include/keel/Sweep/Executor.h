@@ -1,4 +1,4 @@
-//===- keel/Sweep/Executor.h - where a variant's command runs ----*- C++ -*-===//
+//===- keel/Sweep/Executor.h - where a command runs -------------*- C++ -*-===//
 //
 // A variant's command runs here (with its environment and descriptors), or
 // through an --executor template (ssh, srun: the environment travels inside

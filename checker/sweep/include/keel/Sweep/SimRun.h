@@ -1,4 +1,4 @@
-//===- keel/Sweep/SimRun.h - one valgrind run of a variant -------*- C++ -*-===//
+//===- keel/Sweep/SimRun.h - one valgrind run of a variant ------*- C++ -*-===//
 //
 // The sim backend's side of a variant: the valgrind command (cachegrind, or
 // keel-sim with a variant map), its environment, and its output read back as
