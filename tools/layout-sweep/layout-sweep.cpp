@@ -28,6 +28,7 @@
 #include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -366,7 +367,11 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Args.assign(ProgArgs.begin(), ProgArgs.end());
   if (!Compare.empty())
     O.CompareBinary = Compare;
-  O.Backend = Backend;
+  // Names become kinds here, once; the library compares kinds.
+  Expected<BackendKind> BK = parseBackendKind(Backend);
+  if (!BK)
+    return BK.takeError();
+  O.Backend = *BK;
   if (Error E = buildGrid(O.G))
     return std::move(E);
   O.Perturb.Axis = Axis;
@@ -375,6 +380,12 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Perturb.BoltFunction = BoltPad;
   O.Perturb.HeapShim = HeapShim.empty() ? defaultHeapShim(Argv0) : HeapShim;
   O.Perturb.StackShim = StackShim.empty() ? defaultStackShim(Argv0) : StackShim;
+  // The library does not know which program it is in: where keel-sim and
+  // this program are is the tool's to say.
+  O.KeelSimLib = findKeelSimLib(
+      findKeelLibFile(Argv0, (void *)&defaultStackShim, "keel-sim"));
+  O.SlurmTaskProgram =
+      sys::fs::getMainExecutable(Argv0, (void *)&defaultStackShim);
   O.Perturb.ExtraEnv.assign(ExtraEnv.begin(), ExtraEnv.end());
   if (Error E = buildGeometry(O))
     return std::move(E);
@@ -392,8 +403,8 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
                         Axis.getValue());
     O.Perturb.Axis = "fs-spacing";
     if (!Backend.getNumOccurrences())
-      O.Backend = "time";
-    if (O.Backend != "time")
+      O.Backend = BackendKind::Time;
+    if (O.Backend != BackendKind::Time)
       return usageError("--false-sharing needs --backend=time: the sim backend "
                         "runs threads one at a time (valgrind), so no cache line "
                         "ever moves between cores");
@@ -406,7 +417,9 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   }
   O.Jobs = Jobs;
   O.TimeoutSeconds = Timeout;
-  O.Executor = Executor;
+  O.Executor = parseExecutorKind(Executor);
+  if (O.Executor == ExecutorKind::Template)
+    O.ExecutorTemplate = Executor;
   O.SlurmArgs = SlurmArgs;
   O.SlurmTasks = SlurmTasks;
   O.ExecAs = ExecAs;
@@ -538,7 +551,7 @@ static Expected<int> runCommand(const char *Argv0) {
                       "nothing is built or run{4}\n",
                       O->Binary, O->Perturb.Axis,
                       O->G.offsets().size() * (O->CompareBinary ? 2 : 1),
-                      O->Backend,
+                      name(O->Backend),
                       O->WorkDir.empty()
                           ? formatv("; {0} is the private work directory",
                                     DryRunWorkDir)

@@ -268,7 +268,7 @@ void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
                          "a time",
                          Progress.Tool, Names, Base.Binary, Progress.Total,
                          PerAxis, Base.G.From, Base.G.To, Base.G.Step,
-                         Base.Backend, Progress.Parallel);
+                         name(Base.Backend), Progress.Parallel);
   if (!Skipped.empty())
     Progress.OS << "; not swept: " << Skipped << " (see the summary)";
   Progress.OS << "\n";
@@ -529,7 +529,7 @@ Error writeAutoDryRun(raw_ostream &OS, const EngineOptions &Base,
                 "{3}..{4} by {5}) on {6} {8}, backend {7}; nothing is built "
                 "or run",
                 Base.Binary, PerAxis * Swept, PerAxis, Base.G.From, Base.G.To,
-                Base.G.Step, Swept, Base.Backend, Swept == 1 ? "axis" : "axes");
+                Base.G.Step, Swept, name(Base.Backend), Swept == 1 ? "axis" : "axes");
   if (AO.KeepDir.empty())
     OS << formatv("; {0} is the private work directory", DryRunWorkDir);
   OS << "\n";

@@ -138,7 +138,7 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
         return std::move(E);
     BaselineResult = std::move(*B);
   }
-  if (GO.MaxMispredictRise && O.Backend == "time")
+  if (GO.MaxMispredictRise && O.Backend == BackendKind::Time)
     return inputError("--max-mispredict-rise", 0,
                       "--backend=time counts no branch "
                       "mispredicts (sim, cachegrind or perf do)");

@@ -9,7 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"

@@ -265,15 +265,14 @@ Expected<std::map<std::string, double>> parseCachegrindOut(StringRef Path) {
   return parseCachegrindText(*Text, Path);
 }
 
-std::string findKeelSimLib() {
+std::string findKeelSimLib(StringRef ToolLibDir) {
   auto Holds = [](StringRef Dir) {
     return sys::fs::exists(Dir + "/keel-sim-amd64-linux");
   };
   if (const char *Env = std::getenv("KEEL_SIM_LIB"))
     return Env[0] && Holds(Env) ? std::string(Env) : std::string();
-  std::string Dir = findKeelLibFile(
-      "layout-sweep", reinterpret_cast<void *>(&findKeelSimLib), "keel-sim");
-  return Holds(Dir) ? Dir : std::string();
+  return !ToolLibDir.empty() && Holds(ToolLibDir) ? ToolLibDir.str()
+                                                  : std::string();
 }
 
 std::vector<std::string> keelSimArgs(const CacheGeometry &G, StringRef Frontend,

@@ -14,8 +14,8 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Engine.h"
-#include "keel/Sweep/SimBackend.h"
+#include "keel/Sweep/Executor.h"
+#include "keel/Sweep/SimRun.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -233,15 +233,14 @@ struct SlurmPrograms {
   std::string Sbatch, Squeue, Self;
 };
 
-Expected<SlurmPrograms> findSlurmPrograms() {
+Expected<SlurmPrograms> findSlurmPrograms(const EngineOptions &O) {
   Expected<std::string> Sbatch = findProgram("sbatch");
   if (!Sbatch)
     return Sbatch.takeError();
   Expected<std::string> Squeue = findProgram("squeue");
   if (!Squeue)
     return Squeue.takeError();
-  std::string Self = sys::fs::getMainExecutable(
-      "layout-sweep", reinterpret_cast<void *>(&runSlurmTask));
+  std::string Self = O.SlurmTaskProgram;
   if (Self.empty())
     return makeError("--executor=slurm: cannot find layout-sweep's own path");
   return SlurmPrograms{std::move(*Sbatch), std::move(*Squeue),
@@ -577,7 +576,7 @@ Error measureOnSlurm(const EngineOptions &O, Perturber &P, const SimTools &Sim,
                      const SlurmSink &Sink) {
   if (Work.empty())
     return Error::success();
-  Expected<SlurmPrograms> Progs = findSlurmPrograms();
+  Expected<SlurmPrograms> Progs = findSlurmPrograms(O);
   if (!Progs)
     return Progs.takeError();
   ArrayJob Job;
@@ -635,7 +634,7 @@ Error runSlurmTask(StringRef TaskFile) {
   unsigned Timeout =
       static_cast<unsigned>(Root->getInteger("timeout").value_or(0));
   for (const TaskEntry &E : Entries) {
-    // As the local engine does (Engine.cpp, runVariantCommand).
+    // As the local engine does (Executor.cpp, runVariantCommand).
     sys::fs::remove(E.OutFile);
     RunOptions RO;
     RO.Env = E.Env;

@@ -51,7 +51,7 @@ struct SweepRun : SweepTestDir {
   EngineOptions timeOptions(const std::string &Binary) {
     EngineOptions O;
     O.Binary = Binary;
-    O.Backend = "time";
+    O.Backend = BackendKind::Time;
     O.G = Grid{0, 64, 64};
     O.Perturb.Axis = "env";
     O.Perturb.HeapShim = Dir + "/no-heapshift.so";

@@ -324,7 +324,8 @@ TEST(EngineSim, NamesSimLibAndShimByDescriptor) {
   EXPECT_EQ(Own.Env, std::vector<std::string>{"LD_PRELOAD=/usr/lib/libmine.so"});
   EXPECT_TRUE(Own.MoreFds.empty());
 
-  O.Executor = "srun -n1 {cmd}";
+  O.Executor = ExecutorKind::Template;
+  O.ExecutorTemplate = "srun -n1 {cmd}";
   PreparedVariant Remote = P;
   Remote.Env = simRunEnv(T, P);
   nameByDescriptor(O, T, Remote);
@@ -334,3 +335,19 @@ TEST(EngineSim, NamesSimLibAndShimByDescriptor) {
 }
 
 } // namespace
+
+TEST(EngineOptionsTest, KindsKeepTheirNames) {
+  for (BackendKind K : {BackendKind::Sim, BackendKind::Cachegrind,
+                        BackendKind::Time, BackendKind::Perf}) {
+    Expected<BackendKind> Back = parseBackendKind(name(K));
+    ASSERT_TRUE(bool(Back));
+    EXPECT_EQ(*Back, K);
+  }
+  Expected<BackendKind> Bad = parseBackendKind("nope");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(toString(Bad.takeError()),
+            "unknown --backend 'nope' (sim, cachegrind, time, perf)");
+  EXPECT_EQ(parseExecutorKind(""), ExecutorKind::Local);
+  EXPECT_EQ(parseExecutorKind("slurm"), ExecutorKind::Slurm);
+  EXPECT_EQ(parseExecutorKind("ssh node {cmd}"), ExecutorKind::Template);
+}

@@ -24,7 +24,7 @@ TEST(SlurmTest, ShellQuoteKeepsEveryByte) {
 
 EngineOptions slurmOptions(std::string Args) {
   EngineOptions O;
-  O.Executor = SlurmExecutor;
+  O.Executor = ExecutorKind::Slurm;
   O.SlurmArgs = std::move(Args);
   return O;
 }
@@ -43,7 +43,7 @@ TEST(SlurmTest, OptionChecks) {
                 .find("--slurm-args"),
             std::string::npos);
   EngineOptions Time = slurmOptions("");
-  Time.Backend = "time";
+  Time.Backend = BackendKind::Time;
   EXPECT_NE(message(checkSlurmOptions(Time))
                 .find("--executor=slurm measures with a simulating backend only (sim or cachegrind)"),
             std::string::npos);

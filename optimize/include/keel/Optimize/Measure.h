@@ -12,7 +12,7 @@
 #ifndef KEEL_OPTIMIZE_MEASURE_H
 #define KEEL_OPTIMIZE_MEASURE_H
 
-#include "keel/Optimize/Optimize.h"
+#include "keel/Optimize/Options.h"
 #include "keel/Sweep/Guard.h"
 
 #include "llvm/ADT/ArrayRef.h"

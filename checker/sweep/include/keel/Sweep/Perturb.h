@@ -87,7 +87,7 @@ inline constexpr int VariantExecFd = 100;
 inline constexpr const char *VariantExecPath = "/dev/fd/100";
 /// A local simulator run names keel-sim's directory (VALGRIND_LIB) and the
 /// stack or heap shim (LD_PRELOAD) by these descriptors, so neither path's
-/// length reaches the program (Engine.cpp, nameByDescriptor).
+/// length reaches the program (SimRun.cpp, nameByDescriptor).
 inline constexpr int SimLibFd = 101;
 inline constexpr const char *SimLibPath = "/dev/fd/101";
 inline constexpr int ShimFd = 102;

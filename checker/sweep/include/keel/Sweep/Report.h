@@ -4,7 +4,7 @@
 // (google/benchmark keeps reporters apart from measurement the same way).
 // Every format is deterministic: fixed number formats, variants in Variant
 // order, counters in name order. docs/sweep-statistics.md describes the
-// formats; the JSON carries "version": ReportVersion.
+// formats; the JSON carries "version": ReportVersion (Result.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_REPORT_H
@@ -22,9 +22,6 @@
 
 namespace keel {
 namespace sweep {
-
-/// Bumped whenever a key of the JSON report changes meaning or goes away.
-inline constexpr int ReportVersion = 2;
 
 /// The text table: one row per offset (with the --compare series beside
 /// it), then the summary, the verdict and the gate outcome.

@@ -25,6 +25,12 @@
 namespace keel {
 namespace sweep {
 
+/// The version of the JSON report (Report.h writes it; readers of a saved
+/// report, the gate's --baseline and the automatic sweep's, refuse a newer
+/// one). Bumped whenever a key of the JSON report changes meaning or goes
+/// away.
+inline constexpr int ReportVersion = 2;
+
 /// Perturbation axes (Variant::Axis spells them exactly like this).
 ///  "code"  - bytes of code added outside the hot code (relink / pad object /
 ///            BOLT --pad-funcs-before)

@@ -109,9 +109,10 @@ std::map<std::string, uint64_t> cachegrindFunctionIr(llvm::StringRef Text);
 
 /// keel-sim (docs/keel-sim.md): the directory valgrind is started with as
 /// VALGRIND_LIB (it holds keel-sim-amd64-linux beside links to valgrind's own
-/// files): $KEEL_SIM_LIB, else lib/keel-sim next to this program's bin
-/// directory. "" when there is none (keel-sim was not built).
-std::string findKeelSimLib();
+/// files): $KEEL_SIM_LIB, else \p ToolLibDir, the tool's own lib/keel-sim
+/// (keel::findKeelLibFile: the library does not guess which program it is
+/// linked into). "" when there is none (keel-sim was not built).
+std::string findKeelSimLib(llvm::StringRef ToolLibDir);
 
 /// valgrind's arguments for one keel-sim run: one geometry, per-function Ir,
 /// the front-end model \p Frontend ("" = none: cachegrind's 13 events only;

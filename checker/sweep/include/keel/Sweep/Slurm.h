@@ -21,8 +21,10 @@
 #ifndef KEEL_SWEEP_SLURM_H
 #define KEEL_SWEEP_SLURM_H
 
+#include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/Result.h"
+#include "keel/Sweep/SimRun.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -33,13 +35,6 @@
 
 namespace keel {
 namespace sweep {
-
-struct EngineOptions;
-
-/// The --executor value that selects this mode.
-inline constexpr const char *SlurmExecutor = "slurm";
-
-struct SimTools; // Engine.h
 
 /// Where finished measurements go (the engine's recorder).
 struct SlurmSink {
