@@ -191,16 +191,12 @@ Expected<ReplayPlan> planReplay(ArrayRef<RecordedCommand> Log, StringRef Binary,
         }))
       continue;
     size_t Unrebuilt = 0;
-    size_t Compiles = P.Compiles.size();
     Expected<ReplayPlan::Archive> R =
         readLinkedArchive(Abs, P.Binary, Outs, Log, Use, Unrebuilt);
     if (!R)
       return R.takeError();
-    if (llvm::all_of(R->MemberCompile, [](int I) { return I < 0; })) {
-      assert(P.Compiles.size() == Compiles && "no member was matched");
-      (void)Compiles;
+    if (Unrebuilt == R->MemberCompile.size()) // no member from this build
       continue;
-    }
     P.Unrebuilt += Unrebuilt;
     P.Archives.push_back(std::move(*R));
   }

@@ -375,6 +375,9 @@ static Expected<PlannerOptions> plannerOptions(const Binary &Bin) {
   if (DominantLast > 0 && !HotBudget)
     return inputError("--dominant-last", 0, "is only used with --hot-budget");
   O.DominantLastShare = DominantLast;
+  if (WarmPartsAfterHotTier && !(WarmShare > 0 && HotBudget))
+    return inputError("--warm-parts-after-hot-tier", 0,
+                      "is only used with --warm-share and --hot-budget");
   O.WarmPartsAfterHotTier = WarmPartsAfterHotTier;
   O.DataCoverage = DataCoverage;
   O.ColdPatternLimit = ColdPatternLimit;
