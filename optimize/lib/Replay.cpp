@@ -6,6 +6,7 @@
 #include "keel/Support/Process.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/BinaryFormat/Magic.h"
 #include "llvm/Object/Archive.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Support/FileSystem.h"
@@ -84,19 +85,25 @@ static int memberCompile(const std::map<std::string, size_t> &Outs,
 /// library or not in those directories (a system library: linked as it is).
 static std::string staticLibraryOf(const RecordedCommand &Link,
                                    const LibraryOption &L) {
+  // A libNAME.a that is no archive (a GNU ld script, as some distributions
+  // install) is the linker's to read: linked as it is.
+  auto Archive = [](const std::string &F) -> std::string {
+    file_magic M;
+    return !identify_magic(F, M) && M == file_magic::archive ? F : "";
+  };
   bool Static = is_contained(Link.Argv, "-static");
   for (const std::string &Dir : librarySearchDirs(Link.Argv)) {
     std::string D = absolutePath(Link.Cwd, Dir);
     if (L.Exact) {
       std::string F = D + "/" + L.Name;
       if (sys::fs::is_regular_file(F))
-        return StringRef(F).ends_with(".a") ? F : "";
+        return Archive(F);
       continue;
     }
     if (!Static && sys::fs::exists(D + "/lib" + L.Name + ".so"))
       return "";
     if (sys::fs::is_regular_file(D + "/lib" + L.Name + ".a"))
-      return D + "/lib" + L.Name + ".a";
+      return Archive(D + "/lib" + L.Name + ".a");
   }
   return "";
 }
