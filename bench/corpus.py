@@ -665,7 +665,8 @@ def main():
                     help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
                          "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
                          "cachegrind (no front-end model); Bcm/Bim are then the model's conditional and "
-                         "indirect mispredicts; keel-rec's layout-optimize gets --cost=NAME")
+                         "indirect mispredicts; keel-rec's layout-optimize gets --cost=NAME when NAME is a front-end "
+                         "model, else its default skylake (cachegrind's predictor never decides the guard)")
     ap.add_argument("--native", type=int, default=0, metavar="N",
                     help="also time the test input natively: N interleaved pairs of each build against "
                          "the default link and BOLT, and the default link against its copy (A/A); "
