@@ -51,11 +51,13 @@ static cl::opt<double> HotCoverage("hot-coverage", cl::init(0.99), cl::cat(Cat),
     cl::desc("lay out the functions covering this share of executed "
              "instructions (default 0.99)"));
 static cl::opt<std::string> BlockOrderName("block-order", cl::init("exttsp"), cl::cat(Cat),
-    cl::value_desc("exttsp|keep|guarded"),
+    cl::value_desc("exttsp|keep|guarded|cheapest"),
     cl::desc("order of a function's executed blocks: exttsp (LLVM's Ext-TSP), "
              "keep (the compiler's order, never-executed blocks split off), "
              "guarded (keep unless Ext-TSP raises the score by "
-             "--block-reorder-gain)"));
+             "--block-reorder-gain), cheapest (Ext-TSP or keep per function, "
+             "whichever executes fewer jumps and taken branches by the "
+             "profile)"));
 static cl::opt<double> ReorderGain("block-reorder-gain", cl::init(0.1), cl::cat(Cat),
     cl::value_desc("F"),
     cl::desc("with --block-order=guarded: relative Ext-TSP score gain needed "
@@ -108,7 +110,9 @@ static void printSummary(const BlockMapStats &S,
                      {"cold_blocks", int64_t(L.ColdBlocks.size())},
                      {"exttsp_before", L.ScoreBefore},
                      {"exttsp_after", L.ScoreAfter},
-                     {"kept_order", L.KeptOrder}};
+                     {"kept_order", L.KeptOrder},
+                     {"jumps", int64_t(L.Branches.Jumps)},
+                     {"taken", int64_t(L.Branches.Taken)}};
       if (WarmShare > 0)
         F["warm_blocks"] = int64_t(L.WarmOrder.size());
       Fns.push_back(std::move(F));
@@ -153,7 +157,8 @@ static Error run() {
   auto BOrder = parseBlockOrder(BlockOrderName);
   if (!BOrder)
     return inputError("--block-order", 0,
-                      "unknown block order '{0}' (exttsp, keep, guarded)",
+                      "unknown block order '{0}' (exttsp, keep, guarded, "
+                      "cheapest)",
                       BlockOrderName);
   if (!(ReorderGain >= 0))
     return inputError("--block-reorder-gain", 0, "{0} is negative",

@@ -175,13 +175,14 @@ static cl::opt<bool> Blocks(
              "function-level)"));
 static cl::opt<std::string> BlockOrderName(
     "block-order", cl::cat(Cat), cl::init("exttsp"),
-    cl::value_desc("exttsp|keep|guarded"),
+    cl::value_desc("exttsp|keep|guarded|cheapest"),
     cl::desc("with --blocks: how a laid-out function's executed blocks are "
              "ordered: exttsp (LLVM's Ext-TSP), keep (the compiler's order; "
              "only never-executed blocks leave, so no fall-through between "
              "executed blocks becomes a taken branch), guarded (keep unless "
-             "Ext-TSP raises the function's score by --block-reorder-gain) "
-             "(set by --preset)"));
+             "Ext-TSP raises the function's score by --block-reorder-gain), "
+             "cheapest (per function, Ext-TSP or keep, whichever executes "
+             "fewer jumps and taken branches by the profile) (set by --preset)"));
 static cl::opt<double> BlockReorderGain(
     "block-reorder-gain", cl::cat(Cat), cl::init(0.1), cl::value_desc("F"),
     cl::desc("with --block-order=guarded: the relative Ext-TSP score gain "
@@ -317,7 +318,8 @@ static Expected<BlockLayoutOptions> blockOptions() {
   auto Order = parseBlockOrder(BlockOrderName);
   if (!Order)
     return inputError("--block-order", 0,
-                      "unknown block order '{0}' (exttsp, keep, guarded)",
+                      "unknown block order '{0}' (exttsp, keep, guarded, "
+                      "cheapest)",
                       BlockOrderName);
   if (!(BlockReorderGain >= 0))
     return inputError("--block-reorder-gain", 0, "{0} is negative",

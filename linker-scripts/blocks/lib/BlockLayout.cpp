@@ -4,6 +4,7 @@
 #include "keel/Support/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/MC/MCInst.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Transforms/Utils/CodeLayout.h"
@@ -255,23 +256,29 @@ std::vector<uint64_t> inferUnenteredBlocks(FunctionBlocks &FB,
   // Backward: what entered a given block came from the block before it (a
   // given block was entered by no record). Walking down passes a count on
   // through a chain of such blocks.
+  std::vector<uint64_t> Fallen(N, 0); // I -> I + 1, added here
   for (size_t I = N; I-- > 1;) {
     const BlockInfo &B = FB.Blocks[I], &Prev = FB.Blocks[I - 1];
     if (!Given[I] || B.IsEHPad || !Prev.CanFallThrough)
       continue;
     FB.Edges[{unsigned(I - 1), unsigned(I)}] += Given[I];
+    Fallen[I - 1] += Given[I];
     Give(I - 1, Given[I]);
   }
-  // Forward: what ran in a block and did not leave it by a record fell into
-  // the next one (the call at its end returned).
+  // Forward: what ran in a block and did not leave it, by a record or by
+  // the fall-through just added, fell into the next one: the call at its
+  // end returned, or the block ends in no branch at all (a branch-only
+  // profile records a fall-through only after a conditional branch). The
+  // edge is added whether or not the next block has a count of its own:
+  // without it, Ext-TSP sees no reason to keep the two together, and the
+  // rebuilt block needs a jump that runs as often as the block.
   for (size_t I = 0; I + 1 < N; ++I) {
     const BlockInfo &B = FB.Blocks[I], &Next = FB.Blocks[I + 1];
-    uint64_t Leaving = I < Records.size() ? Records[I].Leaving : 0;
-    if (B.Count <= Leaving || !B.CanFallThrough || Next.IsEHPad ||
-        Next.Count != 0)
+    uint64_t Out = (I < Records.size() ? Records[I].Leaving : 0) + Fallen[I];
+    if (B.Count <= Out || !B.CanFallThrough || Next.IsEHPad)
       continue;
-    FB.Edges[{unsigned(I), unsigned(I + 1)}] += B.Count - Leaving;
-    Give(I + 1, B.Count - Leaving);
+    FB.Edges[{unsigned(I), unsigned(I + 1)}] += B.Count - Out;
+    Give(I + 1, B.Count - Out);
   }
   return Given;
 }
@@ -284,12 +291,15 @@ StringRef blockOrderName(BlockOrder O) {
     return "keep";
   case BlockOrder::Guarded:
     return "guarded";
+  case BlockOrder::Cheapest:
+    return "cheapest";
   }
   return "?";
 }
 
 std::optional<BlockOrder> parseBlockOrder(StringRef Name) {
-  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
+  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded,
+                       BlockOrder::Cheapest})
     if (Name == blockOrderName(O))
       return O;
   return std::nullopt;
@@ -381,6 +391,41 @@ static std::vector<bool> warmBlocks(const FunctionBlocks &FB, double WarmShare,
   return Warm;
 }
 
+BranchCost estimateBranchCost(const FunctionBlocks &FB,
+                              ArrayRef<uint64_t> Order) {
+  std::vector<uint64_t> Next(FB.Blocks.size(), ~uint64_t(0));
+  for (size_t P = 0; P + 1 < Order.size(); ++P)
+    Next[Order[P]] = Order[P + 1];
+  // The executed successors of each block (self-loops left out).
+  std::vector<SmallVector<std::pair<uint64_t, uint64_t>, 2>> Succ(
+      FB.Blocks.size());
+  for (const auto &[E, N] : FB.Edges)
+    if (N != 0 && E.first != E.second && E.first < Succ.size() &&
+        E.second < Succ.size())
+      Succ[E.first].push_back({E.second, N});
+  BranchCost C;
+  for (size_t I = 0; I < Succ.size(); ++I) {
+    const auto &S = Succ[I];
+    if (S.empty() || S.size() > 2)
+      continue;
+    if (S.size() == 1) {
+      if (S[0].first != Next[I]) {
+        C.Jumps += S[0].second;
+        C.Taken += S[0].second;
+      }
+      continue;
+    }
+    bool FirstNext = S[0].first == Next[I], SecondNext = S[1].first == Next[I];
+    if (FirstNext || SecondNext) {
+      C.Taken += FirstNext ? S[1].second : S[0].second;
+      continue;
+    }
+    C.Taken += S[0].second + S[1].second;
+    C.Jumps += std::min(S[0].second, S[1].second);
+  }
+  return C;
+}
+
 static FunctionLayout layoutOne(const FunctionBlocks &FB,
                                 const BlockLayoutOptions &Opts) {
   FunctionLayout L;
@@ -420,10 +465,20 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
       double New = codelayout::calcExtTspScore(Ext, Sizes, Edges);
       UseExt = New > Kept && New >= Kept * (1 + Opts.ReorderGain);
     }
+    BranchCost KeptCost = estimateBranchCost(FB, Order);
+    BranchCost ExtCost = estimateBranchCost(FB, Ext);
+    // Cheapest: the compiler's order only where it costs strictly less; on
+    // a tie Ext-TSP's order, which also packs the hottest blocks together.
+    if (Opts.Order == BlockOrder::Cheapest)
+      UseExt = !(KeptCost.cost() < ExtCost.cost());
+    L.Branches = UseExt ? ExtCost : KeptCost;
+    L.OtherBranches = UseExt ? KeptCost : ExtCost;
     if (UseExt) {
       Order = std::move(Ext);
       L.KeptOrder = false;
     }
+  } else {
+    L.Branches = estimateBranchCost(FB, Order);
   }
   L.ScoreAfter = codelayout::calcExtTspScore(Order, Sizes, Edges);
   auto IsCold = [&](uint64_t I) {

@@ -147,6 +147,72 @@ TEST(BlockOrder, GuardedReordersOnlyForAClearGain) {
   EXPECT_EQ(Bad[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
 }
 
+TEST(BranchCost, CountsJumpsAndTakenBranchesOfAnOrder) {
+  // The loop: 0 -> 1; 1 -> 2 (999), 1 -> 5 (1); 2 -> 3 (1000); 3 -> 1 (999).
+  FunctionBlocks F = loop();
+  // The binary's order 0 1 2 3 4 5: 1 falls into 2, 2 into 3; 3's back edge
+  // is a jump (999), 1's exit a taken branch (1).
+  BranchCost C = estimateBranchCost(F, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(C.Jumps, 999u);
+  EXPECT_EQ(C.Taken, 1000u);
+  // Rotated, 0 3 1 2 5 4: 0 jumps to 1 (once); 3 falls into 1; 1's
+  // successors 2 (999) and 5 (1): 2 is next, so the exit is taken (1);
+  // 2 -> 3 is a jump (1000).
+  C = estimateBranchCost(F, {0, 3, 1, 2, 5, 4});
+  EXPECT_EQ(C.Jumps, 1001u);
+  EXPECT_EQ(C.Taken, 1002u);
+  // Neither of 1's successors next (0 1 3 2 5 4): a taken branch for every
+  // entry (1000), a jump for the rarer one (1); 3 -> 1 a jump (999); 2 -> 3
+  // a jump (1000).
+  C = estimateBranchCost(F, {0, 1, 3, 2, 5, 4});
+  EXPECT_EQ(C.Jumps, 1u + 999 + 1000);
+  EXPECT_EQ(C.Taken, 1000u + 999 + 1000);
+  EXPECT_DOUBLE_EQ(C.cost(), 2000 + BranchCost::TakenWeight * 2999);
+}
+
+/// A rotated loop in the compiler's order 0 1 2 3: 0 (the entry) jumps to
+/// 2, the header (1001 entries); 2 -> 1, the body (1000), 2 -> 3, the exit
+/// (1); 1 falls into 2 (1000).
+FunctionBlocks unrotatedLoop() {
+  FunctionBlocks F = makeFunction("rot", {1, 1000, 1001, 1},
+                                  {{0, 2, 1}, {2, 1, 1000}, {2, 3, 1}, {1, 2, 1000}});
+  return F;
+}
+
+TEST(BlockOrder, CheapestKeepsTheCompilersOrderWhereItExecutesFewerJumps) {
+  // Block indices: 0 entry, 1 the body, 2 the header, 3 the exit (the
+  // compiler's order 0 1 2 3 is the rotated loop: 0 jumps to the header).
+  FunctionBlocks F = unrotatedLoop();
+  BranchCost Kept = estimateBranchCost(F, {0, 1, 2, 3});
+  EXPECT_EQ(Kept.Jumps, 1u);    // 0 -> 2, once
+  EXPECT_EQ(Kept.Taken, 1001u); // and 2 -> 1 taken 1000 times
+  BranchCost Unrotated = estimateBranchCost(F, {0, 2, 1, 3});
+  EXPECT_EQ(Unrotated.Jumps, 1000u); // 1 -> 2 jumps back every time
+  EXPECT_EQ(Unrotated.Taken, 1001u); // and 2 -> 3 is taken once
+  BlockLayoutOptions O;
+  O.Order = BlockOrder::Cheapest;
+  auto L = computeBlockLayout({F}, O);
+  ASSERT_EQ(L.size(), 1u);
+  BlockLayoutOptions E;
+  auto Ext = computeBlockLayout({F}, E);
+  if (Ext[0].Branches.cost() > Kept.cost()) {
+    // Ext-TSP chose a dearer order: cheapest keeps the compiler's.
+    EXPECT_TRUE(L[0].KeptOrder);
+    EXPECT_EQ(L[0].HotOrder, (std::vector<uint32_t>{0, 1, 2, 3}));
+  } else {
+    EXPECT_FALSE(L[0].KeptOrder);
+    EXPECT_EQ(L[0].HotOrder, Ext[0].HotOrder);
+  }
+  EXPECT_LE(L[0].Branches.cost(), Kept.cost());
+  EXPECT_LE(L[0].Branches.cost(), Ext[0].Branches.cost());
+  // Where Ext-TSP's order is cheaper (the badly placed function), it stays.
+  auto Bad = computeBlockLayout({badlyPlaced()}, O);
+  auto BadExt = computeBlockLayout({badlyPlaced()}, E);
+  EXPECT_FALSE(Bad[0].KeptOrder);
+  EXPECT_EQ(Bad[0].HotOrder, BadExt[0].HotOrder);
+  EXPECT_LT(Bad[0].Branches.cost(), Bad[0].OtherBranches.cost());
+}
+
 TEST(BlockOrder, CoverageChoosesTheFunctionsLaidOut) {
   // Three functions of 4000, 900 and 100 executed instructions (4 per
   // block entry): at 0.8 the heaviest alone covers the share; at 1 every
@@ -217,9 +283,12 @@ TEST(BlockRecords, BlocksAfterCallsAndLandingPadsRan) {
 }
 
 TEST(BlockRecords, CountsKeptAndPadsNotFallenInto) {
-  // Block 0 ran 10 times and left by a record 4 times: 6 fell into 1. Block
-  // 1 had records entering it (count 9): kept. Block 2 ran (6 records from
-  // it) but 3 is a landing pad: nothing falls into it, and 3 never ran.
+  // Block 0 ran 10 times and left by a record 4 times: 6 fell into 1,
+  // beside the 3 of the record edge 0 -> 1. Block 1 had records entering it
+  // (count 9): kept; it fell into 2 as often as it ran (6 as the backward
+  // pass gave 2 its count, 3 more as nothing left 1 otherwise). Block 2 ran
+  // (6 records from it) but 3 is a landing pad: nothing falls into it, and
+  // 3 never ran.
   FunctionBlocks F = makeFunction("k", {10, 9, 0, 0}, {{0, 1, 3}});
   F.Blocks[3].IsEHPad = true;
   std::vector<BlockRecords> R(4);
@@ -230,7 +299,25 @@ TEST(BlockRecords, CountsKeptAndPadsNotFallenInto) {
   EXPECT_EQ(F.Blocks[1].Count, 9u);
   EXPECT_EQ(F.Blocks[3].Count, 0u);
   EXPECT_EQ(F.Edges, (std::map<std::pair<unsigned, unsigned>, uint64_t>{
-                         {{0, 1}, 3}, {{1, 2}, 6}}));
+                         {{0, 1}, 9}, {{1, 2}, 9}}));
+}
+
+TEST(BlockRecords, BlocksWithoutABranchFallIntoBlocksEnteredByRecords) {
+  // A branch-only profile (fdata) of a loop: 0 -> 1 once; 1 ends in no
+  // branch and falls into 2, the header, which a record from 3 also enters
+  // (the back edge, 999); 2 -> 3 (the body, 999 taken), 2 -> 4 (the exit,
+  // once: its fall-through record). Nothing records 1 -> 2: it is inferred
+  // though 2 has a count (1000) of its own.
+  FunctionBlocks F = makeFunction("ft", {1, 1, 1000, 999, 1},
+                                  {{0, 1, 1}, {3, 2, 999}, {2, 3, 999}, {2, 4, 1}});
+  std::vector<BlockRecords> R(5);
+  R[0].Leaving = 1;
+  R[2].Leaving = 1000;
+  R[3].Leaving = 999;
+  std::vector<uint64_t> Given = inferUnenteredBlocks(F, R);
+  EXPECT_EQ(Given, (std::vector<uint64_t>{0, 0, 0, 0, 0}));
+  EXPECT_EQ(F.Edges, (std::map<std::pair<unsigned, unsigned>, uint64_t>{
+                         {{0, 1}, 1}, {{1, 2}, 1}, {{2, 3}, 999}, {{2, 4}, 1}, {{3, 2}, 999}}));
 }
 
 TEST(BlockSymbolOrder, NoColdPartOfWeakFunctions) {
@@ -395,7 +482,8 @@ TEST(WarmSplit, SecondClusterAndWarmPartsAfterEveryHotPart) {
 }
 
 TEST(BlockOrder, Names) {
-  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded})
+  for (BlockOrder O : {BlockOrder::ExtTsp, BlockOrder::Keep, BlockOrder::Guarded,
+                       BlockOrder::Cheapest})
     EXPECT_EQ(parseBlockOrder(blockOrderName(O)), O);
   EXPECT_FALSE(parseBlockOrder("ext-tsp").has_value());
 }

@@ -107,6 +107,31 @@ llvm::Expected<std::vector<FunctionBlocks>>
 mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
                    BlockMapStats &Stats);
 
+/// What an order of one function's blocks costs in branches, estimated
+/// from the profile's edge counts (FunctionBlocks::Edges). A block's
+/// successor that is not the next block in the order is reached by a taken
+/// branch; a block whose executed successors are all elsewhere also
+/// executes an unconditional jump: each entry of a block with one such
+/// successor, and the entries to the rarer of two (the other through the
+/// conditional branch). Blocks with more than two executed successors (a
+/// jump table) and self-loops cost the same in every order and are left
+/// out.
+struct BranchCost {
+  uint64_t Jumps = 0; ///< unconditional jumps executed
+  uint64_t Taken = 0; ///< taken branches executed, the jumps among them
+  /// Jumps weigh one (an instruction the order adds, and a taken branch);
+  /// a taken branch TakenWeight more: on a real core it ends the fetch
+  /// block, so the next one starts in a new fetch window (a bubble where
+  /// the branch target buffer must redirect fetch).
+  static constexpr double TakenWeight = 0.75;
+  double cost() const { return double(Jumps) + TakenWeight * double(Taken); }
+};
+
+/// The branch cost of \p Order (indices into FB.Blocks, every block once):
+/// each block's next one is the block after it in \p Order.
+BranchCost estimateBranchCost(const FunctionBlocks &FB,
+                              llvm::ArrayRef<uint64_t> Order);
+
 /// The planned layout of one function.
 struct FunctionLayout {
   std::string Name;
@@ -126,8 +151,12 @@ struct FunctionLayout {
   uint64_t WarmSize = 0;
   double ScoreBefore = 0, ScoreAfter = 0; ///< Ext-TSP scores (higher = better)
   /// The executed blocks are in the compiler's order (BlockOrder::Keep, or
-  /// Guarded without a clear gain).
+  /// Guarded without a clear gain, or Cheapest where it costs less).
   bool KeptOrder = false;
+  /// estimateBranchCost of the order chosen, and of the other candidate
+  /// (Cheapest; the kept order's under ExtTsp and Guarded, Ext-TSP's
+  /// never computed under Keep: zero).
+  BranchCost Branches, OtherBranches;
   /// The function's symbol is weak: a C++ COMDAT, defined in every object
   /// that uses it. Its split part "name.cold" is a local symbol of each
   /// copy, and lld warns "unable to order discarded symbol" for every copy
@@ -155,6 +184,13 @@ enum class BlockOrder {
   /// Keep, unless Ext-TSP raises the function's Ext-TSP score by at least
   /// BlockLayoutOptions::ReorderGain over the kept order (a clear gain).
   Guarded,
+  /// Per function, whichever of the Ext-TSP and the kept order costs less
+  /// in branches by the profile (estimateBranchCost; Ext-TSP on a tie).
+  /// Ext-TSP's score weighs a fall-through the same whether it saves a
+  /// conditional branch being taken or a whole jump being executed, so an
+  /// Ext-TSP order can execute more jumps than the compiler's (a loop left
+  /// unrotated: exit test at the top, an unconditional jump back).
+  Cheapest,
 };
 
 llvm::StringRef blockOrderName(BlockOrder O);
