@@ -118,6 +118,37 @@ void inferFromBranchRecords(const Binary &Bin, const AddressProfile &AP,
   }
 }
 
+/// BlockInfo::BranchTo of every executed block: its last instruction a
+/// direct conditional branch, or a jump right after one, to the start of a
+/// block of the same function.
+void findConditionalTargets(const Binary &Bin, const BlockIndex &Index,
+                            std::vector<FunctionBlocks> &Fns) {
+  for (unsigned F = 0; F < Fns.size(); ++F)
+    for (BlockInfo &B : Fns[F].Blocks) {
+      if (B.Count == 0 || B.Size == 0)
+        continue;
+      std::optional<InstInfo> Last, BeforeLast;
+      if (Error E = Bin.forEachInstruction(
+              B.Addr, B.Addr + B.Size, [&](const InstInfo &I, const MCInst &) {
+                BeforeLast = Last;
+                Last = I;
+              })) {
+        consumeError(std::move(E));
+        continue;
+      }
+      const std::optional<InstInfo> &Cond =
+          Last && Last->IsBranch && !Last->IsConditional && BeforeLast
+              ? BeforeLast
+              : Last;
+      if (!Cond || !Cond->IsBranch || !Cond->IsConditional || Cond->IsIndirect ||
+          !Cond->Target)
+        continue;
+      auto To = Index.find(*Cond->Target);
+      if (To && To->first == F && Fns[F].Blocks[To->second].Addr == *Cond->Target)
+        B.BranchTo = To->second;
+    }
+}
+
 } // namespace
 
 bool hasBlockMap(const Binary &Bin) {
@@ -153,7 +184,8 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
     for (const auto &Range : M.getBBRanges())
       for (const auto &E : Range.BBEntries)
         FB.Blocks.push_back({E.ID, Range.BaseAddress + E.Offset, E.Size,
-                             /*Count=*/0, E.MD.CanFallThrough, E.MD.IsEHPad});
+                             /*Count=*/0, E.MD.CanFallThrough, E.MD.IsEHPad,
+                             /*BranchTo=*/std::nullopt});
     llvm::stable_sort(FB.Blocks, [](const BlockInfo &A, const BlockInfo &B) {
       return A.Addr < B.Addr;
     });
@@ -238,6 +270,7 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
   // included; branch records alone do not (see BlockRecords).
   if (AP.FallThroughs.empty())
     inferFromBranchRecords(Bin, AP, Index, Fns);
+  findConditionalTargets(Bin, Index, Fns);
   return Fns;
 }
 
@@ -408,10 +441,12 @@ BranchCost estimateBranchCost(const FunctionBlocks &FB,
     const auto &S = Succ[I];
     if (S.empty() || S.size() > 2)
       continue;
+    std::optional<uint32_t> Cond = FB.Blocks[I].BranchTo;
     if (S.size() == 1) {
       if (S[0].first != Next[I]) {
-        C.Jumps += S[0].second;
         C.Taken += S[0].second;
+        if (Cond != S[0].first)
+          C.Jumps += S[0].second;
       }
       continue;
     }
@@ -421,7 +456,12 @@ BranchCost estimateBranchCost(const FunctionBlocks &FB,
       continue;
     }
     C.Taken += S[0].second + S[1].second;
-    C.Jumps += std::min(S[0].second, S[1].second);
+    if (Cond == S[0].first)
+      C.Jumps += S[1].second;
+    else if (Cond == S[1].first)
+      C.Jumps += S[0].second;
+    else
+      C.Jumps += std::min(S[0].second, S[1].second);
   }
   return C;
 }

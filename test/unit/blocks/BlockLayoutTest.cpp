@@ -168,6 +168,18 @@ TEST(BranchCost, CountsJumpsAndTakenBranchesOfAnOrder) {
   EXPECT_EQ(C.Jumps, 1u + 999 + 1000);
   EXPECT_EQ(C.Taken, 1000u + 999 + 1000);
   EXPECT_DOUBLE_EQ(C.cost(), 2000 + BranchCost::TakenWeight * 2999);
+  // Block 1's conditional branch goes to the exit, 5 (decoded): with
+  // neither successor next, the exit is the taken branch and the body, 2,
+  // is reached by the jump (999 times).
+  F.Blocks[1].BranchTo = 5;
+  C = estimateBranchCost(F, {0, 1, 3, 2, 5, 4});
+  EXPECT_EQ(C.Jumps, 999u + 999 + 1000);
+  EXPECT_EQ(C.Taken, 1000u + 999 + 1000);
+  // Block 3's back edge is its conditional branch: taken, no jump.
+  F.Blocks[3].BranchTo = 1;
+  C = estimateBranchCost(F, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(C.Jumps, 0u);
+  EXPECT_EQ(C.Taken, 1000u);
 }
 
 /// A rotated loop in the compiler's order 0 1 2 3: 0 (the entry) jumps to

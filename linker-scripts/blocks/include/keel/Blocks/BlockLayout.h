@@ -40,6 +40,12 @@ struct BlockInfo {
   /// one in address order, and it is a landing pad (entered by unwinding).
   bool CanFallThrough = true;
   bool IsEHPad = false;
+  /// The block (index into FunctionBlocks::Blocks) its conditional branch
+  /// goes to, when the block ends in a direct conditional branch (or in
+  /// one and a jump): decoded for executed blocks by mapProfileToBlocks.
+  /// An order that does not place that block next still reaches it by the
+  /// taken branch, with no jump added (estimateBranchCost).
+  std::optional<uint32_t> BranchTo;
 };
 
 /// One function's blocks (address order) and profile on them.
@@ -110,12 +116,14 @@ mapProfileToBlocks(const Binary &Bin, const AddressProfile &AP,
 /// What an order of one function's blocks costs in branches, estimated
 /// from the profile's edge counts (FunctionBlocks::Edges). A block's
 /// successor that is not the next block in the order is reached by a taken
-/// branch; a block whose executed successors are all elsewhere also
-/// executes an unconditional jump: each entry of a block with one such
-/// successor, and the entries to the rarer of two (the other through the
-/// conditional branch). Blocks with more than two executed successors (a
-/// jump table) and self-loops cost the same in every order and are left
-/// out.
+/// branch; the branch is a jump the order adds (executed on top of the
+/// block's own instructions) unless it is the block's conditional branch
+/// (BlockInfo::BranchTo): a block with one executed successor elsewhere
+/// runs a jump to it unless its conditional branch goes there; one with
+/// two executed successors, neither next, runs its conditional branch to
+/// one and a jump to the other (to the rarer where BranchTo is unknown).
+/// Blocks with more than two executed successors (a jump table) and
+/// self-loops cost the same in every order and are left out.
 struct BranchCost {
   uint64_t Jumps = 0; ///< unconditional jumps executed
   uint64_t Taken = 0; ///< taken branches executed, the jumps among them
