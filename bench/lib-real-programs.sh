@@ -23,7 +23,13 @@ keel_get_source() {
   # apt-get source unpacks into PKG-VERSION/; several packages may share DIR.
   if ! ls -d "$dir/$pkg"-*/ >/dev/null 2>&1; then
     keel_enable_deb_src
-    (cd "$dir" && apt-get source -qq "$pkg" >/dev/null 2>&1)
+    # The newest version may be listed by a suite whose pool lacks its files
+    # (seen: libzstd's security update answered 404); then try the others.
+    if ! (cd "$dir" && apt-get source -qq "$pkg" >/dev/null 2>&1); then
+      for v in $(apt-cache showsrc "$pkg" | sed -n 's/^Version: //p'); do
+        (cd "$dir" && apt-get source -qq "$pkg=$v" >/dev/null 2>&1) && break
+      done
+    fi
   fi
   ls -d "$dir/$pkg"-*/ | head -n1
 }
