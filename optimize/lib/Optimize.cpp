@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/CommandLog.h"
+#include "keel/Optimize/LinkedSizes.h"
 #include "keel/Optimize/Measure.h"
 #include "keel/Optimize/Replay.h"
 
@@ -87,8 +88,9 @@ private:
   }
   Expected<std::string> stampKey();
   Expected<bool> upToDate(StringRef Key);
-  Error plan(Build &B, ArrayRef<std::string> Extra);
+  Error plan(Build &B, ArrayRef<std::string> Extra, StringRef LogName);
   Error rebuild(Build &B);
+  Error packLinkedSizes(Build &B, ArrayRef<std::string> Extra);
   Error measure(Build &B);
   Error codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd);
   Error report(const GuardDecision &D, const Build &Kept);
@@ -310,6 +312,8 @@ Expected<std::string> Flow::stampKey() {
   Add(formatv("{0} {1} {2} {3} {4} {5}", O.Backend, O.Cost, O.GuardVariants,
               O.GuardStep, O.CodeVariants, O.CodeStep)
           .str());
+  if (O.PackLinkedSizes) // off: the stamp of the runs before the option
+    Add("pack-linked-sizes");
   return toHex(H.final(), /*LowerCase=*/true);
 }
 
@@ -345,7 +349,7 @@ Expected<bool> Flow::upToDate(StringRef Key) {
   return true;
 }
 
-Error Flow::plan(Build &B, ArrayRef<std::string> Extra) {
+Error Flow::plan(Build &B, ArrayRef<std::string> Extra, StringRef LogName) {
   Written.push_back(B.Plan);
   std::vector<std::string> Argv = {tool("layout-order"), "--binary",
                                    Builds[0].Binary, "--profile", Fdata};
@@ -354,13 +358,13 @@ Error Flow::plan(Build &B, ArrayRef<std::string> Extra) {
   Argv.push_back(B.Plan);
   progress("plan", displayCommand(Argv));
   B.PlanArgv = Argv;
-  Expected<RunResult> R = runLogged("plan", Argv, "plan-" + B.Name);
+  Expected<RunResult> R = runLogged("plan", Argv, LogName);
   if (!R)
     return R.takeError();
   if (R->Crashed || R->ExitCode != 0)
     return makeError("plan: `{0}` {1}:\n{2}", displayCommand(Argv),
                      formatv("exited with status {0}", R->ExitCode),
-                     tailOf(path("logs/plan-" + B.Name + ".err")));
+                     tailOf(path("logs/" + LogName + ".err")));
   for (StringRef F : {"compile.rsp", "link.rsp"})
     if (!sys::fs::exists(B.Plan + "/" + F.str()))
       return makeError("plan: layout-order wrote no {0}/{1}", B.Plan, F);
@@ -643,11 +647,102 @@ Expected<int> Flow::run() {
 }
 
 Error Flow::candidate(Build &B, ArrayRef<std::string> Extra) {
-  if (Error E = plan(B, Extra))
+  if (Error E = plan(B, Extra, "plan-" + B.Name))
     return E;
   if (Error E = rebuild(B))
     return E;
+  if (O.PackLinkedSizes)
+    if (Error E = packLinkedSizes(B, Extra))
+      return E;
   return measure(B);
+}
+
+/// The line of a layout-order log that starts with \p Prefix, without it.
+static std::string logLine(StringRef Log, StringRef Prefix) {
+  Expected<std::string> Text = readWholeFile(Log);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return "";
+  }
+  size_t At = StringRef(*Text).find(Prefix);
+  if (At == StringRef::npos)
+    return "";
+  return StringRef(*Text).substr(At + Prefix.size()).split('\n').first.str();
+}
+
+/// --pack-linked-sizes: the spacers were placed by the sizes the plan
+/// packed with (with block layout, estimates of the hot parts), so the packs
+/// start off their planned offsets by the estimates' error. The first link
+/// has the real sizes: plan again with them (the same order, the same
+/// block layout, other spacers) and relink the same objects once.
+Error Flow::packLinkedSizes(Build &B, ArrayRef<std::string> Extra) {
+  std::string Planned = B.Plan + "/spacer-sizes.txt";
+  if (!sys::fs::exists(Planned)) {
+    progress("pack", B.Plan + " has no spacers: nothing to pack");
+    return Error::success();
+  }
+  Expected<std::vector<PackedSize>> Packed = readSpacerSizes(Planned);
+  if (!Packed)
+    return Packed.takeError();
+  Expected<LinkedSizes> L = measureLinkedSizes(B.Binary, *Packed);
+  if (!L)
+    return L.takeError();
+  std::string Sizes = path(B.Name + "/linked-sizes.txt");
+  if (Error E = writeOutput(Sizes, [&](raw_ostream &OS) {
+        writeLinkedSizes(*L, B.Binary, OS);
+        return Error::success();
+      }))
+    return E;
+  progress("pack", formatv("{0} of {1} packed functions found in {2}: {3} "
+                           "bytes linked, {4} planned; planning again with "
+                           "--section-sizes={5} and relinking",
+                           L->Found.size(), Packed->size(), B.Binary, L->Linked,
+                           L->Planned, Sizes));
+  // Only the spacers may change: the objects were compiled with the first
+  // plan's compile.rsp and bbsections.txt, and are linked again as they are.
+  std::vector<std::pair<std::string, std::string>> Kept;
+  for (StringRef F : {"compile.rsp", "bbsections.txt", "order.txt"}) {
+    std::string Path = B.Plan + "/" + F.str();
+    if (!sys::fs::exists(Path))
+      continue;
+    Expected<std::string> Text = readWholeFile(Path);
+    if (!Text)
+      return Text.takeError();
+    Kept.push_back({Path, std::move(*Text)});
+  }
+  std::vector<std::string> Again(Extra.begin(), Extra.end());
+  Again.push_back("--section-sizes=" + Sizes);
+  std::string LogName = "plan-" + B.Name + "-pack";
+  if (Error E = plan(B, Again, LogName))
+    return E;
+  for (const auto &[Path, Text] : Kept) {
+    Expected<std::string> Now = readWholeFile(Path);
+    if (!Now)
+      return Now.takeError();
+    if (*Now != Text)
+      return makeError("pack: planning again with --section-sizes changed {0}; "
+                       "the linked sizes may change the spacers only",
+                       Path);
+  }
+  if (B.Commands.empty())
+    return makeError("pack: no link to run again for {0}", B.Binary);
+  if (Error E = rerunCommand(B.Commands.back(),
+                             path("objects-" + B.Name + "/relink.log")))
+    return E;
+  // The check: the relinked functions are the size the plan now packed.
+  Expected<std::vector<PackedSize>> Replanned = readSpacerSizes(Planned);
+  if (!Replanned)
+    return Replanned.takeError();
+  Expected<LinkedSizes> After = measureLinkedSizes(B.Binary, *Replanned);
+  if (!After)
+    return After.takeError();
+  progress("pack", formatv("relinked {0}: {1}; {2} of {3} packed functions "
+                           "linked at the size they were packed with",
+                           B.Binary,
+                           logLine(path("logs/" + LogName + ".out"),
+                                   "layout-order: spacers: "),
+                           After->Same, Replanned->size()));
+  return Error::success();
 }
 
 Error Flow::decideAndReport(StringRef Key) {

@@ -367,6 +367,10 @@ static Error writeArchiveCopy(const ReplayPlan::Archive &A,
   });
 }
 
+Error rerunCommand(const ReplayedCommand &C, StringRef Log) {
+  return runIn(C.Cwd, C.Argv, Log);
+}
+
 Error runReplay(const ReplayPlan &P, StringRef ObjDir, const ReplayFlags &F,
                 StringRef Output, std::vector<ReplayedCommand> &Commands) {
   std::vector<std::string> Objects;

@@ -77,6 +77,13 @@ cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("commands and variants run in "
 cl::opt<bool> Force("force", cl::desc("run every step even when the stamp says "
                                       "nothing changed"),
                     cl::cat(Cat));
+cl::opt<bool> PackLinkedSizes(
+    "pack-linked-sizes",
+    cl::desc("after a candidate's first link, plan it again with the linked "
+             "sizes of its packed hot functions (layout-order "
+             "--section-sizes: the spacers by real sizes, not estimates; the "
+             "order is the same) and relink it once (default off)"),
+    cl::cat(Cat));
 cl::opt<std::string> JSON("json", cl::desc("also write the report as JSON here "
                                            "(always in DIR/report.json)"),
                           cl::value_desc("file"), cl::cat(Cat));
@@ -185,6 +192,7 @@ static Expected<int> runCommand(const char *Argv0) {
   O.CodeVariants = CodeVariants;
   O.Jobs = std::max(1u, unsigned(Jobs));
   O.Force = Force;
+  O.PackLinkedSizes = PackLinkedSizes;
   O.JSONPath = JSON;
   std::string Exe = sys::fs::getMainExecutable(Argv0, (void *)&runCommand);
   O.ToolDir = sys::path::parent_path(Exe).str();
@@ -204,7 +212,9 @@ static const char *const Overview =
     "layout-sweep over 4 environment offsets, the candidate kept only if its\n"
     "mean total cost is lower (else planned again with --block-order=keep;\n"
     "else the default build is kept). Prints a before/after table and the\n"
-    "commands that reproduce it; DIR/report.json. A second run with the same\n"
+    "commands that reproduce it; DIR/report.json. --pack-linked-sizes plans\n"
+    "each candidate again with its linked hot-part sizes and relinks it once\n"
+    "before the guard. A second run with the same\n"
     "program and profile does nothing. The optimized program is DIR/<name>.\n\n"
     "  layout-optimize --guard-only --default=a.out --candidate=exttsp=b.out \\\n"
     "      --candidate=keep=c.out --workload='ARGS'\n\n"

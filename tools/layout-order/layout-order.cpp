@@ -6,9 +6,10 @@
 // (keel/Planner/PlanLayout.h): merge them, resolve them to addresses
 // (stale symbols counted) -> call graph -> hot data ranking ->
 // block layout (--blocks) -> plan (hot set by --hot-coverage, or by density
-// under --hot-budget) -> spacers (--spacers) -> write order.txt,
-// layout.ld, layout.gnu.ld, plan.yaml, callgraph.txt, with --blocks
-// bbsections.txt and sizes.txt, and the flags that apply the plan,
+// under --hot-budget) -> spacers (--spacers, sized by --section-sizes where
+// it names a function) -> write order.txt, layout.ld, layout.gnu.ld,
+// plan.yaml, callgraph.txt, with --blocks bbsections.txt and sizes.txt,
+// with --spacers spacer-sizes.txt, and the flags that apply the plan,
 // compile.rsp and link.rsp (keel/Planner/BuildFlags.h) (each atomically;
 // nothing is written if any step fails). --preset (default: recommended)
 // gives every option it names a value; an option given explicitly keeps
@@ -161,9 +162,13 @@ static cl::opt<uint64_t> Spacers(
              "--preset)"));
 static cl::opt<std::string> SectionSizes(
     "section-sizes", cl::cat(Cat), cl::value_desc("file"),
-    cl::desc("'<symbol> <bytes>' lines overriding the binary's symbol sizes "
-             "for --spacers (layout-blocks' sizes.txt: the hot parts block "
-             "layout keeps)"));
+    cl::desc("'<symbol> <bytes>' lines: the sizes --spacers packs with, "
+             "instead of the estimates (with --blocks, the hot parts' "
+             "estimated sizes; without, the binary's symbol sizes); a "
+             "function not in the file keeps its estimate. Only the spacers "
+             "change, never the order. E.g. the symbol sizes of a build "
+             "linked with this plan (llvm-nm --print-size), or "
+             "layout-blocks' sizes.txt"));
 static cl::opt<bool> Blocks(
     "blocks", cl::cat(Cat),
     cl::desc("also lay out the hot functions' basic blocks (as layout-blocks "
@@ -289,10 +294,6 @@ static Expected<SpacerOptions> spacerOptions() {
                       uint64_t(PackAlign));
   if (!SectionSizes.empty() && !Spacers)
     return inputError("--section-sizes", 0, "is only used with --spacers=W");
-  if (!SectionSizes.empty() && Blocks)
-    return inputError("--section-sizes", 0,
-                      "is not used with --blocks (the block layout's own "
-                      "hot-part sizes are)");
   if (!(PackEndShare >= 0 && PackEndShare <= 100))
     return inputError("--pack-end-share", 0, "{0} is not a percentage (0-100)",
                       double(PackEndShare));
@@ -308,7 +309,7 @@ static Expected<SpacerOptions> spacerOptions() {
   auto Sizes = parseSectionSizes(*Text, SectionSizes);
   if (!Sizes)
     return Sizes.takeError();
-  O.Sizes = std::move(*Sizes);
+  O.GivenSizes = std::move(*Sizes);
   return O;
 }
 
@@ -530,18 +531,19 @@ static void printPlan(const LayoutPlan &LP, const PlanReport &R,
                           double(LP.Graph.totalWeight()),
                       LP.WarmOrder.size());
   if (Opts.Spacers.Window) {
-    size_t Sizes = Opts.Spacers.Sizes.size();
-    if (!SectionSizes.empty() && R.SpacerSizesUsed < Sizes)
+    size_t Sizes = Opts.Spacers.GivenSizes.size();
+    size_t Used = LP.packedFrom(PackSizeSource::Given);
+    if (!SectionSizes.empty() && Used < Sizes)
       WithColor::note(errs(), Tool)
-          << SectionSizes << ": " << (Sizes - R.SpacerSizesUsed) << " of "
+          << SectionSizes << ": " << (Sizes - Used) << " of "
           << Sizes << " sizes name no function of the hot text (ignored)\n";
     if (!JSON && !PrintPlan)
       outs() << formatv("{0}: spacers: {1} every {2} bytes ({3} ending a "
                         "pack), {4} bytes of padding, hot text {5} bytes "
-                        "(estimated)\n",
+                        "(estimated), sizes: {6}\n",
                         Tool, LP.SpacerCount, LP.File.Spacers,
                         LP.PackEndCount, LP.SpacerPadBytes,
-                        LP.PackedTextBytes);
+                        LP.PackedTextBytes, packedSizeSources(LP));
   }
   if (JSON) {
     printPlanJSON(LP, outs());
@@ -624,6 +626,11 @@ static Error writePlanDir(const LayoutPlan &LP,
   if (Error E = Out("callgraph.txt",
                     [&](raw_ostream &OS) { writeCallGraphFile(LP, OS); }))
     return E;
+  if (LP.File.Spacers)
+    if (Error E = Out("spacer-sizes.txt", [&](raw_ostream &OS) {
+          writeSpacerSizes(LP, OS);
+        }))
+      return E;
   if (Error E = writeBuildFlags(BlockLayout != nullptr, Out))
     return E;
   return Out("plan.yaml", [&](raw_ostream &OS) { writePlan(LP.File, OS); });
@@ -663,7 +670,8 @@ static const char *const Overview =
     "hot blocks laid out, a 32 KB hot tier, 4 KB spacers).\n"
     "  Writes PLAN_DIR/{order.txt,layout.ld,layout.gnu.ld,plan.yaml,"
     "callgraph.txt,compile.rsp,link.rsp}\n"
-    "  (with --blocks also bbsections.txt, sizes.txt). Apply the plan:\n"
+    "  (with --blocks also bbsections.txt, sizes.txt; with --spacers "
+    "spacer-sizes.txt). Apply the plan:\n"
     "    clang -O2 @PLAN_DIR/compile.rsp -c x.c ...   (rebuild every "
     "object)\n"
     "    clang @PLAN_DIR/link.rsp *.o -o app          (link)\n"

@@ -298,10 +298,12 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                   P.HotBytes, P.HotBudget);
   if (P.File.Spacers)
     OS << formatv("spacers: {0} every {1} bytes ({2} ending a pack), {3} "
-                  "bytes of padding, hot text {4} bytes (estimated)\n",
+                  "bytes of padding, hot text {4} bytes (estimated), sizes: "
+                  "{5}\n",
                   P.SpacerCount, P.File.Spacers, P.PackEndCount,
-                  P.SpacerPadBytes, P.PackedTextBytes);
+                  P.SpacerPadBytes, P.PackedTextBytes, packedSizeSources(P));
   uint64_t Offset = 0;
+  size_t NextPacked = 0;
   for (size_t I = 0; I < P.TextOrder.size(); ++I) {
     const FunctionNode &N = P.Graph.Nodes[P.TextOrder[I]];
     if (P.WarmStart && I == P.WarmStartIndex) {
@@ -312,11 +314,21 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
                     P.File.Spacers);
       Offset = alignTo(Offset, P.File.Spacers);
     }
+    // A packed function: where the packing put it, and the size it
+    // counted (a hot part's, with block layout) and where that came from.
+    const PackedFunction *PF = nullptr;
+    if (NextPacked < P.Packed.size() && P.Packed[NextPacked].Index == I)
+      PF = &P.Packed[NextPacked++];
+    if (PF)
+      Offset = PF->Offset;
     OS << formatv("  {0,4} {1,-4} {2,-32} size {3,6} offset {4,7} weight {5} "
-                  "({6})\n",
+                  "({6})",
                   I, temperatureName(P.Classes[P.TextOrder[I]]), N.Name,
                   N.Size, Offset, N.Weight, percent(N.Weight, Total));
-    Offset += N.Size;
+    if (PF)
+      OS << formatv(" packed {0} {1}", PF->Size, packSizeSourceName(PF->Source));
+    OS << '\n';
+    Offset += PF ? PF->Size : N.Size;
   }
   OS << "cold: " << P.Cold.size() << " functions to .text.unlikely\n";
   OS << "hot data: " << P.HotData.size() << " symbols from a "
@@ -329,6 +341,31 @@ void printPlanSummary(const LayoutPlan &P, raw_ostream &OS) {
   }
   OS << "call graph: " << P.Graph.Arcs.size() << " arcs from "
      << P.Graph.Source << "\n";
+}
+
+std::string packedSizeSources(const LayoutPlan &P) {
+  std::string S;
+  for (PackSizeSource Src : {PackSizeSource::Given, PackSizeSource::Estimated,
+                             PackSizeSource::Symbol})
+    if (size_t N = P.packedFrom(Src))
+      S += formatv("{0}{1} {2}", S.empty() ? "" : ", ", N,
+                   packSizeSourceName(Src))
+               .str();
+  return S.empty() ? "none" : S;
+}
+
+void writeSpacerSizes(const LayoutPlan &P, raw_ostream &OS) {
+  OS << "# layout-order: the size each function of the hot text was packed "
+        "with (--spacers=" << P.File.Spacers << "),\n"
+        "# in the planned order: <symbol> <bytes> <source> <offset>. source: "
+        "given\n"
+        "# (--section-sizes), estimated (block layout's hot part, sizes.txt) "
+        "or symbol\n"
+        "# (the profiled binary's symbol); offset: from __keel_hot_text_start "
+        "as planned.\n";
+  for (const PackedFunction &F : P.Packed)
+    OS << P.Graph.Nodes[P.TextOrder[F.Index]].Name << ' ' << F.Size << ' '
+       << packSizeSourceName(F.Source) << ' ' << F.Offset << '\n';
 }
 
 void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
@@ -361,6 +398,12 @@ void printPlanJSON(const LayoutPlan &P, raw_ostream &OS) {
         J.attribute("pad-bytes", int64_t(P.SpacerPadBytes));
         J.attribute("hot-text-bytes", int64_t(P.PackedTextBytes));
         J.attribute("estimated", true);
+        J.attributeObject("sizes", [&] {
+          for (PackSizeSource S : {PackSizeSource::Given,
+                                   PackSizeSource::Estimated,
+                                   PackSizeSource::Symbol})
+            J.attribute(packSizeSourceName(S), int64_t(P.packedFrom(S)));
+        });
       });
     J.attributeArray("text-order", [&] {
       for (uint32_t N : P.TextOrder)

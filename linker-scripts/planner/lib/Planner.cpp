@@ -22,6 +22,23 @@ uint64_t LayoutPlan::weightOf(Temperature T) const {
   return W;
 }
 
+size_t LayoutPlan::packedFrom(PackSizeSource S) const {
+  return llvm::count_if(Packed,
+                        [&](const PackedFunction &F) { return F.Source == S; });
+}
+
+const char *packSizeSourceName(PackSizeSource S) {
+  switch (S) {
+  case PackSizeSource::Symbol:
+    return "symbol";
+  case PackSizeSource::Estimated:
+    return "estimated";
+  case PackSizeSource::Given:
+    return "given";
+  }
+  return "symbol";
+}
+
 /// Hot data: the heaviest data covering \p Coverage of all references,
 /// read-mostly first, then written, each group heaviest first (as in the
 /// spacer report, hot data contiguous; written data apart so stores do not

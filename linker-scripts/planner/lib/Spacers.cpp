@@ -45,6 +45,7 @@ Packing packIntoWindows(ArrayRef<PackItem> Items, uint64_t Window,
       P.PadBytes += Window - InWindow;
       Offset += Window - InWindow;
     }
+    P.Offsets.push_back(Offset);
     Offset += It.Size;
   }
   P.End = Offset;
@@ -74,12 +75,25 @@ parseSectionSizes(StringRef Text, StringRef FileName) {
   return Sizes;
 }
 
+/// The size \p Name is packed with: given, else estimated, else \p Symbol.
+static std::pair<uint64_t, PackSizeSource>
+packSize(StringRef Name, uint64_t Symbol, const SpacerOptions &Opts) {
+  auto G = Opts.GivenSizes.find(Name.str());
+  if (G != Opts.GivenSizes.end())
+    return {G->second, PackSizeSource::Given};
+  auto E = Opts.Sizes.find(Name.str());
+  if (E != Opts.Sizes.end())
+    return {E->second, PackSizeSource::Estimated};
+  return {Symbol, PackSizeSource::Symbol};
+}
+
 size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
   // The items are the functions the linker scripts name (script-safe
   // names), in TextOrder. A name listed twice (same-named locals) is
   // matched by its first pattern only, so that one holds both sizes.
   std::vector<PackItem> Items;
   std::vector<size_t> ItemOf(LP.TextOrder.size(), SIZE_MAX);
+  std::vector<std::pair<size_t, PackSizeSource>> Function; // per item
   StringMap<size_t> First;
   size_t Overridden = 0;
   bool FirstWarmSeen = false;
@@ -99,27 +113,31 @@ size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts) {
         Items.back().EndsPack = true;
         ItemOf[I] = Items.size();
         Items.push_back({0, Opts.FunctionAlign, false});
+        Function.push_back({SIZE_MAX, PackSizeSource::Symbol});
       }
       continue;
     }
-    uint64_t Size = N.Size;
-    auto It = Opts.Sizes.find(N.Name);
-    if (It != Opts.Sizes.end())
-      Size = It->second;
+    auto [Size, Source] = packSize(N.Name, N.Size, Opts);
     auto [Prev, New] = First.try_emplace(N.Name, Items.size());
     if (!New) {
-      if (It == Opts.Sizes.end()) // an override is the whole section already
+      if (Source == PackSizeSource::Symbol) // an override is the whole section
         Items[Prev->second].Size += Size;
       continue;
     }
-    Overridden += It != Opts.Sizes.end();
+    Overridden += Source != PackSizeSource::Symbol;
     ItemOf[I] = Items.size();
     bool Ends = Opts.PackEndShare > 0 && Total > 0 &&
                 100.0 * double(N.Weight) / Total >= Opts.PackEndShare;
     Items.push_back({Size, Opts.FunctionAlign, Ends});
+    Function.push_back({I, Source});
   }
   Packing P = packIntoWindows(Items, Opts.Window, Opts.MaxPad);
   LP.SpacerBefore.assign(LP.TextOrder.size(), false);
+  LP.Packed.clear();
+  for (size_t K = 0; K < Items.size(); ++K)
+    if (Function[K].first != SIZE_MAX)
+      LP.Packed.push_back(
+          {Function[K].first, P.Offsets[K], Items[K].Size, Function[K].second});
   for (size_t I = 0; I < LP.TextOrder.size(); ++I)
     if (ItemOf[I] != SIZE_MAX)
       LP.SpacerBefore[I] = P.SpacerBefore[ItemOf[I]];

@@ -240,3 +240,97 @@ TEST(Spacers, MaxPadLeavesOutExpensiveSpacers) {
   EXPECT_EQ(spacerPositions(R), std::vector<size_t>({1}));
   EXPECT_EQ(R.PadBytes, 4096u - 112);
 }
+
+TEST(Spacers, GivenSizesOverrideTheEstimates) {
+  // a, b, c (3000-byte symbols) in this order, estimated at 1000 bytes
+  // each: 0, 1008 and 2016 fit one pack. A given 3000 for b (its linked
+  // size) puts b at 1008..4008, so c (at 4016) would cross 4096 and gets a
+  // spacer. The order never changes; a given size naming no function of
+  // the hot text is not counted.
+  CallGraph G;
+  for (const char *N : {"a", "b", "c"})
+    G.Nodes.push_back({N, "", ".text", 0, 3000, false, 100, 0});
+  PlannerOptions PO;
+  PO.Order = OrderAlgorithm::None;
+  auto LP = makeLayoutPlan(G, {}, PO);
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  const std::vector<uint32_t> Order = LP->TextOrder;
+  SpacerOptions O;
+  O.Window = 4096;
+  O.Sizes = {{"a", 1000}, {"b", 1000}, {"c", 1000}};
+  EXPECT_EQ(addSpacers(*LP, O), 3u);
+  EXPECT_EQ(LP->SpacerCount, 0u);
+  EXPECT_EQ(LP->PackedTextBytes, 2016u + 1000);
+  EXPECT_EQ(LP->packedFrom(PackSizeSource::Estimated), 3u);
+
+  O.GivenSizes = {{"b", 3000}, {"elsewhere", 5}};
+  EXPECT_EQ(addSpacers(*LP, O), 3u);
+  EXPECT_EQ(LP->TextOrder, Order);
+  EXPECT_EQ(std::vector<bool>(LP->SpacerBefore.begin(), LP->SpacerBefore.end()),
+            std::vector<bool>({false, false, true}));
+  EXPECT_EQ(LP->SpacerCount, 1u);
+  EXPECT_EQ(LP->SpacerPadBytes, 4096u - 4016);
+  EXPECT_EQ(LP->PackedTextBytes, 4096u + 1000);
+  ASSERT_EQ(LP->Packed.size(), 3u);
+  std::vector<uint64_t> Offsets, Sizes;
+  for (const PackedFunction &F : LP->Packed) {
+    Offsets.push_back(F.Offset);
+    Sizes.push_back(F.Size);
+  }
+  EXPECT_EQ(Offsets, std::vector<uint64_t>({0, 1008, 4096}));
+  EXPECT_EQ(Sizes, std::vector<uint64_t>({1000, 3000, 1000}));
+  EXPECT_EQ(LP->Packed[1].Source, PackSizeSource::Given);
+  EXPECT_EQ(LP->packedFrom(PackSizeSource::Given), 1u);
+  EXPECT_EQ(LP->packedFrom(PackSizeSource::Estimated), 2u);
+  EXPECT_EQ(packedSizeSources(*LP), "1 given, 2 estimated");
+
+  // A given size beats the symbol's too (no estimate): c at 100 bytes.
+  SpacerOptions S;
+  S.Window = 4096;
+  S.GivenSizes = {{"c", 100}};
+  addSpacers(*LP, S);
+  EXPECT_EQ(LP->Packed[2].Size, 100u);
+  EXPECT_EQ(packedSizeSources(*LP), "1 given, 2 symbol");
+}
+
+TEST(Spacers, SummaryShowsThePackedSizesAndTheirSource) {
+  CallGraph G;
+  for (const char *N : {"a", "b"})
+    G.Nodes.push_back({N, "", ".text", 0, 3000, false, 100, 0});
+  PlannerOptions PO;
+  PO.Order = OrderAlgorithm::None;
+  auto LP = makeLayoutPlan(G, {}, PO);
+  ASSERT_TRUE(bool(LP)) << toString(LP.takeError());
+  SpacerOptions O;
+  O.Window = 4096;
+  O.Sizes = {{"a", 1000}, {"b", 1000}};
+  O.GivenSizes = {{"b", 1200}};
+  addSpacers(*LP, O);
+
+  std::string Summary;
+  raw_string_ostream SS(Summary);
+  printPlanSummary(*LP, SS);
+  EXPECT_NE(Summary.find("hot text 2208 bytes (estimated), sizes: 1 given, "
+                         "1 estimated\n"),
+            std::string::npos)
+      << Summary;
+  EXPECT_NE(Summary.find(" offset    1008 weight 100 (50.00%) packed 1200 "
+                         "given\n"),
+            std::string::npos)
+      << Summary;
+
+  std::string File;
+  raw_string_ostream FS(File);
+  writeSpacerSizes(*LP, FS);
+  EXPECT_NE(File.find("\na 1000 estimated 0\nb 1200 given 1008\n"),
+            std::string::npos)
+      << File;
+  EXPECT_EQ(File.front(), '#');
+
+  std::string JSON;
+  raw_string_ostream JS(JSON);
+  printPlanJSON(*LP, JS);
+  EXPECT_NE(JSON.find("\"given\": 1,\n"), std::string::npos) << JSON;
+  EXPECT_NE(JSON.find("\"estimated\": 1,\n"), std::string::npos) << JSON;
+  EXPECT_NE(JSON.find("\"symbol\": 0\n"), std::string::npos) << JSON;
+}

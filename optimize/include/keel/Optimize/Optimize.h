@@ -13,6 +13,10 @@
 //            DIR/plan/compile.rsp and link.rsp)
 //   rebuild  the program's compiles again with @compile.rsp, its link with
 //            @link.rsp, into DIR (the build tree is not touched)
+//   pack     with --pack-linked-sizes: the linked sizes of the plan's packed
+//            hot functions (LinkedSizes.h) -> `layout-order --section-sizes`
+//            into the same plan directory (only the spacers change) -> the
+//            link once more
 //   guard    default and candidate measured by `layout-sweep` on the
 //            workload over several environment offsets; the candidate is
 //            kept only if its mean total cost is lower (keel/Sweep/Guard.h);

@@ -35,6 +35,9 @@ struct OptimizeOptions {
   int64_t CodeStep = 64;
   unsigned Jobs = 2;
   bool Force = false;   ///< ignore the stamp
+  /// After a candidate's first link, plan it again with the packed hot
+  /// parts' linked sizes (layout-order --section-sizes) and relink once.
+  bool PackLinkedSizes = false;
   std::string JSONPath; ///< also write the report here ("" = DIR only)
   /// Where layout-record, layout-order, layout-sweep and keel-cc are.
   std::string ToolDir;

@@ -80,6 +80,10 @@ llvm::Error runReplay(const ReplayPlan &P, llvm::StringRef ObjDir,
                       const ReplayFlags &F, llvm::StringRef Output,
                       std::vector<ReplayedCommand> &Commands);
 
+/// Run \p C (one of runReplay's commands, e.g. the link) again in its
+/// directory, its output in \p Log and \p Log.err; errors as runReplay's.
+llvm::Error rerunCommand(const ReplayedCommand &C, llvm::StringRef Log);
+
 /// A command as one line for display (quoted for a POSIX shell where a
 /// word needs it, never run through one): the sweep's --dry-run printer.
 using sweep::displayCommand;

@@ -9,6 +9,8 @@
 //  - layout.gnu.ld  the same for GNU ld (whose default script already puts
 //                   the PLT sections before .text).
 //  - callgraph.txt  lld --call-graph-ordering-file ("caller callee weight").
+//  - spacer-sizes.txt  with spacers: each packed function's size, where
+//                   that size came from, and its planned offset.
 //  - the --print-plan summary.
 // Padding knobs: --defsym=__keel_code_pad=N / __keel_data_pad=N move the hot
 // text / hot data by N bytes after their boundary (0 when undefined).
@@ -23,6 +25,8 @@
 #include "keel/Planner/Planner.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 namespace keel {
 
@@ -42,6 +46,13 @@ void writeCallGraphFile(const LayoutPlan &P, llvm::raw_ostream &OS);
 void printPlanSummary(const LayoutPlan &P, llvm::raw_ostream &OS);
 /// The same summary as one JSON object (layout-order --json).
 void printPlanJSON(const LayoutPlan &P, llvm::raw_ostream &OS);
+/// Where the packed sizes came from, e.g. "3 given, 1 estimated" (sources
+/// that sized nothing left out; "none" when nothing was packed).
+std::string packedSizeSources(const LayoutPlan &P);
+/// spacer-sizes.txt: a '#' header, then per packed function, in order,
+/// "<symbol> <bytes> <source> <offset>" (LayoutPlan::Packed). Its first two
+/// columns are a --section-sizes file.
+void writeSpacerSizes(const LayoutPlan &P, llvm::raw_ostream &OS);
 
 /// Whether \p Name can appear in a linker-script input-section pattern
 /// (no glob or quoting characters).

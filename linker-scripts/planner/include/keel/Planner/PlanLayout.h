@@ -35,7 +35,8 @@ struct LayoutOptions {
   SpacerOptions Spacers; ///< Spacers.Window 0: no spacers
   /// Also lay out the hot functions' basic blocks (the binary needs
   /// -fbasic-block-address-map). The hot set's budget and the spacers then
-  /// count the hot parts' estimated sizes.
+  /// count the hot parts' estimated sizes (the spacers a given size first:
+  /// Spacers.GivenSizes).
   std::optional<BlockLayoutOptions> Blocks;
 };
 
@@ -59,8 +60,8 @@ struct PlanReport {
   size_t BlockFunctions = 0; ///< functions laid out
   size_t SplitFunctions = 0; ///< of them, with a cold part
   size_t KeptFunctions = 0;  ///< of them, in the compiler's block order
-  /// With spacers: how many of Spacers.Sizes name a function of the hot
-  /// text.
+  /// With spacers: how many functions of the hot text an override size
+  /// (Spacers.Sizes or Spacers.GivenSizes) named.
   size_t SpacerSizesUsed = 0;
 };
 

@@ -62,6 +62,22 @@ struct PlannerOptions {
   std::string BuildID;
 };
 
+/// Where the size a function was packed with came from (Spacers.h).
+enum class PackSizeSource {
+  Symbol,    ///< the profiled binary's symbol size
+  Estimated, ///< block layout's estimate of the hot part (sizes.txt)
+  Given,     ///< layout-order --section-sizes: measured in a linked binary
+};
+const char *packSizeSourceName(PackSizeSource S);
+
+/// One function of the packed hot text, as the spacers placed it.
+struct PackedFunction {
+  size_t Index = 0;   ///< into LayoutPlan::TextOrder
+  uint64_t Offset = 0; ///< from the hot region's start, spacers included
+  uint64_t Size = 0;   ///< bytes the packing counted
+  PackSizeSource Source = PackSizeSource::Symbol;
+};
+
 struct LayoutPlan {
   Plan File;                          ///< plan.yaml
   CallGraph Graph;                    ///< the graph planned from
@@ -99,6 +115,12 @@ struct LayoutPlan {
   size_t PackEndCount = 0;      ///< spacers after a function ending its pack
   uint64_t SpacerPadBytes = 0;  ///< bytes the spacers add (estimated)
   uint64_t PackedTextBytes = 0; ///< hot text size with them (estimated)
+  /// The functions the spacers packed, in TextOrder, with the size each was
+  /// packed with and its source (layout-order writes spacer-sizes.txt).
+  std::vector<PackedFunction> Packed;
+
+  /// How many of Packed have their size from \p S.
+  size_t packedFrom(PackSizeSource S) const;
 
   size_t countOf(Temperature T) const;
   uint64_t weightOf(Temperature T) const;

@@ -54,6 +54,7 @@ struct Packing {
   size_t PackEnds = 0;            ///< of them, how many follow an EndsPack
   uint64_t PadBytes = 0;          ///< bytes the spacers add (estimated)
   uint64_t End = 0;               ///< estimated size of the packed region
+  std::vector<uint64_t> Offsets;  ///< per item: where it starts
 };
 
 /// Pack \p Items in order into \p Window-byte packs measured from offset 0:
@@ -84,15 +85,21 @@ struct SpacerOptions {
   /// Most bytes one spacer may add (0 = up to W): a big function that
   /// would leave most of a pack empty straddles the boundary instead.
   uint64_t MaxPad = 0;
-  /// Sizes that override the binary's symbol sizes (the hot parts that
-  /// block layout keeps, from layout-blocks' sizes.txt).
+  /// Estimated sizes that override the binary's symbol sizes (the hot
+  /// parts block layout keeps: PackSizeSource::Estimated).
   std::map<std::string, uint64_t> Sizes;
+  /// Sizes measured in a linked binary (layout-order --section-sizes:
+  /// PackSizeSource::Given); they override both others. Only the packing
+  /// reads them: the hot set, the order and the block layout do not change.
+  std::map<std::string, uint64_t> GivenSizes;
 };
 
 /// Pack \p LP's hot text (the functions its linker scripts name, in
-/// TextOrder) and record the spacers in it (LayoutPlan::SpacerBefore, the
-/// counts, and the plan file's `spacers`). Returns how many override sizes
-/// named a function of the order (the rest are not in the hot text).
+/// TextOrder) and record the spacers in it (LayoutPlan::SpacerBefore,
+/// LayoutPlan::Packed, the counts, and the plan file's `spacers`). A
+/// function's size is its given size, else its estimated one, else its
+/// symbol's. Returns how many functions of the hot text an override size
+/// (given or estimated) named (LayoutPlan::packedFrom counts each kind).
 size_t addSpacers(LayoutPlan &LP, const SpacerOptions &Opts);
 
 } // namespace keel
