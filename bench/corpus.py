@@ -656,7 +656,8 @@ def main():
                          "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): a build named by its "
-                         "\"name\", to be listed in --builds (repeatable)")
+                         "\"name\", to be listed in --builds (repeatable); one with "
+                         "\"layout_optimize_flags\" is keel-rec made with those flags added")
     ap.add_argument("--check", action="store_true",
                     help="print instruction counts of two runs of each input and the distinct text")
     ap.add_argument("--build-only", action="store_true",

@@ -292,7 +292,7 @@ class Builds:
         """The JSON recipe behind a recipe build (added with --recipe, RECIPES)."""
         return RECIPES.get(name)
 
-    def prepare_rec(self):
+    def prepare_rec(self, build_name="keel-rec", flags=()):
         """keel-rec, made by the product's one command (docs/optimize.md): `layout-optimize
         --workload=TRAIN --binary=NAME -- BUILD` in a directory of its own (rec/), BUILD
         the program's build run with CC=keel-cc (Program.product_build: the bench's own
@@ -301,10 +301,12 @@ class Builds:
         --block-order=keep), rebuilds and guards as a user's run does; keel-rec is its
         kept program, byte for byte. The padded variants of the sweep relink the kept
         build's own objects and link flags (its rebuild.txt's link); when the guard kept
-        the default build, they are the bench's default link, as before."""
-        if "keel-rec" in self.recipe_builds:
+        the default build, they are the bench's default link, as before. A recipe with
+        "layout_optimize_flags" (BUILD_NAME) is made the same way with those flags added,
+        in rec-BUILD_NAME/."""
+        if build_name in self.recipe_builds:
             return
-        d = self.path("rec")
+        d = self.path("rec" if build_name == "keel-rec" else "rec-" + build_name)
         os.makedirs(d, exist_ok=True)
         cwd, build = self.p.product_build(d)
         opt = os.path.join(d, "keel-optimize")
@@ -312,7 +314,7 @@ class Builds:
         name = self.p.binary_name()
         argv = [tool, f"--workload={' '.join(shlex.quote(a) for a in self.p.run_args)}", f"--binary={name}",
                 f"--dir={opt}", f"-j{self.jobs}", f"--cost={guard_cost()}",
-                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items()))]
+                *(f"--env={k}={v}" for k, v in sorted(self.p.sweep_env.items())), *flags]
         tools = ["layout-optimize", "layout-order", "layout-record", "layout-sweep", "keel-cc"]
         key = {"argv": argv + ["--", *build], "cwd": cwd, "tools": [sha1_of(os.path.join(BIN, t)) for t in tools],
                "keel-sim": sha1_of(os.path.join(BUILD, "lib", "keel-sim", "keel-sim-amd64-linux")),
@@ -323,7 +325,7 @@ class Builds:
         # same command, tools, inputs and build script.
         if not (KEEP and os.path.exists(saved) and json.load(open(saved)) == key
                 and os.path.exists(os.path.join(opt, "report.json"))):
-            print(f"keelbench: {self.p.name}: keel-rec: {' '.join(shlex.quote(a) for a in argv)} (in {cwd})",
+            print(f"keelbench: {self.p.name}: {build_name}: {' '.join(shlex.quote(a) for a in argv)} (in {cwd})",
                   file=sys.stderr, flush=True)
             if os.path.exists(saved):
                 os.unlink(saved)
@@ -334,11 +336,12 @@ class Builds:
             os.replace(saved + ".tmp", saved)
         with open(os.path.join(opt, "report.json")) as f:
             rep = json.load(f)
-        self.rec_binary = os.path.join(opt, name)
-        print(f"keelbench: {self.p.name}: keel-rec: layout-optimize kept {rep['kept']}: {rep['decision']['why']}",
+        if build_name == "keel-rec":
+            self.rec_binary = os.path.join(opt, name)
+        print(f"keelbench: {self.p.name}: {build_name}: layout-optimize kept {rep['kept']}: {rep['decision']['why']}",
               file=sys.stderr, flush=True)
         if rep["kept"] == "default":
-            self.recipe_builds["keel-rec"] = (self.objs, [], None)
+            self.recipe_builds[build_name] = (self.objs, [], None)
             return
         # The kept build's link, the last line of its rebuild.txt: `cd DIR && CC ARGS...`.
         line = open(os.path.join(opt, rep["kept"], "rebuild.txt")).read().splitlines()[-1]
@@ -356,7 +359,7 @@ class Builds:
                 objs.append(os.path.normpath(os.path.join(lcwd, a)))
             else:
                 extra.append(a)
-        self.recipe_builds["keel-rec"] = (objs, extra, None)
+        self.recipe_builds[build_name] = (objs, extra, None)
 
     def prepare_recipe(self, name):
         """A recipe build (bench/recommended.json's schema): layout-order with its
@@ -366,6 +369,10 @@ class Builds:
         if name in self.recipe_builds:
             return
         r = load_recipe(self.recipe_file(name))
+        if "layout_optimize_flags" in r:
+            # keel-rec with more layout-optimize flags: the product's command makes it.
+            self.prepare_rec(name, r["layout_optimize_flags"])
+            return
         plan = self.path("plan-rec" if name == "keel-rec" else "plan-" + name)
         flags = r.get("layout_order_flags", [])
         cands = [("recipe", self.plan_recipe(r, flags, plan))]
@@ -699,7 +706,9 @@ def measure_tag():
 
 def load_recipe(path):
     """A recipe (bench/recommended.json's schema), or exit naming the file, line and
-    column of what is wrong with it."""
+    column of what is wrong with it. A recipe with "layout_optimize_flags" (a list of
+    layout-optimize options, e.g. bench/recipes/keel-rec-ls.json) is keel-rec made with
+    those options added (Builds.prepare_rec); its other keys are not read."""
     try:
         with open(path) as f:
             r = json.load(f)
@@ -715,7 +724,7 @@ def load_recipe(path):
         sys.exit(f"keelbench: {path}: \"guard\" is an object with \"max_mispredict_rise\" (e.g. \"2%\") "
                  "and \"fallback_block_order\" (e.g. \"keep\") strings")
     for k, kind in (("layout_order_flags", list), ("link_flags", list), ("compile_flags", list),
-                    ("bbsections", bool)):
+                    ("layout_optimize_flags", list), ("bbsections", bool)):
         if k in r and not isinstance(r[k], kind):
             sys.exit(f"keelbench: {path}: \"{k}\" must be a {'list of strings' if kind is list else 'boolean'}")
         if kind is list and any(not isinstance(x, str) for x in r.get(k, [])):

@@ -154,7 +154,8 @@ def main():
                          "are the product's)")
     ap.add_argument("--recipe", action="append", default=[],
                     help="a recipe JSON (bench/recommended.json's schema): adds a build named by "
-                         "its \"name\" (repeatable)")
+                         "its \"name\" (repeatable); one with \"layout_optimize_flags\" is keel-rec "
+                         "made with those flags added")
     ap.add_argument("--model", metavar="NAME",
                     help="measure with layout-sweep --backend=sim --cost=NAME (keel-sim, every I1 geometry in "
                          "one run) instead of --backend=cachegrind: front-end model NAME (skylake, zen4), or "
