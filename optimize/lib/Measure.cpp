@@ -34,10 +34,12 @@ std::string tailOf(StringRef Path) {
 
 std::vector<std::string> sweepArgv(const OptimizeOptions &O, StringRef Sweep,
                                    StringRef Axis, int64_t Step, unsigned N,
-                                   StringRef JSON, StringRef Bin) {
+                                   StringRef JSON, StringRef Bin,
+                                   int64_t From) {
   std::vector<std::string> A = {
       Sweep.str(), "--backend=" + O.Backend, "--axis=" + Axis.str(),
-      "--from=0", formatv("--to={0}", Step * int64_t(N ? N - 1 : 0)).str(),
+      formatv("--from={0}", From).str(),
+      formatv("--to={0}", From + Step * int64_t(N ? N - 1 : 0)).str(),
       formatv("--step={0}", Step).str(), formatv("-j{0}", O.Jobs).str(),
       "--json=" + JSON.str()};
   if (O.Backend == "sim")

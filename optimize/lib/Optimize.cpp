@@ -32,7 +32,9 @@
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/StringSaver.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 extern char **environ;
 
@@ -55,6 +57,13 @@ struct Build {
   BuildSummary Guard;
   std::optional<BuildSummary> Code; ///< the short code sweep
   std::vector<std::string> CodeSweep;
+  std::vector<std::string> Extra; ///< layout-order flags on top of the defaults
+  /// --tune-code-pad: the baked pad (0 = none), the sweep that chose it and
+  /// its summed costs at that pad and at pad 0.
+  int64_t CodePad = 0;
+  std::vector<std::string> TuneSweep;
+  double TunedCost = 0, UntunedCost = 0;
+  std::string TuneNote; ///< the outcome, one line (report.txt's "tune:")
 };
 
 class Flow {
@@ -91,8 +100,11 @@ private:
   Error plan(Build &B, ArrayRef<std::string> Extra, StringRef LogName);
   Error rebuild(Build &B);
   Error packLinkedSizes(Build &B, ArrayRef<std::string> Extra);
-  Error measure(Build &B);
+  Error measure(Build &B, StringRef Tag = "");
   Error codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd);
+  Expected<std::string> relinkTemplate(ArrayRef<std::string> LinkArgv,
+                                       StringRef Cwd);
+  Error tuneCodePad(Build &B);
   Error report(const GuardDecision &D, const Build &Kept);
   Error candidate(Build &B, ArrayRef<std::string> Extra);
   Error decideAndReport(StringRef Key);
@@ -314,6 +326,8 @@ Expected<std::string> Flow::stampKey() {
           .str());
   if (O.PackLinkedSizes) // off: the stamp of the runs before the option
     Add("pack-linked-sizes");
+  if (O.TuneCodePad)
+    Add("tune " + join(O.TuneI1, " "));
   return toHex(H.final(), /*LowerCase=*/true);
 }
 
@@ -399,12 +413,12 @@ Error Flow::rebuild(Build &B) {
   });
 }
 
-Error Flow::measure(Build &B) {
-  std::string JSON = path("measure/guard-" + B.Name + ".json");
+Error Flow::measure(Build &B, StringRef Tag) {
+  std::string JSON = path("measure/guard-" + B.Name + Tag + ".json");
   B.Sweep = guardSweepArgv(O, tool("layout-sweep"), JSON, B.Binary);
   progress("guard", displayCommand(B.Sweep));
-  Expected<BuildSummary> S =
-      sweepSummary(B.Name, B.Sweep, JSON, "guard-" + B.Name, path("logs"));
+  Expected<BuildSummary> S = sweepSummary(B.Name, B.Sweep, JSON,
+                                          ("guard-" + B.Name + Tag).str(), path("logs"));
   if (!S)
     return S.takeError();
   B.Guard = std::move(*S);
@@ -423,9 +437,10 @@ static std::string templateWord(StringRef W) {
   return S.empty() ? "''" : S;
 }
 
-Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
-  if (!O.CodeVariants)
-    return Error::success();
+/// The --relink template of a link: its words as a user's link record
+/// would hold them, {out} and __keel_code_pad={pad} in place, run in \p Cwd.
+Expected<std::string> Flow::relinkTemplate(ArrayRef<std::string> LinkArgv,
+                                           StringRef Cwd) {
   LinkRecord R;
   R.Cwd = Cwd.str();
   // The words a user's link record would hold (LinkRecord.h: what clang's
@@ -436,18 +451,28 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
     return makeError("report: {0}", toString(Words.takeError()));
   R.Argv = std::move(*Words);
   // The --relink template's {pad} is the offset itself: the recommended
-  // link sets no __keel_code_pad of its own, so the script's default (0)
-  // is the base either way.
+  // link sets no __keel_code_pad of its own, and --defsym overrides the
+  // script's default (0, or the pad --tune-code-pad baked in).
   Expected<RecordRelink> W = relinkFromRecord(R, "code");
   if (!W)
     return makeError("report: {0}", toString(W.takeError()));
   std::string T = "env -C " + templateWord(Cwd);
   for (const std::string &S : W->Argv)
     T += " " + templateWord(S);
+  return T;
+}
+
+Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
+  if (!O.CodeVariants)
+    return Error::success();
+  Expected<std::string> T = relinkTemplate(LinkArgv, Cwd);
+  if (!T)
+    return T.takeError();
+  // {pad} is the offset itself: a tuned build's sweep starts at its pad.
   std::string JSON = path("measure/code-" + B.Name + ".json");
   B.CodeSweep = sweepArgv(O, tool("layout-sweep"), "code", O.CodeStep,
-                          O.CodeVariants, JSON, B.Binary);
-  B.CodeSweep.insert(B.CodeSweep.end() - 1 - O.Workload.size(), "--relink=" + T);
+                          O.CodeVariants, JSON, B.Binary, B.CodePad);
+  B.CodeSweep.insert(B.CodeSweep.end() - 1 - O.Workload.size(), "--relink=" + *T);
   progress("report", "code sweep: " + displayCommand(B.CodeSweep));
   Expected<BuildSummary> S = sweepSummary(B.Name, B.CodeSweep, JSON,
                                       "code-" + B.Name, path("logs"));
@@ -457,6 +482,148 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
   return Error::success();
 }
 
+/// The summed cost of each code offset over the files of one sweep (one
+/// file per I1 geometry); an offset that failed in any file is left out.
+static Expected<std::map<int64_t, double>>
+summedCosts(ArrayRef<std::string> Files) {
+  std::map<int64_t, double> Sum;
+  std::map<int64_t, unsigned> Seen;
+  for (const std::string &F : Files) {
+    Expected<SweepResult> R = readResultFile(F);
+    if (!R)
+      return R.takeError();
+    for (const Measurement &M : R->Ms)
+      if (M.V.Series == "base" && !M.Failed) {
+        Sum[M.V.Offset] += M.Cost;
+        ++Seen[M.V.Offset];
+      }
+  }
+  for (auto It = Sum.begin(); It != Sum.end();)
+    It = Seen[It->first] == Files.size() ? std::next(It) : Sum.erase(It);
+  return Sum;
+}
+
+Error Flow::tuneCodePad(Build &B) {
+  // One page of offsets by cache lines: a line's I1 set is bits 6-11 of its
+  // address, so these 64 offsets are every set mapping of the hot region
+  // (the page offset survives ASLR; shared libraries' lines keep theirs).
+  const int64_t Step = 64;
+  const unsigned N = 64;
+  ReplayedCommand Link = B.Commands.back();
+  Expected<std::string> T = relinkTemplate(Link.Argv, Link.Cwd);
+  if (!T)
+    return T.takeError();
+  std::string Base = path("measure/tune-" + B.Name);
+  B.TuneSweep = sweepArgv(O, tool("layout-sweep"), "code", Step, N,
+                          Base + ".json", B.Binary);
+  auto At = B.TuneSweep.end() - 1 - O.Workload.size();
+  At = B.TuneSweep.insert(At, "--relink=" + *T);
+  std::vector<std::string> Files;
+  if (O.Backend == "sim" && O.TuneI1.size() > 1) {
+    for (const std::string &G : O.TuneI1) {
+      At = B.TuneSweep.insert(At, "--I1=" + G) + 1;
+      std::string Tag = G;
+      std::replace(Tag.begin(), Tag.end(), ',', '-');
+      Files.push_back(Base + ".i1-" + Tag + ".json");
+    }
+  } else {
+    if (O.Backend == "sim" && !O.TuneI1.empty())
+      B.TuneSweep.insert(At, "--I1=" + O.TuneI1.front());
+    Files.push_back(Base + ".json");
+  }
+  progress("tune", formatv("{0} code offsets by {1} of {2}: {3}", N, Step,
+                           B.Name, displayCommand(B.TuneSweep)));
+  Expected<RunResult> R = runLogged("tune", B.TuneSweep, "tune-" + B.Name);
+  if (!R)
+    return R.takeError();
+  if (R->Crashed || R->ExitCode != 0)
+    return makeError("tune: `{0}` exited with status {1}:\n{2}",
+                     displayCommand(B.TuneSweep), R->ExitCode,
+                     tailOf(path("logs/tune-" + B.Name + ".err")));
+  Expected<std::map<int64_t, double>> Costs = summedCosts(Files);
+  if (!Costs)
+    return Costs.takeError();
+  if (!Costs->count(0))
+    return makeError("tune: the sweep measured no pad 0 of {0} ({1})", B.Name,
+                     Files.front());
+  // The cheapest offset; a tie keeps the smaller pad (0 first).
+  int64_t Best = 0;
+  for (const auto &[Pad, Cost] : *Costs)
+    if (Cost < (*Costs)[Best])
+      Best = Pad;
+  B.UntunedCost = (*Costs)[0];
+  B.TunedCost = (*Costs)[Best];
+  std::string Measured =
+      formatv("{0} offsets by {1}{2}", Costs->size(), Step,
+              O.Backend == "sim" ? ", I1 " + join(O.TuneI1, " + ") : "")
+          .str();
+  if (Best == 0) {
+    B.TuneNote = formatv("pad 0 (as planned) is the cheapest of {0}", Measured);
+    progress("tune", B.TuneNote + "; nothing to relink");
+    return Error::success();
+  }
+  progress("tune", formatv("pad {0}: summed cost {1:F0} against pad 0's {2:F0} "
+                           "(-{3}); planning again with --code-pad={0}",
+                           Best, B.TunedCost, B.UntunedCost,
+                           percent(1 - B.TunedCost / B.UntunedCost)));
+  std::vector<std::string> Extra = B.Extra;
+  Extra.push_back(formatv("--code-pad={0}", Best).str());
+  if (Error E = plan(B, Extra, "plan-" + B.Name + "-tune"))
+    return E;
+  // Only the link reads the pad (layout.ld's default), so only it reruns.
+  Expected<std::string> Env = keel::findProgram("env");
+  if (!Env)
+    return Env.takeError();
+  std::vector<std::string> A = {*Env, "-C", Link.Cwd};
+  A.insert(A.end(), Link.Argv.begin(), Link.Argv.end());
+  Expected<RunResult> L = runLogged("tune", A, "tune-link-" + B.Name);
+  if (!L)
+    return L.takeError();
+  if (L->Crashed || L->ExitCode != 0)
+    return makeError("tune: the relink `{0}` exited with status {1}:\n{2}",
+                     displayCommand(Link.Argv), L->ExitCode,
+                     tailOf(path("logs/tune-link-" + B.Name + ".err")));
+  B.CodePad = Best;
+  BuildSummary Untuned = B.Guard;
+  std::vector<std::string> UntunedSweep = B.Sweep;
+  if (Error E = measure(B, "-pad"))
+    return E;
+  if (B.Guard.MeanCost <= Untuned.MeanCost) {
+    B.TuneNote = formatv("code pad {0}: summed cost {1:F0} against pad 0's "
+                         "{2:F0} (-{3}) over {4}; the guard's mean cost {5:F0} "
+                         "against {6:F0} at pad 0",
+                         Best, B.TunedCost, B.UntunedCost,
+                         percent(1 - B.TunedCost / B.UntunedCost), Measured,
+                         B.Guard.MeanCost, Untuned.MeanCost)
+                     .str();
+    return Error::success();
+  }
+  // The guard's own measure (one geometry, several env offsets) disagrees
+  // with the tune's: the plan goes back to pad 0.
+  progress("tune", formatv("the guard's mean cost rose with pad {0} ({1:F0} "
+                           "against {2:F0}): planning again without it",
+                           Best, B.Guard.MeanCost, Untuned.MeanCost));
+  if (Error E = plan(B, B.Extra, "plan-" + B.Name + "-untune"))
+    return E;
+  Expected<RunResult> L0 = runLogged("tune", A, "tune-link-" + B.Name);
+  if (!L0)
+    return L0.takeError();
+  if (L0->Crashed || L0->ExitCode != 0)
+    return makeError("tune: the relink `{0}` exited with status {1}:\n{2}",
+                     displayCommand(Link.Argv), L0->ExitCode,
+                     tailOf(path("logs/tune-link-" + B.Name + ".err")));
+  double Tuned = B.Guard.MeanCost;
+  B.Guard = std::move(Untuned);
+  B.Sweep = std::move(UntunedSweep);
+  B.CodePad = 0;
+  B.TuneNote = formatv("pad 0 kept: pad {0} was cheaper over {1} (-{2}) but "
+                       "the guard's mean cost rose ({3:F0} against {4:F0})",
+                       Best, Measured, percent(1 - B.TunedCost / B.UntunedCost),
+                       Tuned, B.Guard.MeanCost)
+                   .str();
+  B.TunedCost = B.UntunedCost;
+  return Error::success();
+}
 
 /// "1234567" and, beside a build other than the default, its change.
 static std::string cell(double V, double Base, bool First) {
@@ -509,6 +676,8 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
                 O.Backend == "sim" ? ", cost model " + O.Cost : "");
   OS << table(Builds, D.Kept, O);
   OS << "guard: " << D.Why << "\n";
+  if (!Kept.TuneSweep.empty())
+    OS << "tune: " << Kept.TuneNote << "\n";
   OS << "kept: " << path(Name)
      << (Kept.Plan.empty() ? std::string(" (the default build)")
                            : " (plan " + Kept.Plan + ")")
@@ -521,6 +690,8 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
       OS << "  " << B.Name << ": rebuild: " << path(B.Name + "/rebuild.txt")
          << "\n";
     OS << "  " << B.Name << ": guard:   " << displayCommand(B.Sweep) << "\n";
+    if (!B.TuneSweep.empty())
+      OS << "  " << B.Name << ": tune:    " << displayCommand(B.TuneSweep) << "\n";
     if (B.Code)
       OS << "  " << B.Name << ": code:    " << displayCommand(B.CodeSweep) << "\n";
   }
@@ -538,6 +709,12 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
     }
     if (!B.PlanArgv.empty())
       J["plan_command"] = displayCommand(B.PlanArgv);
+    if (!B.TuneSweep.empty())
+      J["tune"] = json::Object{{"code_pad", B.CodePad},
+                               {"cost", B.TunedCost},
+                               {"pad0_cost", B.UntunedCost},
+                               {"note", B.TuneNote},
+                               {"command", displayCommand(B.TuneSweep)}};
     Bs.push_back(std::move(J));
   }
   json::Array W;
@@ -647,6 +824,7 @@ Expected<int> Flow::run() {
 }
 
 Error Flow::candidate(Build &B, ArrayRef<std::string> Extra) {
+  B.Extra.assign(Extra.begin(), Extra.end());
   if (Error E = plan(B, Extra, "plan-" + B.Name))
     return E;
   if (Error E = rebuild(B))
@@ -715,6 +893,7 @@ Error Flow::packLinkedSizes(Build &B, ArrayRef<std::string> Extra) {
   std::string LogName = "plan-" + B.Name + "-pack";
   if (Error E = plan(B, Again, LogName))
     return E;
+  B.Extra = Again; // a later plan of this build (--tune-code-pad) packs the same
   for (const auto &[Path, Text] : Kept) {
     Expected<std::string> Now = readWholeFile(Path);
     if (!Now)
@@ -771,6 +950,9 @@ Error Flow::decideAndReport(StringRef Key) {
   for (size_t I = 0; I < Builds.size(); ++I)
     if (Builds[I].Name == D.Kept)
       K = I;
+  if (K && O.TuneCodePad)
+    if (Error E = tuneCodePad(Builds[K]))
+      return E;
   if (Error E = copyExecutable(Builds[K].Binary, path(Name)))
     return E;
   // The short code sweep, of the default build and the kept one.

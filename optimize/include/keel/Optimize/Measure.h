@@ -28,12 +28,13 @@
 namespace keel {
 namespace optimize {
 
-/// layout-sweep's argv for \p N offsets by \p Step of one axis of \p Bin on
-/// O.Workload, with O's backend, cost model and jobs; the JSON report goes
-/// to \p JSON.
+/// layout-sweep's argv for \p N offsets by \p Step, from \p From, of one
+/// axis of \p Bin on O.Workload, with O's backend, cost model and jobs; the
+/// JSON report goes to \p JSON.
 std::vector<std::string> sweepArgv(const OptimizeOptions &O, llvm::StringRef Sweep,
                                    llvm::StringRef Axis, int64_t Step, unsigned N,
-                                   llvm::StringRef JSON, llvm::StringRef Bin);
+                                   llvm::StringRef JSON, llvm::StringRef Bin,
+                                   int64_t From = 0);
 
 /// The guard's sweep of \p Bin: the env axis over O.GuardVariants offsets.
 std::vector<std::string> guardSweepArgv(const OptimizeOptions &O,

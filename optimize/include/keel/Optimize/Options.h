@@ -33,6 +33,12 @@ struct OptimizeOptions {
   int64_t GuardStep = 1024;
   unsigned CodeVariants = 4; ///< code offsets 0, CodeStep, ...; 0 = none
   int64_t CodeStep = 64;
+  /// --tune-code-pad: after the guard, the kept plan's hot region moved by
+  /// 0, 64, ... 4032 bytes in its page, each offset measured on the workload
+  /// under every TuneI1 geometry; the cheapest (summed cost) is baked into
+  /// the plan (layout-order --code-pad) and the program relinked.
+  bool TuneCodePad = false;
+  std::vector<std::string> TuneI1 = {"32768,8,64", "8192,2,64"};
   unsigned Jobs = 2;
   bool Force = false;   ///< ignore the stamp
   /// After a candidate's first link, plan it again with the packed hot
