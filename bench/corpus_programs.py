@@ -106,6 +106,9 @@ def re2(work, env, inputs, jobs):
     # (REBUILD_TABLES=1: perl and python3 scripts of the package, the Unicode data of
     # the unicode-data package), into WORK/gen/re2/.
     gen = os.path.join(work, "gen")
+    if not os.path.exists("/usr/share/unicode/CaseFolding.txt"):
+        sys.exit("corpus: re2: its tables are made from the Unicode data of Debian's unicode-data "
+                 "package (/usr/share/unicode/CaseFolding.txt is missing): apt-get install unicode-data")
     tables = {"perl_groups": ["perl", "re2/make_perl_groups.pl"],
               "unicode_casefold": ["python3", "re2/make_unicode_casefold.py"],
               "unicode_groups": ["python3", "re2/make_unicode_groups.py"]}
