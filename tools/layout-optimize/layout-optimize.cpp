@@ -76,8 +76,9 @@ cl::opt<bool> TuneCodePad(
     cl::desc("after the guard, move the kept plan's hot region by 0, 64, ... "
              "4032 bytes in its page, measure each offset on the workload "
              "(sim: under I1 32 KB 8-way and 8 KB 2-way, costs summed), bake "
-             "the cheapest into the plan (layout-order --code-pad) and relink"),
-    cl::cat(Cat));
+             "the cheapest into the plan (layout-order --code-pad) and relink "
+             "(default on; --tune-code-pad=false keeps the plan's pad 0)"),
+    cl::init(true), cl::cat(Cat));
 cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("commands and variants run in "
                                                  "parallel (default 2)"),
                        cl::init(2), cl::cat(Cat));

@@ -37,7 +37,7 @@ struct OptimizeOptions {
   /// 0, 64, ... 4032 bytes in its page, each offset measured on the workload
   /// under every TuneI1 geometry; the cheapest (summed cost) is baked into
   /// the plan (layout-order --code-pad) and the program relinked.
-  bool TuneCodePad = false;
+  bool TuneCodePad = true;
   std::vector<std::string> TuneI1 = {"32768,8,64", "8192,2,64"};
   unsigned Jobs = 2;
   bool Force = false;   ///< ignore the stamp
