@@ -126,7 +126,7 @@ Error Flow::checkTools() {
         "check: lld is missing (install lld-22): the plan's order file and "
         "linker script are lld's: " +
         toString(Lld.takeError()));
-  if (O.Backend == "perf" && !hardwareCountersAvailable())
+  if (O.Backend == sweep::BackendKind::Perf && !hardwareCountersAvailable())
     return make_error<UnavailableError>(
         formatv("check: --backend=perf needs hardware counters, and "
                 "perf_event_open of cycles fails here ({0}); the sim backend "
@@ -307,7 +307,8 @@ Expected<std::string> Flow::stampKey() {
     Add(W);
   for (const std::string &E : O.SweepEnv)
     Add("env " + E);
-  Add(formatv("{0} {1} {2} {3} {4} {5}", O.Backend, O.Cost, O.GuardVariants,
+  Add(formatv("{0} {1} {2} {3} {4} {5}", sweep::name(O.Backend), O.Cost,
+              O.GuardVariants,
               O.GuardStep, O.CodeVariants, O.CodeStep)
           .str());
   return toHex(H.final(), /*LowerCase=*/true);
@@ -434,14 +435,14 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
   // The --relink template's {pad} is the offset itself: the recommended
   // link sets no __keel_code_pad of its own, so the script's default (0)
   // is the base either way.
-  Expected<RecordRelink> W = relinkFromRecord(R, "code");
+  Expected<RecordRelink> W = relinkFromRecord(R, AxisKind::Code);
   if (!W)
     return makeError("report: {0}", toString(W.takeError()));
   std::string T = "env -C " + templateWord(Cwd);
   for (const std::string &S : W->Argv)
     T += " " + templateWord(S);
   std::string JSON = path("measure/code-" + B.Name + ".json");
-  B.CodeSweep = sweepArgv(O, tool("layout-sweep"), "code", O.CodeStep,
+  B.CodeSweep = sweepArgv(O, tool("layout-sweep"), AxisKind::Code, O.CodeStep,
                           O.CodeVariants, JSON, B.Binary);
   B.CodeSweep.insert(B.CodeSweep.end() - 1 - O.Workload.size(), "--relink=" + T);
   progress("report", "code sweep: " + displayCommand(B.CodeSweep));
@@ -501,8 +502,9 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
   std::string T;
   raw_string_ostream OS(T);
   OS << formatv("layout-optimize: {0} on `{1}` (backend {2}{3}):\n", Name,
-                displayCommand(O.Workload), O.Backend,
-                O.Backend == "sim" ? ", cost model " + O.Cost : "");
+                displayCommand(O.Workload), sweep::name(O.Backend),
+                O.Backend == sweep::BackendKind::Sim ? ", cost model " + O.Cost
+                                                     : "");
   OS << table(Builds, D.Kept, O);
   OS << "guard: " << D.Why << "\n";
   OS << "kept: " << path(Name)
@@ -542,7 +544,7 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
   json::Value Doc = json::Object{{"version", 1},
                                  {"program", P.Binary},
                                  {"workload", std::move(W)},
-                                 {"backend", O.Backend},
+                                 {"backend", sweep::name(O.Backend)},
                                  {"cost", O.Cost},
                                  {"kept", D.Kept},
                                  {"kept_binary", path(Name)},

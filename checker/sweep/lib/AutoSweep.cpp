@@ -172,7 +172,7 @@ Error checkSweepable(const EngineOptions &Base) {
     Binaries.push_back({"compare", *Base.CompareBinary});
   // The env axis runs any executable as it is.
   PerturbOptions Env = Base.Perturb;
-  Env.Axis = "env";
+  Env.Axis = AxisKind::Env;
   return Perturber::check(Env, Binaries);
 }
 
@@ -231,7 +231,9 @@ Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
 /// without exit()) keeps the axis: the sweep shows what happens.
 Error skipVacuousHeapAxis(const EngineOptions &Base,
                           std::vector<AutoAxis> &Axes) {
-  auto Heap = find_if(Axes, [](const AutoAxis &A) { return A.Axis == "heap"; });
+  auto Heap = find_if(Axes, [](const AutoAxis &A) {
+    return lookupAxis(A.Axis) == AxisKind::Heap;
+  });
   if (Heap == Axes.end() || !Heap->Swept)
     return Error::success();
   std::vector<std::string> Binaries = {Base.Binary};
@@ -277,7 +279,9 @@ void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
 /// The engine options of one axis.
 EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
   EngineOptions O = Base;
-  O.Perturb.Axis = A.Axis;
+  std::optional<AxisKind> K = lookupAxis(A.Axis);
+  assert(K && "planAutoAxes names only --axis axes");
+  O.Perturb.Axis = *K;
   O.Perturb.RelinkArgv = A.RelinkArgv;
   O.Perturb.RelinkDir = A.RelinkDir;
   O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
@@ -489,7 +493,8 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
 
 Expected<bool> useLinkRecord(EngineOptions &O) {
   const PerturbOptions &P = O.Perturb;
-  if ((P.Axis != "code" && P.Axis != "data") || !P.RelinkTemplate.empty() ||
+  if ((P.Axis != AxisKind::Code && P.Axis != AxisKind::Data) ||
+      !P.RelinkTemplate.empty() ||
       !P.RelinkArgv.empty() || !P.BoltFunction.empty() ||
       !P.CompareRelinkTemplate.empty())
     return false;
@@ -502,14 +507,16 @@ Expected<bool> useLinkRecord(EngineOptions &O) {
     consumeError(Axes.takeError());
     return false;
   }
-  auto A = find_if(*Axes, [&](const AutoAxis &X) { return X.Axis == P.Axis; });
+  auto A = find_if(*Axes, [&](const AutoAxis &X) {
+    return lookupAxis(X.Axis) == P.Axis;
+  });
   if (A == Axes->end())
     return false;
   if (!A->Swept || A->RelinkArgv.empty())
     return inputError(linkRecordPath(O.Binary), 0,
                       "--axis={0} with no --relink relinks from this record, "
                       "but {1}{2}{3}",
-                      P.Axis, A->Why.empty() ? "it cannot" : A->Why,
+                      axisName(P.Axis), A->Why.empty() ? "it cannot" : A->Why,
                       A->Enable.empty() ? "" : "; to sweep it: ", A->Enable);
   EngineOptions Out = axisOptions(O, *A);
   O = std::move(Out);

@@ -130,7 +130,8 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                      const AxisSweepOptions &AO, size_t Geometries) {
   std::optional<SweepResult> BaselineResult;
   if (!AO.Baseline.empty()) {
-    Expected<SweepResult> B = readBaselineAxis(AO.Baseline, O.Perturb.Axis);
+    Expected<SweepResult> B =
+        readBaselineAxis(AO.Baseline, axisName(O.Perturb.Axis));
     if (!B)
       return B.takeError();
     if (GO.MaxMispredictRise)

@@ -45,7 +45,8 @@ Error writeAxisDryRun(raw_ostream &OS, const EngineOptions &O) {
   for (const auto &[Series, Bin] : Binaries) {
     for (int64_t Off : O.G.offsets()) {
       Expected<Perturber::Plan> Pl =
-          (*P)->describe(Variant{Series, O.Perturb.Axis, Off}, Index++);
+          (*P)->describe(Variant{Series, axisName(O.Perturb.Axis).str(), Off},
+                         Index++);
       if (!Pl)
         return Pl.takeError();
       OS << formatv("  {0}offset {1}:\n",

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "keel/Sweep/Kinds.h"
 #include "keel/Sweep/Report.h"
 
 #include "ReportHelpers.h"
@@ -198,9 +199,10 @@ int stepDecimals(double Step) {
 std::string yTitle(const SweepResult &R, bool Absolute) {
   if (!Absolute)
     return "cost relative to the mean (%)";
-  if (R.Backend == "time")
+  std::optional<BackendKind> K = lookupBackendKind(R.Backend);
+  if (K == BackendKind::Time)
     return "cost (seconds)";
-  if (R.Backend == "perf")
+  if (K == BackendKind::Perf)
     return "cost (cycles)";
   return "cost (cost-model units)";
 }

@@ -29,6 +29,7 @@
 
 #include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Grid.h"
+#include "keel/Sweep/Kinds.h"
 #include "keel/Sweep/LinkRecord.h"
 #include "keel/Sweep/Result.h"
 
@@ -93,14 +94,14 @@ struct RecordRelink {
 };
 
 /// The recorded link command with the pad and output placed in it for
-/// \p Axis ("code" or "data"): when it links with a script that defines
+/// \p Axis (code or data): when it links with a script that defines
 /// __keel_{code,data}_pad, the link's own --defsym of it (in any form:
 /// -Wl,--defsym=S=V, -Wl,--defsym,S=V, -Xlinker, a bare linker's) takes
 /// {pad} for its value, or --defsym=S={pad} is added; else {padobj} goes
 /// before the middle input file. An error (one line) when the command names
 /// no input file, or sets the symbol to something that is not a number.
 llvm::Expected<RecordRelink> relinkFromRecord(const LinkRecord &R,
-                                              llvm::StringRef Axis);
+                                              AxisKind Axis);
 
 /// The input the pad object is linked before ("" when none).
 std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);

@@ -32,6 +32,7 @@
 #ifndef KEEL_SWEEP_PERTURB_H
 #define KEEL_SWEEP_PERTURB_H
 
+#include "keel/Sweep/Kinds.h"
 #include "keel/Sweep/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -51,7 +52,7 @@ namespace keel {
 namespace sweep {
 
 struct PerturbOptions {
-  std::string Axis = "code";
+  AxisKind Axis = AxisKind::Code; ///< --axis
   std::string RelinkTemplate;        ///< --relink
   std::string CompareRelinkTemplate; ///< --compare-relink ("" = none)
   /// The automatic sweep's relink (Auto.h): the words of a recorded link
