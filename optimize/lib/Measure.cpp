@@ -11,7 +11,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Gate.h"
+#include "keel/SweepReport/Gate.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

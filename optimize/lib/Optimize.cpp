@@ -5,9 +5,9 @@
 // program), with an argv, its output kept in DIR/logs/.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/CommandLog.h"
 #include "keel/Optimize/Measure.h"
+#include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/Replay.h"
 
 #include "keel/Profile/Binary.h"
@@ -18,9 +18,9 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
-#include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Guard.h"
 #include "keel/Sweep/LinkRecord.h"
+#include "keel/SweepReport/Gate.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"

@@ -23,9 +23,9 @@
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/DryRun.h"
 #include "keel/Sweep/Engine.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
 #include "keel/Sweep/Slurm.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

@@ -14,7 +14,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

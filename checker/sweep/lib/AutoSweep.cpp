@@ -126,41 +126,6 @@ struct AutoProgress {
   }
 };
 
-} // namespace
-
-Expected<std::map<std::string, SweepResult>>
-readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
-  if (Baseline.empty())
-    return std::map<std::string, SweepResult>();
-  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
-  if (!B)
-    return B.takeError();
-  if (GO.MaxMispredictRise)
-    for (const auto &[Axis, R] : *B)
-      if (Error E = checkMispredictBaseline(R, Baseline))
-        return std::move(E);
-  return B;
-}
-
-Expected<GateResult>
-gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
-             const std::map<std::string, SweepResult> &Baselines,
-             StringRef BaselinePath) {
-  auto BIt = Baselines.find(Axis.str());
-  Expected<GateResult> G =
-      evaluateGate(R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
-  if (!G)
-    return G.takeError();
-  if (!BaselinePath.empty() && BIt == Baselines.end())
-    G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
-                              "not compared with it",
-                              BaselinePath, Axis)
-                          .str());
-  return G;
-}
-
-namespace {
-
 /// Refuse what cannot be swept at all (a missing file, an object file, a
 /// non-executable) before announcing a sweep; runSweep checks each axis
 /// again.
@@ -395,45 +360,6 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
 }
 
 } // namespace
-
-Error writeAutoReports(StringRef Binary, const ReportFiles &F,
-                       AutoSweepResult &R) {
-  ArrayRef<AutoAxis> Axes = R.Axes;
-  ArrayRef<AutoOutcome> Outcomes = R.Outcomes;
-  if (Error E = writeOutputIfNamed(F.JSON, [&](raw_ostream &OS) {
-        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
-      }))
-    return E;
-  if (Error E = writeOutputIfNamed(
-          F.CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
-    return E;
-  if (Error E = writeOutputIfNamed(
-          F.SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
-    return E;
-  if (Error E = writeOutputIfNamed(F.HTML, [&](raw_ostream &OS) {
-        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
-      }))
-    return E;
-  if (textTableToStdout(F)) {
-    raw_string_ostream OS(R.Text);
-    writeAutoTextReport(OS, Binary, Axes, Outcomes);
-  }
-  return Error::success();
-}
-
-void collectAutoOutcomes(AutoSweepResult &R) {
-  for (const AutoOutcome &O : R.Outcomes)
-    for (const std::string &N : O.R.Notes)
-      R.Notes.push_back(O.A->Axis + ": " + N);
-  R.ExitStatus = ExitOK;
-  for (const AutoOutcome &O : R.Outcomes)
-    if (O.G.Failed) {
-      R.GateFailure = O.A->Axis + ": " +
-                      (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front());
-      R.ExitStatus = ExitCheckFailed;
-      return;
-    }
-}
 
 Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                        const GateOptions &GO,

@@ -12,18 +12,6 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-std::string displayCommand(ArrayRef<std::string> Argv) {
-  std::string Line;
-  for (const std::string &W : Argv) {
-    bool Plain = !W.empty() && StringRef(W).find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyz"
-                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                   "_-./=:,+@%") == StringRef::npos;
-    Line += (Line.empty() ? "" : " ") + (Plain ? W : shellQuote(W));
-  }
-  return Line;
-}
-
 Error writeAxisDryRun(raw_ostream &OS, const EngineOptions &O) {
   std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
   if (O.CompareBinary)

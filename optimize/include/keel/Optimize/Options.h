@@ -7,7 +7,7 @@
 #ifndef KEEL_OPTIMIZE_OPTIONS_H
 #define KEEL_OPTIMIZE_OPTIONS_H
 
-#include "keel/Sweep/Kinds.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include <cstdint>
 #include <string>

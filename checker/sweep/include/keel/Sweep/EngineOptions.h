@@ -9,10 +9,10 @@
 #define KEEL_SWEEP_ENGINEOPTIONS_H
 
 #include "keel/Sweep/Grid.h"
-#include "keel/Sweep/Kinds.h"
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/SimBackend.h"
 #include "keel/Sweep/TimeBackend.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -32,8 +32,8 @@
 #ifndef KEEL_SWEEP_PERTURB_H
 #define KEEL_SWEEP_PERTURB_H
 
-#include "keel/Sweep/Kinds.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Kinds.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

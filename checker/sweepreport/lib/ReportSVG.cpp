@@ -6,12 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Kinds.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "ReportHelpers.h"
 
 #include "keel/Support/Text.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

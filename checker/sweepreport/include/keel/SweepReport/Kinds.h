@@ -1,4 +1,4 @@
-//===- keel/Sweep/Kinds.h - axes and backends as kinds ----------*- C++ -*-===//
+//===- keel/SweepReport/Kinds.h - axes and backends as kinds ----------*- C++ -*-===//
 //
 // The perturbation axis and the measuring backend are chosen by name on the
 // command line and written by name in the JSON, CSV, journal and messages;
@@ -7,8 +7,8 @@
 // are printed or written.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_KINDS_H
-#define KEEL_SWEEP_KINDS_H
+#ifndef KEEL_SWEEPREPORT_KINDS_H
+#define KEEL_SWEEPREPORT_KINDS_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

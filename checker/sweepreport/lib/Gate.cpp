@@ -8,8 +8,8 @@
 // in the same interleaved rounds as the variants.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Kinds.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"

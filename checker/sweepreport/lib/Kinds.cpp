@@ -4,7 +4,7 @@
 // boundary, or reading a saved result) and a kind its name again.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Sweep/Kinds.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "keel/Support/Diagnostics.h"
 

@@ -1,5 +1,5 @@
 //===- KindsTest.cpp - axis and backend names to kinds and back -----------===//
-#include "keel/Sweep/Kinds.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "gtest/gtest.h"
 
