@@ -783,7 +783,7 @@ def use_model(name):
 
 
 def spread(values):
-    """The product's spread, in percent: keel::sweep::spread (checker/sweep/lib/Stats.cpp),
+    """The product's spread, in percent: keel::sweep::spread (checker/sweepreport/lib/Stats.cpp),
     max/min - 1, 0 when the minimum is not positive. The bench computes it over its
     own perturbations (pad objects between the objects, a pad after the k-th hottest
     function, BOLT re-optimising each padded link), each binary measured by measure()."""

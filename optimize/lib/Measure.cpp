@@ -11,7 +11,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Gate.h"
+#include "keel/SweepReport/Gate.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -33,16 +33,17 @@ std::string tailOf(StringRef Path) {
 }
 
 std::vector<std::string> sweepArgv(const OptimizeOptions &O, StringRef Sweep,
-                                   StringRef Axis, int64_t Step, unsigned N,
+                                   AxisKind Axis, int64_t Step, unsigned N,
                                    StringRef JSON, StringRef Bin,
                                    int64_t From) {
   std::vector<std::string> A = {
-      Sweep.str(), "--backend=" + O.Backend, "--axis=" + Axis.str(),
+      Sweep.str(), "--backend=" + sweep::name(O.Backend).str(),
+      "--axis=" + axisName(Axis).str(),
       formatv("--from={0}", From).str(),
       formatv("--to={0}", From + Step * int64_t(N ? N - 1 : 0)).str(),
       formatv("--step={0}", Step).str(), formatv("-j{0}", O.Jobs).str(),
       "--json=" + JSON.str()};
-  if (O.Backend == "sim")
+  if (O.Backend == sweep::BackendKind::Sim)
     A.insert(A.begin() + 2, "--cost=" + O.Cost);
   for (const std::string &E : O.SweepEnv)
     A.push_back("--env=" + E);
@@ -53,7 +54,8 @@ std::vector<std::string> sweepArgv(const OptimizeOptions &O, StringRef Sweep,
 
 std::vector<std::string> guardSweepArgv(const OptimizeOptions &O, StringRef Sweep,
                                         StringRef JSON, StringRef Bin) {
-  return sweepArgv(O, Sweep, "env", O.GuardStep, O.GuardVariants, JSON, Bin);
+  return sweepArgv(O, Sweep, AxisKind::Env, O.GuardStep, O.GuardVariants, JSON,
+                   Bin);
 }
 
 Expected<BuildSummary> sweepSummary(StringRef Name, ArrayRef<std::string> Argv,

@@ -5,10 +5,10 @@
 // program), with an argv, its output kept in DIR/logs/.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/CommandLog.h"
 #include "keel/Optimize/LinkedSizes.h"
 #include "keel/Optimize/Measure.h"
+#include "keel/Optimize/Optimize.h"
 #include "keel/Optimize/Replay.h"
 
 #include "keel/Profile/Binary.h"
@@ -19,9 +19,9 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
-#include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Guard.h"
 #include "keel/Sweep/LinkRecord.h"
+#include "keel/SweepReport/Gate.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -140,7 +140,7 @@ Error Flow::checkTools() {
         "check: lld is missing (install lld-22): the plan's order file and "
         "linker script are lld's: " +
         toString(Lld.takeError()));
-  if (O.Backend == "perf" && !hardwareCountersAvailable())
+  if (O.Backend == sweep::BackendKind::Perf && !hardwareCountersAvailable())
     return make_error<UnavailableError>(
         formatv("check: --backend=perf needs hardware counters, and "
                 "perf_event_open of cycles fails here ({0}); the sim backend "
@@ -321,7 +321,8 @@ Expected<std::string> Flow::stampKey() {
     Add(W);
   for (const std::string &E : O.SweepEnv)
     Add("env " + E);
-  Add(formatv("{0} {1} {2} {3} {4} {5}", O.Backend, O.Cost, O.GuardVariants,
+  Add(formatv("{0} {1} {2} {3} {4} {5}", sweep::name(O.Backend), O.Cost,
+              O.GuardVariants,
               O.GuardStep, O.CodeVariants, O.CodeStep)
           .str());
   if (O.PackLinkedSizes) // off: the stamp of the runs before the option
@@ -453,7 +454,7 @@ Expected<std::string> Flow::relinkTemplate(ArrayRef<std::string> LinkArgv,
   // The --relink template's {pad} is the offset itself: the recommended
   // link sets no __keel_code_pad of its own, and --defsym overrides the
   // script's default (0, or the pad --tune-code-pad baked in).
-  Expected<RecordRelink> W = relinkFromRecord(R, "code");
+  Expected<RecordRelink> W = relinkFromRecord(R, AxisKind::Code);
   if (!W)
     return makeError("report: {0}", toString(W.takeError()));
   std::string T = "env -C " + templateWord(Cwd);
@@ -470,7 +471,7 @@ Error Flow::codeSweep(Build &B, ArrayRef<std::string> LinkArgv, StringRef Cwd) {
     return T.takeError();
   // {pad} is the offset itself: a tuned build's sweep starts at its pad.
   std::string JSON = path("measure/code-" + B.Name + ".json");
-  B.CodeSweep = sweepArgv(O, tool("layout-sweep"), "code", O.CodeStep,
+  B.CodeSweep = sweepArgv(O, tool("layout-sweep"), AxisKind::Code, O.CodeStep,
                           O.CodeVariants, JSON, B.Binary, B.CodePad);
   B.CodeSweep.insert(B.CodeSweep.end() - 1 - O.Workload.size(), "--relink=" + *T);
   progress("report", "code sweep: " + displayCommand(B.CodeSweep));
@@ -514,12 +515,12 @@ Error Flow::tuneCodePad(Build &B) {
   if (!T)
     return T.takeError();
   std::string Base = path("measure/tune-" + B.Name);
-  B.TuneSweep = sweepArgv(O, tool("layout-sweep"), "code", Step, N,
+  B.TuneSweep = sweepArgv(O, tool("layout-sweep"), AxisKind::Code, Step, N,
                           Base + ".json", B.Binary);
   auto At = B.TuneSweep.end() - 1 - O.Workload.size();
   At = B.TuneSweep.insert(At, "--relink=" + *T);
   std::vector<std::string> Files;
-  if (O.Backend == "sim" && O.TuneI1.size() > 1) {
+  if (O.Backend == BackendKind::Sim && O.TuneI1.size() > 1) {
     for (const std::string &G : O.TuneI1) {
       At = B.TuneSweep.insert(At, "--I1=" + G) + 1;
       std::string Tag = G;
@@ -527,7 +528,7 @@ Error Flow::tuneCodePad(Build &B) {
       Files.push_back(Base + ".i1-" + Tag + ".json");
     }
   } else {
-    if (O.Backend == "sim" && !O.TuneI1.empty())
+    if (O.Backend == BackendKind::Sim && !O.TuneI1.empty())
       B.TuneSweep.insert(At, "--I1=" + O.TuneI1.front());
     Files.push_back(Base + ".json");
   }
@@ -555,7 +556,7 @@ Error Flow::tuneCodePad(Build &B) {
   B.TunedCost = (*Costs)[Best];
   std::string Measured =
       formatv("{0} offsets by {1}{2}", Costs->size(), Step,
-              O.Backend == "sim" ? ", I1 " + join(O.TuneI1, " + ") : "")
+              O.Backend == BackendKind::Sim ? ", I1 " + join(O.TuneI1, " + ") : "")
           .str();
   if (Best == 0) {
     B.TuneNote = formatv("pad 0 (as planned) is the cheapest of {0}", Measured);
@@ -675,8 +676,9 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
   std::string T;
   raw_string_ostream OS(T);
   OS << formatv("layout-optimize: {0} on `{1}` (backend {2}{3}):\n", Name,
-                displayCommand(O.Workload), O.Backend,
-                O.Backend == "sim" ? ", cost model " + O.Cost : "");
+                displayCommand(O.Workload), sweep::name(O.Backend),
+                O.Backend == sweep::BackendKind::Sim ? ", cost model " + O.Cost
+                                                     : "");
   OS << table(Builds, D.Kept, O);
   OS << "guard: " << D.Why << "\n";
   if (!Kept.TuneSweep.empty())
@@ -726,7 +728,7 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
   json::Value Doc = json::Object{{"version", 1},
                                  {"program", P.Binary},
                                  {"workload", std::move(W)},
-                                 {"backend", O.Backend},
+                                 {"backend", sweep::name(O.Backend)},
                                  {"cost", O.Cost},
                                  {"kept", D.Kept},
                                  {"kept_binary", path(Name)},

@@ -440,4 +440,27 @@ Expected<std::vector<std::string>> splitCommandTemplate(StringRef T) {
   return Words;
 }
 
+std::string shellQuote(StringRef Word) {
+  std::string Out = "'";
+  for (char C : Word) {
+    if (C == '\'')
+      Out += "'\\''";
+    else
+      Out += C;
+  }
+  return Out + "'";
+}
+
+std::string displayCommand(ArrayRef<std::string> Argv) {
+  std::string Line;
+  for (const std::string &W : Argv) {
+    bool Plain = !W.empty() && StringRef(W).find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyz"
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "_-./=:,+@%") == StringRef::npos;
+    Line += (Line.empty() ? "" : " ") + (Plain ? W : shellQuote(W));
+  }
+  return Line;
+}
+
 } // namespace keel

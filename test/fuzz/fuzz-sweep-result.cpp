@@ -1,7 +1,7 @@
 // libFuzzer target: the sweep result JSON (what layout-sweep-report reads):
 // llvm::json::parse then fromJSON(SweepResult).
 #include "FuzzCommon.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 #include "llvm/Support/JSON.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {

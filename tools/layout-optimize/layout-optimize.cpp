@@ -168,7 +168,9 @@ static Expected<int> runCommand(const char *Argv0) {
   }
   if (GuardVariants < 1)
     return usageError("--guard-variants: at least 1");
-  if (Backend != "sim" && Backend != "perf")
+  // Names become kinds here, once: the guard can use sim or perf.
+  std::optional<sweep::BackendKind> BK = sweep::lookupBackendKind(Backend);
+  if (BK != sweep::BackendKind::Sim && BK != sweep::BackendKind::Perf)
     return usageError("--backend: '{0}' is neither sim nor perf", Backend);
   // The guard's decision is only as good as its instrument. cachegrind's
   // branch predictor (7 address bits, 7 history bits) ranks Ext-TSP orders
@@ -194,7 +196,7 @@ static Expected<int> runCommand(const char *Argv0) {
   O.Dir = DirOpt;
   O.CommandLog = CommandsOpt;
   O.Compiler = CC;
-  O.Backend = Backend;
+  O.Backend = *BK;
   O.Cost = Cost;
   O.GuardVariants = GuardVariants;
   O.CodeVariants = CodeVariants;

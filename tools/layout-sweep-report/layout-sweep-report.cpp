@@ -10,11 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Tool.h"
-#include "keel/Sweep/Auto.h"
-#include "keel/Sweep/AutoSweep.h"
-#include "keel/Sweep/AxisSweep.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/AutoReport.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -148,7 +146,7 @@ static Expected<int> renderAndGate() {
       return B.takeError();
     Base = std::move(*B);
   }
-  // As layout-sweep writes a one-axis result (keel/Sweep/AxisSweep.h).
+  // As layout-sweep writes a one-axis result (gateAndReport, Report.h).
   auto G = gateAndReport(*R, GO, Base ? &*Base : nullptr,
                          Files, Quiet ? nullptr : &outs());
   if (!G)

@@ -23,9 +23,9 @@
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/DryRun.h"
 #include "keel/Sweep/Engine.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
 #include "keel/Sweep/Slurm.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -374,7 +374,12 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Backend = *BK;
   if (Error E = buildGrid(O.G))
     return std::move(E);
-  O.Perturb.Axis = Axis;
+  if (!FalseSharing) { // which says its own axis (below)
+    Expected<AxisKind> AK = parseAxis(Axis);
+    if (!AK)
+      return AK.takeError();
+    O.Perturb.Axis = *AK;
+  }
   O.Perturb.RelinkTemplate = Relink;
   O.Perturb.CompareRelinkTemplate = CompareRelink;
   O.Perturb.BoltFunction = BoltPad;
@@ -398,10 +403,10 @@ static Expected<EngineOptions> buildOptions(const char *Argv0, bool &ImplicitJou
   O.Time.AACopies = AACopies;
   O.Time.Cpu = Cpu;
   if (FalseSharing) {
-    if (Axis.getNumOccurrences() && Axis != "fs-spacing")
+    if (Axis.getNumOccurrences() && lookupAxis(Axis) != AxisKind::FsSpacing)
       return usageError("--false-sharing sweeps axis fs-spacing, not --axis={0}",
                         Axis.getValue());
-    O.Perturb.Axis = "fs-spacing";
+    O.Perturb.Axis = AxisKind::FsSpacing;
     if (!Backend.getNumOccurrences())
       O.Backend = BackendKind::Time;
     if (O.Backend != BackendKind::Time)
@@ -549,7 +554,7 @@ static Expected<int> runCommand(const char *Argv0) {
   if (DryRun) {
     outs() << formatv("dry run of {0}: axis {1}, {2} variants, backend {3}; "
                       "nothing is built or run{4}\n",
-                      O->Binary, O->Perturb.Axis,
+                      O->Binary, axisName(O->Perturb.Axis),
                       O->G.offsets().size() * (O->CompareBinary ? 2 : 1),
                       name(O->Backend),
                       O->WorkDir.empty()

@@ -84,7 +84,7 @@ std::map<std::string, uint64_t> functionAddresses(StringRef Bin) {
 /// (a link that lays the padded data out before the code, docs/sweep.md).
 /// \p Built: the base variants' binaries, still in the work directory.
 void checkCodeMoved(SweepResult &R, const std::map<int64_t, std::string> &Built) {
-  if (R.Axis != "data" || Built.size() < 2)
+  if (lookupAxis(R.Axis) != AxisKind::Data || Built.size() < 2)
     return;
   std::map<std::string, uint64_t> First = functionAddresses(Built.begin()->second);
   size_t Variants = 0;
@@ -225,7 +225,8 @@ void fallbackNotes(const SweepResult &R, std::vector<std::string> &Notes) {
 /// keel-sim measured a code or data sweep without maps: say why every pad
 /// had its own run.
 void noteOwnRuns(const EngineOptions &O, SweepResult &R) {
-  if (!keelSimMaps(O) && (O.Perturb.Axis == "code" || O.Perturb.Axis == "data"))
+  if (!keelSimMaps(O) &&
+      (O.Perturb.Axis == AxisKind::Code || O.Perturb.Axis == AxisKind::Data))
     R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
                       "own argv[0], so each ran on its own binary "
                       "(--exec-as=fd lets one run serve every pad)");
@@ -241,10 +242,11 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
   R.Binary = O.Binary;
   R.Args = O.Args;
   R.Backend = name(O.Backend).str();
-  R.Axis = O.Perturb.Axis;
+  R.Axis = axisName(O.Perturb.Axis).str();
   R.Relink = O.Perturb.RelinkTemplate;
   if (isSimBackend(O.Backend)) {
-    R.Backend = "sim"; // cachegrind or keel-sim: the same counters
+    // cachegrind or keel-sim: the same counters
+    R.Backend = name(BackendKind::Sim).str();
     R.CacheGeometry = geometryText(O.Geometry);
     R.GeometryPreset = O.GeometryPreset;
     R.Weights = O.Weights;

@@ -10,7 +10,7 @@
 #define KEEL_SWEEP_LIB_ASSEMBLE_H
 
 #include "keel/Sweep/EngineOptions.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/Support/Error.h"
 

@@ -6,7 +6,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -60,11 +60,11 @@ Expected<BinaryFacts> inspectBinary(StringRef Binary) {
   return F;
 }
 
-static std::string relinkExample(StringRef Axis) {
+static std::string relinkExample(AxisKind Axis) {
   return formatv("link through `layout-link -- <your link command>` (CMake: "
                  "keel_layout()), or pass --axis={0} --relink='<your link "
                  "command with {{padobj} between the objects and -o {{out}>'",
-                 Axis)
+                 axisName(Axis))
       .str();
 }
 
@@ -73,7 +73,7 @@ static std::string relinkExample(StringRef Axis) {
 static AutoAxis stackAxis(const BinaryFacts &F, StringRef Binary,
                           StringRef StackShim) {
   AutoAxis Stack;
-  Stack.Axis = "stack";
+  Stack.Axis = axisName(AxisKind::Stack).str();
   if (!F.Dynamic) {
     Stack.Why = formatv("{0} is statically linked, so the stack shim "
                         "(LD_PRELOAD) cannot start its main lower",
@@ -102,7 +102,7 @@ static AutoAxis stackAxis(const BinaryFacts &F, StringRef Binary,
 /// The env axis: every executable can be swept along it.
 static AutoAxis envAxis() {
   AutoAxis Env;
-  Env.Axis = "env";
+  Env.Axis = axisName(AxisKind::Env).str();
   Env.Swept = true;
   Env.How = "environment size: the environment grows by N bytes, which moves "
             "the initial stack and every stack frame by N";
@@ -114,7 +114,7 @@ static AutoAxis envAxis() {
 static AutoAxis heapAxis(const BinaryFacts &F, StringRef Binary,
                          StringRef HeapShim) {
   AutoAxis Heap;
-  Heap.Axis = "heap";
+  Heap.Axis = axisName(AxisKind::Heap).str();
   if (!F.Dynamic) {
     Heap.Why = formatv("{0} is statically linked, so the heap shim "
                        "(LD_PRELOAD) cannot replace its malloc",
@@ -176,15 +176,16 @@ static Expected<RecordCheck> checkLinkRecord(StringRef Binary) {
 }
 
 /// "relinked from RECORD with ...": how a relink command moves \p Axis.
-static std::string relinkHow(const AutoAxis &A, StringRef Axis,
+static std::string relinkHow(const AutoAxis &A, AxisKind Axis,
                              StringRef RecPath, StringRef PadFrom) {
   bool Defsym = any_of(A.RelinkArgv, [](const std::string &W) {
     return StringRef(W).contains("--defsym=__keel_");
   });
-  std::string Sym = Axis == "code" ? "__keel_code_pad" : "__keel_data_pad";
+  std::string Sym =
+      Axis == AxisKind::Code ? "__keel_code_pad" : "__keel_data_pad";
   std::string With =
       !Defsym ? formatv("N bytes of {0} before {1}",
-                        Axis == "code" ? "nops" : "data",
+                        Axis == AxisKind::Code ? "nops" : "data",
                         padObjectPlace(A.RelinkArgv))
                     .str()
       : A.RelinkPadBase ? formatv("--defsym={0}={1}+N ({1}: {2})", Sym,
@@ -196,10 +197,10 @@ static std::string relinkHow(const AutoAxis &A, StringRef Axis,
 
 /// The code or data axis: relinked from the link record, else (code) moved
 /// by llvm-bolt when the binary keeps its relocations, else why not.
-static AutoAxis relinkAxis(StringRef Axis, const BinaryFacts &F,
+static AutoAxis relinkAxis(AxisKind Axis, const BinaryFacts &F,
                            const RecordCheck &RC, bool HaveBolt) {
   AutoAxis A;
-  A.Axis = Axis.str();
+  A.Axis = axisName(Axis).str();
   if (RC.Rec) {
     Expected<RecordRelink> RR = relinkFromRecord(*RC.Rec, Axis);
     if (RR) {
@@ -212,19 +213,20 @@ static AutoAxis relinkAxis(StringRef Axis, const BinaryFacts &F,
       return A;
     }
     A.Why = toString(RR.takeError());
-    A.Enable = formatv("pass --axis={0} --relink='...'", Axis).str();
+    A.Enable =
+        formatv("pass --axis={0} --relink='...'", axisName(Axis)).str();
   } else {
     A.Why = RC.Why;
     A.Enable = RC.Enable.empty() ? relinkExample(Axis) : RC.Enable;
   }
-  if (Axis == "code" && F.EmitRelocs && F.HasMain && HaveBolt) {
+  if (Axis == AxisKind::Code && F.EmitRelocs && F.HasMain && HaveBolt) {
     A.Swept = true;
     A.BoltFunction = "main";
     A.How = "llvm-bolt --pad-funcs-before=main:N (the binary keeps its "
             "relocations)";
     A.Why.clear();
     A.Enable.clear();
-  } else if (Axis == "code" && !RC.Rec && RC.Enable.empty()) {
+  } else if (Axis == AxisKind::Code && !RC.Rec && RC.Enable.empty()) {
     A.Enable += ", or link with -Wl,--emit-relocs (llvm-bolt moves it)";
   }
   return A;
@@ -242,7 +244,7 @@ Expected<std::vector<AutoAxis>> planAutoAxes(StringRef Binary, StringRef HeapShi
   Expected<RecordCheck> RC = checkLinkRecord(Binary);
   if (!RC)
     return RC.takeError();
-  for (StringRef Axis : {"code", "data"})
+  for (AxisKind Axis : {AxisKind::Code, AxisKind::Data})
     Axes.push_back(relinkAxis(Axis, *F, *RC, HaveBolt));
   return Axes;
 }

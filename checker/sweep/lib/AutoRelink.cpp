@@ -14,7 +14,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -228,7 +228,7 @@ static bool looksLikeInput(StringRef W) {
   return Exts.contains(Ext) || W.contains(".so.");
 }
 
-Expected<RecordRelink> relinkFromRecord(const LinkRecord &R, StringRef Axis) {
+Expected<RecordRelink> relinkFromRecord(const LinkRecord &R, AxisKind Axis) {
   std::vector<std::string> W = R.Argv;
   bool Out = false;
   for (size_t I = 1; I < W.size(); ++I) {
@@ -247,7 +247,8 @@ Expected<RecordRelink> relinkFromRecord(const LinkRecord &R, StringRef Axis) {
   }
   RecordRelink RR;
   RR.ZeroArgv = W;
-  std::string Sym = Axis == "code" ? "__keel_code_pad" : "__keel_data_pad";
+  std::string Sym =
+      Axis == AxisKind::Code ? "__keel_code_pad" : "__keel_data_pad";
   if (scriptDefines(R, Sym)) {
     std::string Own = placeUserDefsym(W, Sym);
     if (Own.empty()) {

@@ -126,41 +126,6 @@ struct AutoProgress {
   }
 };
 
-} // namespace
-
-Expected<std::map<std::string, SweepResult>>
-readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
-  if (Baseline.empty())
-    return std::map<std::string, SweepResult>();
-  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
-  if (!B)
-    return B.takeError();
-  if (GO.MaxMispredictRise)
-    for (const auto &[Axis, R] : *B)
-      if (Error E = checkMispredictBaseline(R, Baseline))
-        return std::move(E);
-  return B;
-}
-
-Expected<GateResult>
-gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
-             const std::map<std::string, SweepResult> &Baselines,
-             StringRef BaselinePath) {
-  auto BIt = Baselines.find(Axis.str());
-  Expected<GateResult> G =
-      evaluateGate(R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
-  if (!G)
-    return G.takeError();
-  if (!BaselinePath.empty() && BIt == Baselines.end())
-    G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
-                              "not compared with it",
-                              BaselinePath, Axis)
-                          .str());
-  return G;
-}
-
-namespace {
-
 /// Refuse what cannot be swept at all (a missing file, an object file, a
 /// non-executable) before announcing a sweep; runSweep checks each axis
 /// again.
@@ -172,7 +137,7 @@ Error checkSweepable(const EngineOptions &Base) {
     Binaries.push_back({"compare", *Base.CompareBinary});
   // The env axis runs any executable as it is.
   PerturbOptions Env = Base.Perturb;
-  Env.Axis = "env";
+  Env.Axis = AxisKind::Env;
   return Perturber::check(Env, Binaries);
 }
 
@@ -231,7 +196,9 @@ Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
 /// without exit()) keeps the axis: the sweep shows what happens.
 Error skipVacuousHeapAxis(const EngineOptions &Base,
                           std::vector<AutoAxis> &Axes) {
-  auto Heap = find_if(Axes, [](const AutoAxis &A) { return A.Axis == "heap"; });
+  auto Heap = find_if(Axes, [](const AutoAxis &A) {
+    return lookupAxis(A.Axis) == AxisKind::Heap;
+  });
   if (Heap == Axes.end() || !Heap->Swept)
     return Error::success();
   std::vector<std::string> Binaries = {Base.Binary};
@@ -277,7 +244,9 @@ void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
 /// The engine options of one axis.
 EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
   EngineOptions O = Base;
-  O.Perturb.Axis = A.Axis;
+  std::optional<AxisKind> K = lookupAxis(A.Axis);
+  assert(K && "planAutoAxes names only --axis axes");
+  O.Perturb.Axis = *K;
   O.Perturb.RelinkArgv = A.RelinkArgv;
   O.Perturb.RelinkDir = A.RelinkDir;
   O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
@@ -392,45 +361,6 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
 
 } // namespace
 
-Error writeAutoReports(StringRef Binary, const ReportFiles &F,
-                       AutoSweepResult &R) {
-  ArrayRef<AutoAxis> Axes = R.Axes;
-  ArrayRef<AutoOutcome> Outcomes = R.Outcomes;
-  if (Error E = writeOutputIfNamed(F.JSON, [&](raw_ostream &OS) {
-        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
-      }))
-    return E;
-  if (Error E = writeOutputIfNamed(
-          F.CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
-    return E;
-  if (Error E = writeOutputIfNamed(
-          F.SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
-    return E;
-  if (Error E = writeOutputIfNamed(F.HTML, [&](raw_ostream &OS) {
-        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
-      }))
-    return E;
-  if (textTableToStdout(F)) {
-    raw_string_ostream OS(R.Text);
-    writeAutoTextReport(OS, Binary, Axes, Outcomes);
-  }
-  return Error::success();
-}
-
-void collectAutoOutcomes(AutoSweepResult &R) {
-  for (const AutoOutcome &O : R.Outcomes)
-    for (const std::string &N : O.R.Notes)
-      R.Notes.push_back(O.A->Axis + ": " + N);
-  R.ExitStatus = ExitOK;
-  for (const AutoOutcome &O : R.Outcomes)
-    if (O.G.Failed) {
-      R.GateFailure = O.A->Axis + ": " +
-                      (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front());
-      R.ExitStatus = ExitCheckFailed;
-      return;
-    }
-}
-
 Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                        const GateOptions &GO,
                                        const AutoSweepOptions &AO,
@@ -489,7 +419,8 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
 
 Expected<bool> useLinkRecord(EngineOptions &O) {
   const PerturbOptions &P = O.Perturb;
-  if ((P.Axis != "code" && P.Axis != "data") || !P.RelinkTemplate.empty() ||
+  if ((P.Axis != AxisKind::Code && P.Axis != AxisKind::Data) ||
+      !P.RelinkTemplate.empty() ||
       !P.RelinkArgv.empty() || !P.BoltFunction.empty() ||
       !P.CompareRelinkTemplate.empty())
     return false;
@@ -502,14 +433,16 @@ Expected<bool> useLinkRecord(EngineOptions &O) {
     consumeError(Axes.takeError());
     return false;
   }
-  auto A = find_if(*Axes, [&](const AutoAxis &X) { return X.Axis == P.Axis; });
+  auto A = find_if(*Axes, [&](const AutoAxis &X) {
+    return lookupAxis(X.Axis) == P.Axis;
+  });
   if (A == Axes->end())
     return false;
   if (!A->Swept || A->RelinkArgv.empty())
     return inputError(linkRecordPath(O.Binary), 0,
                       "--axis={0} with no --relink relinks from this record, "
                       "but {1}{2}{3}",
-                      P.Axis, A->Why.empty() ? "it cannot" : A->Why,
+                      axisName(P.Axis), A->Why.empty() ? "it cannot" : A->Why,
                       A->Enable.empty() ? "" : "; to sweep it: ", A->Enable);
   EngineOptions Out = axisOptions(O, *A);
   O = std::move(Out);

@@ -108,19 +108,6 @@ Expected<Provenance> sweepProvenance(const EngineOptions &O,
   return P;
 }
 
-Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
-                                   const SweepResult *Baseline,
-                                   const ReportFiles &F, raw_ostream *Table) {
-  Expected<GateResult> G = evaluateGate(R, GO, Baseline);
-  if (!G)
-    return G.takeError();
-  if (Error E = writeReports(R, *G, F))
-    return std::move(E);
-  if (Table && textTableToStdout(F))
-    writeTextReport(*Table, R, *G);
-  return G;
-}
-
 namespace {
 
 /// --baseline, read first (a bad file must not cost a sweep), then what
@@ -130,7 +117,8 @@ readBaselineAndCheck(const EngineOptions &O, const GateOptions &GO,
                      const AxisSweepOptions &AO, size_t Geometries) {
   std::optional<SweepResult> BaselineResult;
   if (!AO.Baseline.empty()) {
-    Expected<SweepResult> B = readBaselineAxis(AO.Baseline, O.Perturb.Axis);
+    Expected<SweepResult> B =
+        readBaselineAxis(AO.Baseline, axisName(O.Perturb.Axis));
     if (!B)
       return B.takeError();
     if (GO.MaxMispredictRise)

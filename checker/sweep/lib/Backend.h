@@ -18,8 +18,8 @@
 #include "Recorder.h"
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Result.h"
 #include "keel/Sweep/SimRun.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"

@@ -12,18 +12,6 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-std::string displayCommand(ArrayRef<std::string> Argv) {
-  std::string Line;
-  for (const std::string &W : Argv) {
-    bool Plain = !W.empty() && StringRef(W).find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyz"
-                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                   "_-./=:,+@%") == StringRef::npos;
-    Line += (Line.empty() ? "" : " ") + (Plain ? W : shellQuote(W));
-  }
-  return Line;
-}
-
 Error writeAxisDryRun(raw_ostream &OS, const EngineOptions &O) {
   std::vector<std::pair<std::string, std::string>> Binaries = {{"base", O.Binary}};
   if (O.CompareBinary)
@@ -45,7 +33,8 @@ Error writeAxisDryRun(raw_ostream &OS, const EngineOptions &O) {
   for (const auto &[Series, Bin] : Binaries) {
     for (int64_t Off : O.G.offsets()) {
       Expected<Perturber::Plan> Pl =
-          (*P)->describe(Variant{Series, O.Perturb.Axis, Off}, Index++);
+          (*P)->describe(Variant{Series, axisName(O.Perturb.Axis).str(), Off},
+                         Index++);
       if (!Pl)
         return Pl.takeError();
       OS << formatv("  {0}offset {1}:\n",

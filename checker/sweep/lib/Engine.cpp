@@ -99,7 +99,8 @@ Expected<double> timeOneVariantBuild(const EngineOptions &O) {
     return P.takeError();
   auto Start = std::chrono::steady_clock::now();
   Expected<PreparedVariant> V =
-      (*P)->prepare(Variant{"base", O.Perturb.Axis, O.G.From}, 0);
+      (*P)->prepare(Variant{"base", axisName(O.Perturb.Axis).str(), O.G.From},
+                    0);
   if (!V)
     return V.takeError();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
@@ -134,7 +135,7 @@ Expected<std::optional<uint64_t>> countHeapAllocations(const EngineOptions &O,
   WD.Dir = *D;
   WD.Remove = true;
   PerturbOptions PO = O.Perturb;
-  PO.Axis = "heap";
+  PO.Axis = AxisKind::Heap;
   Expected<std::unique_ptr<Perturber>> P =
       Perturber::create(PO, WD.Dir, {{"base", Binary.str()}}, O.Args);
   if (!P)

@@ -1,53 +1,21 @@
-//===- EngineOptions.cpp - backend and executor names ---------------------===//
+//===- EngineOptions.cpp - executor names, the journal's fingerprint ------===//
 //
-// The one place a backend's or an executor's name becomes its kind (at the
-// option boundary) and a kind its name again (for the JSON, the journal's
-// fingerprint and the messages, which keep the names users type); and the
-// fingerprint itself.
+// The one place an executor's name becomes its kind (at the option boundary;
+// the backend's and the axis' are Kinds.cpp's), and the journal's
+// fingerprint, which keeps the names users type.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/EngineOptions.h"
 
 #include "keel/Support/Diagnostics.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <optional>
 
 using namespace llvm;
 
 namespace keel {
 namespace sweep {
-
-StringRef name(BackendKind K) {
-  switch (K) {
-  case BackendKind::Sim:
-    return "sim";
-  case BackendKind::Cachegrind:
-    return "cachegrind";
-  case BackendKind::Time:
-    return "time";
-  case BackendKind::Perf:
-    return "perf";
-  }
-  llvm_unreachable("unknown BackendKind");
-}
-
-Expected<BackendKind> parseBackendKind(StringRef Name) {
-  std::optional<BackendKind> K =
-      StringSwitch<std::optional<BackendKind>>(Name)
-          .Case("sim", BackendKind::Sim)
-          .Case("cachegrind", BackendKind::Cachegrind)
-          .Case("time", BackendKind::Time)
-          .Case("perf", BackendKind::Perf)
-          .Default(std::nullopt);
-  if (!K)
-    return makeError("unknown --backend '{0}' (sim, cachegrind, time, perf)",
-                     Name);
-  return *K;
-}
 
 ExecutorKind parseExecutorKind(StringRef Value) {
   if (Value.empty())
@@ -66,7 +34,7 @@ std::string sweepFingerprint(const EngineOptions &O) {
                  {"args", json::Array(O.Args)},
                  {"compare", O.CompareBinary ? *O.CompareBinary : ""},
                  {"backend", name(O.Backend)},
-                 {"axis", O.Perturb.Axis},
+                 {"axis", axisName(O.Perturb.Axis)},
                  {"relink", O.Perturb.RelinkTemplate},
                  {"compare_relink", O.Perturb.CompareRelinkTemplate},
                  {"bolt_pad", O.Perturb.BoltFunction},
@@ -77,7 +45,7 @@ std::string sweepFingerprint(const EngineOptions &O) {
   // fingerprints of journals written before it existed do not change.
   // The stack axis moved the environment before it had its own shim (that
   // is the env axis now): a journal of that older stack sweep is not this.
-  if (O.Perturb.Axis == "stack")
+  if (O.Perturb.Axis == AxisKind::Stack)
     F["stack_shift"] = "libkeelstackshift";
   // The front-end model's events (only when on: older fingerprints stay).
   if (O.Backend == BackendKind::Sim && !O.Frontend.empty())

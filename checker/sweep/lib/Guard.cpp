@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Guard.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -34,7 +34,8 @@ namespace sweep {
 /// variant started by one name (--exec-as=fd; with path each has its own
 /// argv[0]).
 bool keelSimMaps(const EngineOptions &O) {
-  return (O.Perturb.Axis == "code" || O.Perturb.Axis == "data") &&
+  return (O.Perturb.Axis == AxisKind::Code ||
+          O.Perturb.Axis == AxisKind::Data) &&
          execAsMode(O) == "fd";
 }
 

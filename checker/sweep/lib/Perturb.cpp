@@ -161,7 +161,7 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
                                           : "file of another type");
   if (!sys::fs::can_execute(Bin))
     return inputError(Bin, 0, "not an executable file (chmod +x?)");
-  if (O.Axis == "heap" || O.Axis == "stack") {
+  if (O.Axis == AxisKind::Heap || O.Axis == AxisKind::Stack) {
     bool Interp = false, LibcStart = importsLibcStartMain(*Elf);
     if (auto Phdrs = File.program_headers()) {
       for (const auto &P : *Phdrs)
@@ -172,7 +172,7 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
     if (!Interp)
       return inputError(
           Bin, 0,
-          O.Axis == "heap"
+          O.Axis == AxisKind::Heap
               ? "is statically linked: --axis=heap shifts malloc through an "
                 "LD_PRELOAD shim, which a static binary never loads; use "
                 "--axis=env, or link it dynamically"
@@ -180,7 +180,7 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
                 "through an LD_PRELOAD shim, which a static binary never "
                 "loads; use --axis=env (the environment size moves its "
                 "stack), or link it dynamically");
-    if (O.Axis == "stack" && !LibcStart)
+    if (O.Axis == AxisKind::Stack && !LibcStart)
       return inputError(Bin, 0,
                         "does not start through glibc's __libc_start_main "
                         "(no such dynamic symbol), so --axis=stack's shim "
@@ -212,35 +212,26 @@ static Error checkSweptBinary(StringRef Bin, const PerturbOptions &O) {
   return Error::success();
 }
 
-static bool isKnownAxis(StringRef A) {
-  return A == "code" || A == "data" || A == "stack" || A == "env" ||
-         A == "heap" || A == "fs-spacing";
-}
-
 Error Perturber::check(const PerturbOptions &O,
                        ArrayRef<std::pair<std::string, std::string>> Binaries) {
-  if (!isKnownAxis(O.Axis))
-    return makeError("unknown --axis '{0}' (code, data, stack, env, heap, "
-                     "fs-spacing)",
-                     O.Axis);
   // fs-spacing (layout-sweep --false-sharing): the relink template rebuilds
   // the program with {pad} bytes between data written by different threads.
-  bool Layout = O.Axis == "code" || O.Axis == "data" || O.Axis == "fs-spacing";
+  bool Layout = isLayoutAxis(O.Axis);
   bool HasRelink = !O.RelinkTemplate.empty() || !O.RelinkArgv.empty();
   bool HasCompareRelink =
       !O.CompareRelinkTemplate.empty() || !O.CompareRelinkArgv.empty();
   if (Layout && !HasRelink && O.BoltFunction.empty())
     return makeError("--axis={0} needs --relink='TEMPLATE {{pad} {{out}' (or "
                      "--bolt-pad=FUNC for a binary linked with --emit-relocs)",
-                     O.Axis);
+                     axisName(O.Axis));
   if (!Layout && (HasRelink || !O.BoltFunction.empty()))
     return makeError("--relink/--bolt-pad perturb code or data; --axis={0} "
                      "runs the binary as it is",
-                     O.Axis);
+                     axisName(O.Axis));
   if (!O.BoltFunction.empty() && !O.RelinkTemplate.empty())
     return usageError("--bolt-pad and --relink are two ways of moving the "
                       "code; give one");
-  if (!O.BoltFunction.empty() && O.Axis != "code")
+  if (!O.BoltFunction.empty() && O.Axis != AxisKind::Code)
     return makeError("--bolt-pad moves code only (use --axis=code)");
   if (!O.RelinkTemplate.empty())
     if (Error E = checkRelinkTemplate("relink", O.RelinkTemplate))
@@ -248,13 +239,13 @@ Error Perturber::check(const PerturbOptions &O,
   if (!O.CompareRelinkTemplate.empty())
     if (Error E = checkRelinkTemplate("compare-relink", O.CompareRelinkTemplate))
       return E;
-  if (O.Axis == "heap" && !sys::fs::exists(O.HeapShim))
+  if (O.Axis == AxisKind::Heap && !sys::fs::exists(O.HeapShim))
     return make_error<UnavailableError>(
         formatv("the heap shim '{0}' is missing (build libkeelheapshift.so or "
                 "pass --heap-shim)",
                 O.HeapShim)
             .str());
-  if (O.Axis == "stack" && !sys::fs::exists(O.StackShim))
+  if (O.Axis == AxisKind::Stack && !sys::fs::exists(O.StackShim))
     return make_error<UnavailableError>(
         formatv("the stack shim '{0}' is missing (build libkeelstackshift.so "
                 "or pass --stack-shim)",
@@ -308,10 +299,11 @@ std::vector<std::string> Perturber::environment(const Variant &V) const {
   std::vector<std::string> Env = {"PATH=/usr/local/bin:/usr/bin:/bin",
                                   "LC_ALL=C"};
   Env.insert(Env.end(), Opts.ExtraEnv.begin(), Opts.ExtraEnv.end());
+  std::optional<AxisKind> Axis = lookupAxis(V.Axis); // none for an A/A copy
   // Present in every variant, so only its length differs along the env axis.
   Env.push_back("KEEL_ENV_PAD=" +
-                std::string(V.Axis == "env" ? V.Offset : 0, 'x'));
-  if (V.Axis == "stack") {
+                std::string(Axis == AxisKind::Env ? V.Offset : 0, 'x'));
+  if (Axis == AxisKind::Stack) {
     // Fixed width: every stack variant's environment has the same size, so
     // only the shim's alloca moves the stack (test: stack-shift.test).
     Env.push_back("LD_PRELOAD=" + Opts.StackShim);
@@ -320,7 +312,7 @@ std::vector<std::string> Perturber::environment(const Variant &V) const {
       N.insert(0, StackShiftDigits - N.size(), '0');
     Env.push_back("KEEL_STACK_SHIFT=" + N);
   }
-  if (V.Axis == "heap") {
+  if (Axis == AxisKind::Heap) {
     Env.push_back("LD_PRELOAD=" + Opts.HeapShim);
     Env.push_back("KEEL_HEAP_SHIFT=" + std::to_string(V.Offset));
   }
@@ -354,7 +346,7 @@ Expected<std::string> Perturber::makePadObject(const Variant &V,
   // .text, then the pad, byte-aligned. Written in-process through LLVM's
   // ObjectYAML (what yaml2obj uses): one process per pad cost a sweep of
   // 64 pads about 2.6 s of CPU on this machine.
-  bool Code = V.Axis == "code";
+  bool Code = lookupAxis(V.Axis) == AxisKind::Code;
   SmallString<256> Obj(Dir);
   sys::path::append(Obj, "keelpad.o");
   std::string Yaml;

@@ -22,17 +22,17 @@ namespace sweep {
 Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
   if (Error E = validateGrid(O.G))
     return E;
-  StringRef Axis = O.Perturb.Axis;
+  AxisKind Axis = O.Perturb.Axis;
   for (int64_t Off : Offsets) {
-    if (Axis == "heap" && (Off % 16 || Off > MaxHeapShift))
+    if (Axis == AxisKind::Heap && (Off % 16 || Off > MaxHeapShift))
       return makeError("--axis=heap offsets must be multiples of 16 up to {0} "
                        "(malloc results stay 16-byte aligned); got {1}",
                        MaxHeapShift, Off);
-    if (Axis == "stack" && (Off % 16 || Off > MaxStackShift))
+    if (Axis == AxisKind::Stack && (Off % 16 || Off > MaxStackShift))
       return makeError("--axis=stack offsets must be multiples of 16 up to "
                        "{0} (the stack stays 16-byte aligned); got {1}",
                        MaxStackShift, Off);
-    if (Axis == "env" && Off > MaxEnvPad)
+    if (Axis == AxisKind::Env && Off > MaxEnvPad)
       return makeError("--axis=env offsets are environment bytes, at most "
                        "{0}; got {1}",
                        MaxEnvPad, Off);
@@ -74,7 +74,7 @@ std::vector<Variant> gridVariants(const EngineOptions &O,
     Series.push_back("compare");
   for (const std::string &S : Series)
     for (int64_t Off : Offsets)
-      Vs.push_back(Variant{S, O.Perturb.Axis, Off});
+      Vs.push_back(Variant{S, axisName(O.Perturb.Axis).str(), Off});
   return Vs;
 }
 

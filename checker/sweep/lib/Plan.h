@@ -8,7 +8,7 @@
 #define KEEL_SWEEP_LIB_PLAN_H
 
 #include "keel/Sweep/EngineOptions.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

@@ -11,7 +11,7 @@
 #include "keel/Support/Process.h"
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Journal.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/Support/Error.h"
 

@@ -43,17 +43,6 @@ static constexpr int TaskFileVersion = 1;
 /// Slurm's default MaxArraySize is 1001 (indexes 0..1000).
 static constexpr size_t MaxTasks = 1000;
 
-std::string shellQuote(StringRef Word) {
-  std::string Out = "'";
-  for (char C : Word) {
-    if (C == '\'')
-      Out += "'\\''";
-    else
-      Out += C;
-  }
-  return Out + "'";
-}
-
 /// --slurm-args as words (none when empty).
 static Expected<std::vector<std::string>> slurmArgWords(StringRef Args) {
   if (Args.trim().empty())

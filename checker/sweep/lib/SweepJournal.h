@@ -10,7 +10,7 @@
 
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Journal.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

@@ -24,7 +24,7 @@ TEST(MeasureTest, GuardSweepIsTheDocumentedCommand) {
 // perf takes no --cost; one variant sweeps offset 0 alone.
 TEST(MeasureTest, PerfBackendAndOneVariant) {
   OptimizeOptions O;
-  O.Backend = "perf";
+  O.Backend = keel::sweep::BackendKind::Perf;
   O.GuardVariants = 1;
   O.Jobs = 1;
   EXPECT_EQ(guardSweepArgv(O, "s", "j", "a"),

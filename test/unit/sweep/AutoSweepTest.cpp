@@ -53,7 +53,7 @@ struct SweepRun : SweepTestDir {
     O.Binary = Binary;
     O.Backend = BackendKind::Time;
     O.G = Grid{0, 64, 64};
-    O.Perturb.Axis = "env";
+    O.Perturb.Axis = AxisKind::Env;
     O.Perturb.HeapShim = Dir + "/no-heapshift.so";
     O.Perturb.StackShim = Dir + "/no-stackshift.so";
     O.Time.Rounds = 3;

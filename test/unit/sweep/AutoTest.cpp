@@ -24,7 +24,7 @@ TEST(AutoRelink, PadObjectBeforeTheMiddleInput) {
   R.Cwd = "/nonexistent";
   R.Argv = {"clang-22", "-fuse-ld=lld", "-L", "lib.o", "a.o", "b.o", "c.o",
             "-o", "app"};
-  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, AxisKind::Code);
   ASSERT_TRUE(!!W) << llvm::toString(W.takeError());
   // "lib.o" is -L's value, not an input; inputs a.o b.o c.o: before b.o.
   EXPECT_EQ(W->Argv, (Words{"clang-22", "-fuse-ld=lld", "-L", "lib.o", "a.o",
@@ -36,7 +36,7 @@ TEST(AutoRelink, OneInputAndNoOutputWord) {
   LinkRecord R;
   R.Cwd = "/nonexistent";
   R.Argv = {"clang", "-O2", "prog.c"};
-  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, AxisKind::Data);
   ASSERT_TRUE(!!W);
   EXPECT_EQ(W->Argv, (Words{"clang", "-O2", "{padobj}", "prog.c", "-o", "{out}"}));
 }
@@ -45,7 +45,7 @@ TEST(AutoRelink, NoInputIsAnError) {
   LinkRecord R;
   R.Cwd = "/nonexistent";
   R.Argv = {"make", "app"};
-  llvm::Expected<RecordRelink> W = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> W = relinkFromRecord(R, AxisKind::Code);
   ASSERT_FALSE(!!W);
   EXPECT_NE(llvm::toString(W.takeError()).find("no input file"), std::string::npos);
 }
@@ -64,12 +64,12 @@ TEST(AutoRelink, KeelScriptGetsDefsym) {
   LinkRecord R;
   R.Cwd = Dir.str().str();
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-o", "app"};
-  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, AxisKind::Code);
   ASSERT_TRUE(!!Code);
   EXPECT_EQ(Code->Argv.back(), "-Wl,--defsym=__keel_code_pad={pad}");
   // A bare linker takes the option without -Wl.
   R.Argv = {"ld.lld", "a.o", "-T", "layout.ld", "-o", "app"};
-  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, AxisKind::Data);
   ASSERT_TRUE(!!Data);
   EXPECT_EQ(Data->Argv.back(), "--defsym=__keel_data_pad={pad}");
   EXPECT_EQ(Data->Argv[5], "{out}");
@@ -107,7 +107,7 @@ TEST(AutoRelink, UserDefsymKeepsItsValue) {
   R.Cwd = D.Dir.str().str();
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld",
             "-Wl,-z,separate-code,--defsym=__keel_data_pad=2048", "-o", "app"};
-  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> Data = relinkFromRecord(R, AxisKind::Data);
   ASSERT_TRUE(!!Data) << llvm::toString(Data.takeError());
   EXPECT_EQ(Data->Argv,
             (Words{"clang-22", "a.o", "-Wl,-T,layout.ld",
@@ -119,7 +119,7 @@ TEST(AutoRelink, UserDefsymKeepsItsValue) {
                    "-Wl,-z,separate-code,--defsym=__keel_data_pad=2048", "-o",
                    "{out}"}));
   // The code pad the link does not set: added, from the script's default 0.
-  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, AxisKind::Code);
   ASSERT_TRUE(!!Code);
   EXPECT_EQ(Code->Argv.back(), "-Wl,--defsym=__keel_code_pad={pad}");
   EXPECT_EQ(Code->PadBase, 0);
@@ -132,19 +132,19 @@ TEST(AutoRelink, UserDefsymInEveryForm) {
   R.Cwd = D.Dir.str().str();
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld",
             "-Wl,--defsym,__keel_data_pad=0x40", "-o", "app"};
-  llvm::Expected<RecordRelink> A = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> A = relinkFromRecord(R, AxisKind::Data);
   ASSERT_TRUE(!!A);
   EXPECT_EQ(A->Argv[3], "-Wl,--defsym,__keel_data_pad={pad}");
   EXPECT_EQ(A->PadBase, 64);
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-Xlinker", "--defsym",
             "-Xlinker", "__keel_data_pad=128", "-o", "app"};
-  llvm::Expected<RecordRelink> B = relinkFromRecord(R, "data");
+  llvm::Expected<RecordRelink> B = relinkFromRecord(R, AxisKind::Data);
   ASSERT_TRUE(!!B);
   EXPECT_EQ(B->Argv[6], "__keel_data_pad={pad}");
   EXPECT_EQ(B->PadBase, 128);
   R.Argv = {"ld.lld", "a.o", "-T", "layout.ld", "--defsym",
             "__keel_code_pad=64", "--defsym=__keel_data_pad=32", "-o", "app"};
-  llvm::Expected<RecordRelink> C = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> C = relinkFromRecord(R, AxisKind::Code);
   ASSERT_TRUE(!!C);
   EXPECT_EQ(C->Argv[5], "__keel_code_pad={pad}");
   EXPECT_EQ(C->Argv[6], "--defsym=__keel_data_pad=32"); // the other pad stays
@@ -152,7 +152,7 @@ TEST(AutoRelink, UserDefsymInEveryForm) {
   // Not a number: one line saying so.
   R.Argv = {"ld.lld", "a.o", "-T", "layout.ld",
             "--defsym=__keel_code_pad=foo+1", "-o", "app"};
-  llvm::Expected<RecordRelink> Bad = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> Bad = relinkFromRecord(R, AxisKind::Code);
   ASSERT_FALSE(!!Bad);
   EXPECT_NE(llvm::toString(Bad.takeError()).find("not a number"),
             std::string::npos);
@@ -163,7 +163,7 @@ TEST(AutoRelink, ScriptDefaultIsTheBase) {
   LinkRecord R;
   R.Cwd = D.Dir.str().str();
   R.Argv = {"clang-22", "a.o", "-Wl,-T,layout.ld", "-o", "app"};
-  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, "code");
+  llvm::Expected<RecordRelink> Code = relinkFromRecord(R, AxisKind::Code);
   ASSERT_TRUE(!!Code);
   EXPECT_EQ(Code->PadBase, 192);
   EXPECT_EQ(Code->PadFrom, "layout.ld's default");

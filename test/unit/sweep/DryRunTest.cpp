@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 
+using namespace keel;
 using namespace keel::sweep;
 
 TEST(DryRun, DisplayQuotesOnlyWhatAShellWouldSplit) {

@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+using namespace keel;
 using namespace keel::sweep;
 
 namespace {

@@ -32,7 +32,7 @@ namespace optimize {
 /// axis of \p Bin on O.Workload, with O's backend, cost model and jobs; the
 /// JSON report goes to \p JSON.
 std::vector<std::string> sweepArgv(const OptimizeOptions &O, llvm::StringRef Sweep,
-                                   llvm::StringRef Axis, int64_t Step, unsigned N,
+                                   sweep::AxisKind Axis, int64_t Step, unsigned N,
                                    llvm::StringRef JSON, llvm::StringRef Bin,
                                    int64_t From = 0);
 

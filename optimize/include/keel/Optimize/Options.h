@@ -7,6 +7,8 @@
 #ifndef KEEL_OPTIMIZE_OPTIONS_H
 #define KEEL_OPTIMIZE_OPTIONS_H
 
+#include "keel/SweepReport/Kinds.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,8 +25,9 @@ struct OptimizeOptions {
   std::string Binary; ///< a path or file name; "" = the last program linked
   std::string Dir = "keel-optimize";
   std::string Compiler = "clang-22"; ///< what keel-cc runs
-  /// layout-sweep's --backend and --cost for the guard and the table.
-  std::string Backend = "sim";
+  /// layout-sweep's --backend (sim or perf) and --cost for the guard and
+  /// the table.
+  sweep::BackendKind Backend = sweep::BackendKind::Sim;
   std::string Cost = "skylake";
   /// NAME=VALUE added to the environment of every sweep's runs (layout-sweep
   /// --env), e.g. a program's TCL_LIBRARY; the profile runs in this process's.

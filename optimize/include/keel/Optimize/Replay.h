@@ -16,7 +16,7 @@
 #define KEEL_OPTIMIZE_REPLAY_H
 
 #include "keel/Optimize/CommandLog.h"
-#include "keel/Sweep/DryRun.h"
+#include "keel/Support/Process.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -85,8 +85,9 @@ llvm::Error runReplay(const ReplayPlan &P, llvm::StringRef ObjDir,
 llvm::Error rerunCommand(const ReplayedCommand &C, llvm::StringRef Log);
 
 /// A command as one line for display (quoted for a POSIX shell where a
-/// word needs it, never run through one): the sweep's --dry-run printer.
-using sweep::displayCommand;
+/// word needs it, never run through one): keelSupport's, the sweep's
+/// --dry-run printer.
+using keel::displayCommand;
 
 } // namespace optimize
 } // namespace keel

@@ -93,6 +93,13 @@ llvm::Expected<RunResult> runProgram(llvm::ArrayRef<std::string> Argv,
 /// such as --relink and --executor.
 llvm::Expected<std::vector<std::string>> splitCommandTemplate(llvm::StringRef T);
 
+/// Quote \p Word for a POSIX shell ('...', with ' as '\'').
+std::string shellQuote(llvm::StringRef Word);
+
+/// \p Argv as one line a shell would split back into it: words with
+/// characters a shell treats specially are single-quoted.
+std::string displayCommand(llvm::ArrayRef<std::string> Argv);
+
 } // namespace keel
 
 #endif

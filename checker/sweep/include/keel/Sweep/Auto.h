@@ -27,10 +27,11 @@
 #ifndef KEEL_SWEEP_AUTO_H
 #define KEEL_SWEEP_AUTO_H
 
-#include "keel/Sweep/Gate.h"
 #include "keel/Sweep/Grid.h"
 #include "keel/Sweep/LinkRecord.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/AutoReport.h"
+#include "keel/SweepReport/Kinds.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -48,23 +49,6 @@ namespace sweep {
 /// The automatic sweep's grid on every axis: 16 offsets, 0..960 by 64
 /// (docs/sweep.md says how it was sized).
 inline Grid autoGrid() { return Grid{0, 960, 64}; }
-
-/// One axis of the automatic sweep: how it is moved, or why it is not.
-struct AutoAxis {
-  std::string Axis; ///< stack, env, heap, code, data
-  bool Swept = false;
-  std::string How;    ///< swept: the mechanism, one phrase
-  std::string Why;    ///< not swept: the reason
-  std::string Enable; ///< not swept: the flag or build change that enables it
-  /// code/data from a link record: the command with {pad}/{padobj}/{out},
-  /// the command for offset 0, and the value {pad} adds the offset to
-  /// (RecordRelink).
-  std::vector<std::string> RelinkArgv, CompareRelinkArgv;
-  std::vector<std::string> RelinkZeroArgv, CompareRelinkZeroArgv;
-  int64_t RelinkPadBase = 0, CompareRelinkPadBase = 0;
-  std::string RelinkDir, CompareRelinkDir;
-  std::string BoltFunction; ///< code through llvm-bolt
-};
 
 /// What the automatic sweep knows about a binary.
 struct BinaryFacts {
@@ -93,14 +77,14 @@ struct RecordRelink {
 };
 
 /// The recorded link command with the pad and output placed in it for
-/// \p Axis ("code" or "data"): when it links with a script that defines
+/// \p Axis (code or data): when it links with a script that defines
 /// __keel_{code,data}_pad, the link's own --defsym of it (in any form:
 /// -Wl,--defsym=S=V, -Wl,--defsym,S=V, -Xlinker, a bare linker's) takes
 /// {pad} for its value, or --defsym=S={pad} is added; else {padobj} goes
 /// before the middle input file. An error (one line) when the command names
 /// no input file, or sets the symbol to something that is not a number.
 llvm::Expected<RecordRelink> relinkFromRecord(const LinkRecord &R,
-                                              llvm::StringRef Axis);
+                                              AxisKind Axis);
 
 /// The input the pad object is linked before ("" when none).
 std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);
@@ -111,75 +95,6 @@ std::string padObjectPlace(llvm::ArrayRef<std::string> RelinkArgv);
 llvm::Expected<std::vector<AutoAxis>>
 planAutoAxes(llvm::StringRef Binary, llvm::StringRef HeapShim,
              llvm::StringRef StackShim, bool HaveBolt);
-
-/// One swept axis' outcome.
-struct AutoOutcome {
-  const AutoAxis *A = nullptr;
-  SweepResult R;
-  GateResult G;
-};
-
-/// The combined text report: each swept axis' table (writeTextReport), then
-/// a summary with one line per axis (swept: spread and verdict; not swept:
-/// why and how to enable it).
-void writeAutoTextReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
-                         llvm::ArrayRef<AutoAxis> Axes,
-                         llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// The combined JSON: {"version", "mode": "auto", "binary", "axis_order":
-/// [every axis as planned], "axes": {axis: the one-axis --json report},
-/// "not_swept": [{"axis","reason","enable"}], "gate": {"failed",
-/// "failed_axes"}, "provenance": autoProvenance()}.
-llvm::json::Value autoReportJSON(llvm::StringRef Binary,
-                                 llvm::ArrayRef<AutoAxis> Axes,
-                                 llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// The provenance of the whole automatic sweep: the first axis' record with
-/// every axis' relink commands, each named by its axis ("code: base: ...");
-/// std::nullopt when nothing was swept or the results carry none.
-std::optional<Provenance> autoProvenance(llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// An automatic sweep's --json read back (layout-sweep-report): every axis
-/// in the order it was planned (swept ones with their "how", the others
-/// with why not and what enables them) and each swept axis' result, in the
-/// same order as the swept axes.
-struct SavedAutoSweep {
-  std::string Binary;
-  std::vector<AutoAxis> Axes;
-  std::vector<SweepResult> Results;
-};
-
-/// \p Path's automatic sweep; std::nullopt when it is not one (a one-axis
-/// result: readResultFile reads it). InputError for bad JSON, a newer
-/// version, or an axis that is not a sweep result.
-llvm::Expected<std::optional<SavedAutoSweep>> readAutoReport(llvm::StringRef Path);
-
-/// --baseline of a one-axis sweep (or its saved result) on axis \p Axis: a
-/// one-axis --json as it is (evaluateGate refuses another axis), or that
-/// axis of an automatic sweep's --json (InputError when it did not sweep it).
-llvm::Expected<SweepResult> readBaselineAxis(llvm::StringRef Path,
-                                             llvm::StringRef Axis);
-
-/// --csv: one table of every swept axis (the one-axis CSV's columns; its
-/// axis column tells them apart).
-void writeAutoCSVReport(llvm::raw_ostream &OS,
-                        llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// --svg: every swept axis' plot, one below the other, in one SVG.
-void writeAutoSVGPlot(llvm::raw_ostream &OS,
-                      llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// --html: one page: a table of every axis (how it moved, or why it was not
-/// swept and what enables it), then each swept axis' section (the one-axis
-/// report's headline, verdict, plot and tables).
-void writeAutoHTMLReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
-                         llvm::ArrayRef<AutoAxis> Axes,
-                         llvm::ArrayRef<AutoOutcome> Outcomes);
-
-/// --baseline for the automatic sweep: an earlier automatic --json (each
-/// axis' result by name) or a one-axis --json (that axis only).
-llvm::Expected<std::map<std::string, SweepResult>>
-readBaselineAxes(llvm::StringRef Path);
 
 } // namespace sweep
 } // namespace keel

@@ -24,8 +24,9 @@
 #include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Engine.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/AutoReport.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,29 +49,6 @@ struct AutoSweepOptions : SweepRunOptions {
   std::string KeepDir;
 };
 
-/// The automatic sweep's outcome, and what is left to print.
-struct AutoSweepResult {
-  /// Every planned axis (swept or not) and each swept axis' result; the
-  /// outcomes point into Axes (a moved result keeps them valid; a copy
-  /// would not, so there is none).
-  std::vector<AutoAxis> Axes;
-  std::vector<AutoOutcome> Outcomes;
-  /// The text report for stdout; empty when --json or --csv took stdout.
-  std::string Text;
-  /// "<axis>: <note>" of every swept axis, for the tool to print as notes.
-  std::vector<std::string> Notes;
-  /// "<axis>: <reason>" of the first axis whose gate failed.
-  std::optional<std::string> GateFailure;
-  /// ExitOK, or ExitCheckFailed when a gate failed.
-  int ExitStatus = 0;
-
-  AutoSweepResult() = default;
-  AutoSweepResult(AutoSweepResult &&) = default;
-  AutoSweepResult &operator=(AutoSweepResult &&) = default;
-  AutoSweepResult(const AutoSweepResult &) = delete;
-  AutoSweepResult &operator=(const AutoSweepResult &) = delete;
-};
-
 /// Run the automatic sweep of \p Base.Binary (its grid already chosen, e.g.
 /// autoGrid()) with the gate \p GO. The announcement, progress lines and an
 /// axis that could not be swept go to \p Progress as they happen. An error
@@ -82,28 +60,6 @@ llvm::Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                              const GateOptions &GO,
                                              const AutoSweepOptions &AO,
                                              llvm::raw_ostream &Progress);
-
-/// --baseline's result of each axis (readBaselineAxes; none when \p
-/// Baseline is ""), checked for mispredict counters when \p GO asks for
-/// --max-mispredict-rise.
-llvm::Expected<std::map<std::string, SweepResult>>
-readAutoBaselines(llvm::StringRef Baseline, const GateOptions &GO);
-
-/// Axis \p Axis' gate as the automatic sweep applies it (and
-/// layout-sweep-report again): evaluateGate against that axis' baseline,
-/// with an info line when --baseline \p BaselinePath has no such axis.
-llvm::Expected<GateResult>
-gateAutoAxis(const SweepResult &R, llvm::StringRef Axis, const GateOptions &GO,
-             const std::map<std::string, SweepResult> &Baselines,
-             llvm::StringRef BaselinePath);
-
-/// The combined reports \p F asks for, of \p R's axes and outcomes; the
-/// text table into \p R.Text unless a machine-readable report takes stdout.
-llvm::Error writeAutoReports(llvm::StringRef Binary, const ReportFiles &F,
-                             AutoSweepResult &R);
-
-/// \p R's notes ("<axis>: <note>"), first failed gate and exit status.
-void collectAutoOutcomes(AutoSweepResult &R);
 
 /// `layout-sweep --axis=code|data ./bin` with no --relink, --bolt-pad or
 /// --compare-relink: relink the variants from the binary's link record

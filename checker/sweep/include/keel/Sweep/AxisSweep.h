@@ -21,9 +21,9 @@
 #define KEEL_SWEEP_AXISSWEEP_H
 
 #include "keel/Sweep/Engine.h"
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Report.h"
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Report.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -78,17 +78,6 @@ std::string geometryPath(llvm::StringRef Path, const CacheGeometry &G,
 /// --best-pad-out. Failed variants never win; nullptr when none was
 /// measured.
 const Measurement *bestVariant(const SweepResult &R);
-
-/// One result's gate and reports, as runAxisSweep writes each geometry's
-/// and layout-sweep-report a saved result's: evaluateGate against
-/// \p Baseline (nullptr: none), the files \p F asks for (writeReports), then
-/// the text table on \p Table (nullptr: none) unless --json or --csv write
-/// to stdout.
-llvm::Expected<GateResult> gateAndReport(const SweepResult &R,
-                                         const GateOptions &GO,
-                                         const SweepResult *Baseline,
-                                         const ReportFiles &F,
-                                         llvm::raw_ostream *Table);
 
 /// Run the sweep \p O asks for (one axis; EngineOptions::MoreGeometries:
 /// several I1 geometries) with the gate \p GO, writing the reports asked

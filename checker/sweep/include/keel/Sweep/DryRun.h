@@ -11,6 +11,7 @@
 #ifndef KEEL_SWEEP_DRYRUN_H
 #define KEEL_SWEEP_DRYRUN_H
 
+#include "keel/Support/Process.h" // displayCommand
 #include "keel/Sweep/Engine.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -21,10 +22,6 @@
 
 namespace keel {
 namespace sweep {
-
-/// \p Argv as one line a shell would split back into it: words with
-/// characters a shell treats specially are single-quoted.
-std::string displayCommand(llvm::ArrayRef<std::string> Argv);
 
 /// The name the dry run gives a sweep's private work directory.
 inline constexpr const char *DryRunWorkDir = "WORK";

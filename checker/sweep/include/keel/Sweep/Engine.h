@@ -15,8 +15,8 @@
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Executor.h"
 #include "keel/Sweep/PerfRun.h"
-#include "keel/Sweep/Result.h"
 #include "keel/Sweep/SimRun.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/Support/Error.h"
 

@@ -12,6 +12,7 @@
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/SimBackend.h"
 #include "keel/Sweep/TimeBackend.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -24,30 +25,14 @@
 namespace keel {
 namespace sweep {
 
-/// --backend: how each variant is measured (one kind, one way to measure;
-/// the engine compares kinds, never names). Sim and Cachegrind simulate
-/// (deterministic counts: both give a result whose backend is "sim", the same
-/// counters, cost model and JSON); Time and Perf measure the machine.
-enum class BackendKind { Sim, Cachegrind, Time, Perf };
-
 /// --executor: where each variant's command runs. Local: here, in parallel;
 /// Template: through EngineOptions::ExecutorTemplate (`ssh node {cmd}`);
 /// Slurm: one job array of the whole sweep (Slurm.h).
 enum class ExecutorKind { Local, Template, Slurm };
 
-/// The option's spelling of each kind (and of each in the journal's
-/// fingerprint and the dry run): "sim", "cachegrind", "time", "perf".
-llvm::StringRef name(BackendKind K);
-/// --backend=NAME; an error naming the choices for any other name.
-llvm::Expected<BackendKind> parseBackendKind(llvm::StringRef Name);
 /// --executor=VALUE: "" is Local, "slurm" Slurm, anything else a template
 /// (checked when the sweep starts: it must hold the word {cmd}).
 ExecutorKind parseExecutorKind(llvm::StringRef Value);
-
-/// Sim or Cachegrind: the deterministic backends.
-inline bool isSimBackend(BackendKind K) {
-  return K == BackendKind::Sim || K == BackendKind::Cachegrind;
-}
 
 struct EngineOptions {
   std::string Binary;

@@ -19,7 +19,7 @@
 #ifndef KEEL_SWEEP_GUARD_H
 #define KEEL_SWEEP_GUARD_H
 
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

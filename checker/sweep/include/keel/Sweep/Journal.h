@@ -13,7 +13,7 @@
 #ifndef KEEL_SWEEP_JOURNAL_H
 #define KEEL_SWEEP_JOURNAL_H
 
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -32,7 +32,8 @@
 #ifndef KEEL_SWEEP_PERTURB_H
 #define KEEL_SWEEP_PERTURB_H
 
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Kinds.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -51,7 +52,7 @@ namespace keel {
 namespace sweep {
 
 struct PerturbOptions {
-  std::string Axis = "code";
+  AxisKind Axis = AxisKind::Code; ///< --axis
   std::string RelinkTemplate;        ///< --relink
   std::string CompareRelinkTemplate; ///< --compare-relink ("" = none)
   /// The automatic sweep's relink (Auto.h): the words of a recorded link

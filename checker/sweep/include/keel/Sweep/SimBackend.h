@@ -30,7 +30,7 @@
 #ifndef KEEL_SWEEP_SIMBACKEND_H
 #define KEEL_SWEEP_SIMBACKEND_H
 
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -11,8 +11,8 @@
 
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Result.h"
 #include "keel/Sweep/SimBackend.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

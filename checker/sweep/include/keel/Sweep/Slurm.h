@@ -21,10 +21,11 @@
 #ifndef KEEL_SWEEP_SLURM_H
 #define KEEL_SWEEP_SLURM_H
 
+#include "keel/Support/Process.h" // shellQuote
 #include "keel/Sweep/EngineOptions.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Result.h"
 #include "keel/Sweep/SimRun.h"
+#include "keel/SweepReport/Result.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -61,9 +62,6 @@ llvm::Error measureOnSlurm(const EngineOptions &O, Perturber &P,
 /// commands of task $SLURM_ARRAY_TASK_ID of \p TaskFile and write a status
 /// file for each.
 llvm::Error runSlurmTask(llvm::StringRef TaskFile);
-
-/// Quote \p Word for a POSIX shell ('...', with ' as '\'').
-std::string shellQuote(llvm::StringRef Word);
 
 } // namespace sweep
 } // namespace keel

@@ -17,8 +17,8 @@
 #ifndef KEEL_SWEEP_TIMEBACKEND_H
 #define KEEL_SWEEP_TIMEBACKEND_H
 
-#include "keel/Sweep/Result.h"
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Result.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

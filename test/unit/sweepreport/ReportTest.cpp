@@ -1,6 +1,6 @@
 //===- ReportTest.cpp - text, JSON, CSV, SVG and HTML reports -------------===//
-#include "keel/Sweep/Report.h"
 #include "keel/Support/Text.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"

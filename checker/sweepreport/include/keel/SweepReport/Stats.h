@@ -1,4 +1,4 @@
-//===- keel/Sweep/Stats.h - statistics over sweep measurements ---*- C++ -*-===//
+//===- keel/SweepReport/Stats.h - statistics over sweep measurements ---*- C++ -*-===//
 //
 // Free functions over plain vectors of doubles, in the style of
 // google/benchmark's statistics: nothing here knows about variants, binaries
@@ -10,8 +10,8 @@
 // choice uses a fixed-seed generator, so results repeat exactly.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_STATS_H
-#define KEEL_SWEEP_STATS_H
+#ifndef KEEL_SWEEPREPORT_STATS_H
+#define KEEL_SWEEPREPORT_STATS_H
 
 #include "keel/Support/CacheGeometry.h"
 

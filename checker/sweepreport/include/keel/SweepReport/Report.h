@@ -1,4 +1,4 @@
-//===- keel/Sweep/Report.h - tables, JSON, CSV, SVG and HTML -----*- C++ -*-===//
+//===- keel/SweepReport/Report.h - tables, JSON, CSV, SVG and HTML -----*- C++ -*-===//
 //
 // Reporters only read a SweepResult and the GateResult computed from it
 // (google/benchmark keeps reporters apart from measurement the same way).
@@ -7,12 +7,12 @@
 // formats; the JSON carries "version": ReportVersion (Result.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_REPORT_H
-#define KEEL_SWEEP_REPORT_H
+#ifndef KEEL_SWEEPREPORT_REPORT_H
+#define KEEL_SWEEPREPORT_REPORT_H
 
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Result.h"
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Result.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -96,6 +96,17 @@ struct SeriesLabels {
   std::string Base, Compare;
 };
 SeriesLabels seriesLabels(const SweepResult &R);
+
+/// One result's gate and reports, as runAxisSweep writes each geometry's
+/// and layout-sweep-report a saved result's: evaluateGate against
+/// \p Baseline (nullptr: none), the files \p F asks for (writeReports), then
+/// the text table on \p Table (nullptr: none) unless --json or --csv write
+/// to stdout.
+llvm::Expected<GateResult> gateAndReport(const SweepResult &R,
+                                         const GateOptions &GO,
+                                         const SweepResult *Baseline,
+                                         const ReportFiles &F,
+                                         llvm::raw_ostream *Table);
 
 } // namespace sweep
 } // namespace keel

@@ -6,11 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "ReportHelpers.h"
 
 #include "keel/Support/Text.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -198,9 +199,10 @@ int stepDecimals(double Step) {
 std::string yTitle(const SweepResult &R, bool Absolute) {
   if (!Absolute)
     return "cost relative to the mean (%)";
-  if (R.Backend == "time")
+  std::optional<BackendKind> K = lookupBackendKind(R.Backend);
+  if (K == BackendKind::Time)
     return "cost (seconds)";
-  if (R.Backend == "perf")
+  if (K == BackendKind::Perf)
     return "cost (cycles)";
   return "cost (cost-model units)";
 }

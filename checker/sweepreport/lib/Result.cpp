@@ -4,7 +4,7 @@
 // SweepResult (--json, --baseline). Keys are stable; maps print ordered.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Sweep/Result.h"
+#include "keel/SweepReport/Result.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"

@@ -1,4 +1,4 @@
-//===- keel/Sweep/Gate.h - summaries, noise floor and the verdict -*- C++ -*-===//
+//===- keel/SweepReport/Gate.h - summaries, noise floor and the verdict -*- C++ -*-===//
 //
 // From a SweepResult to the numbers every report shows (spread, largest
 // deviation, CV, period and mechanism), the noise floor the spread must
@@ -8,11 +8,11 @@
 // reason. docs/sweep-statistics.md states every rule.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_GATE_H
-#define KEEL_SWEEP_GATE_H
+#ifndef KEEL_SWEEPREPORT_GATE_H
+#define KEEL_SWEEPREPORT_GATE_H
 
-#include "keel/Sweep/Result.h"
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Result.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/Support/Error.h"
 

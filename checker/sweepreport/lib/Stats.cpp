@@ -6,7 +6,7 @@
 // the spacer report (docs/references.md).
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"

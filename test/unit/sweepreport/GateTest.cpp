@@ -1,5 +1,5 @@
 //===- GateTest.cpp - summaries, noise floor, verdict and gate ------------===//
-#include "keel/Sweep/Gate.h"
+#include "keel/SweepReport/Gate.h"
 
 #include "keel/Support/OutputFile.h"
 

@@ -1,18 +1,18 @@
 //===- AutoReport.cpp - the automatic sweep's reports, read back ----------===//
 //
 // The text, JSON, CSV, SVG and HTML reports of an automatic sweep (one
-// section per axis), and a saved automatic sweep read back as a baseline.
+// section per axis), a saved automatic sweep read back as a baseline, and
+// each axis' gate against it (layout-sweep and layout-sweep-report alike).
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Auto.h"
+#include "keel/SweepReport/AutoReport.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
-#include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -342,6 +342,76 @@ Expected<SweepResult> readBaselineAxis(StringRef Path, StringRef Axis) {
                     "an automatic sweep's report without the {0} axis (it "
                     "swept {1})",
                     Axis, Swept.empty() ? std::string("none") : Swept);
+}
+
+Expected<std::map<std::string, SweepResult>>
+readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
+  if (Baseline.empty())
+    return std::map<std::string, SweepResult>();
+  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+  if (!B)
+    return B.takeError();
+  if (GO.MaxMispredictRise)
+    for (const auto &[Axis, R] : *B)
+      if (Error E = checkMispredictBaseline(R, Baseline))
+        return std::move(E);
+  return B;
+}
+
+Expected<GateResult>
+gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
+             const std::map<std::string, SweepResult> &Baselines,
+             StringRef BaselinePath) {
+  auto BIt = Baselines.find(Axis.str());
+  Expected<GateResult> G =
+      evaluateGate(R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
+  if (!G)
+    return G.takeError();
+  if (!BaselinePath.empty() && BIt == Baselines.end())
+    G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
+                              "not compared with it",
+                              BaselinePath, Axis)
+                          .str());
+  return G;
+}
+
+Error writeAutoReports(StringRef Binary, const ReportFiles &F,
+                       AutoSweepResult &R) {
+  ArrayRef<AutoAxis> Axes = R.Axes;
+  ArrayRef<AutoOutcome> Outcomes = R.Outcomes;
+  if (Error E = writeOutputIfNamed(F.JSON, [&](raw_ostream &OS) {
+        OS << formatv("{0:2}", autoReportJSON(Binary, Axes, Outcomes)) << "\n";
+      }))
+    return E;
+  if (Error E = writeOutputIfNamed(
+          F.CSV, [&](raw_ostream &OS) { writeAutoCSVReport(OS, Outcomes); }))
+    return E;
+  if (Error E = writeOutputIfNamed(
+          F.SVG, [&](raw_ostream &OS) { writeAutoSVGPlot(OS, Outcomes); }))
+    return E;
+  if (Error E = writeOutputIfNamed(F.HTML, [&](raw_ostream &OS) {
+        writeAutoHTMLReport(OS, Binary, Axes, Outcomes);
+      }))
+    return E;
+  if (textTableToStdout(F)) {
+    raw_string_ostream OS(R.Text);
+    writeAutoTextReport(OS, Binary, Axes, Outcomes);
+  }
+  return Error::success();
+}
+
+void collectAutoOutcomes(AutoSweepResult &R) {
+  for (const AutoOutcome &O : R.Outcomes)
+    for (const std::string &N : O.R.Notes)
+      R.Notes.push_back(O.A->Axis + ": " + N);
+  R.ExitStatus = ExitOK;
+  for (const AutoOutcome &O : R.Outcomes)
+    if (O.G.Failed) {
+      R.GateFailure = O.A->Axis + ": " +
+                      (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front());
+      R.ExitStatus = ExitCheckFailed;
+      return;
+    }
 }
 
 } // namespace sweep

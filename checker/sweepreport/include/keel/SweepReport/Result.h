@@ -1,4 +1,4 @@
-//===- keel/Sweep/Result.h - what a layout sweep measured --------*- C++ -*-===//
+//===- keel/SweepReport/Result.h - what a layout sweep measured --------*- C++ -*-===//
 //
 // The narrow type between the sweep engine (perturb x measure x journal) and
 // the statistics/report side (Stats.h, Report.h). The engine fills a
@@ -10,8 +10,8 @@
 // variant never carries a cost and must be left out of every statistic.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_RESULT_H
-#define KEEL_SWEEP_RESULT_H
+#ifndef KEEL_SWEEPREPORT_RESULT_H
+#define KEEL_SWEEPREPORT_RESULT_H
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"

@@ -6,12 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "ReportHelpers.h"
 
+#include "keel/Support/Process.h"
 #include "keel/Support/Text.h"
-#include "keel/Sweep/DryRun.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,5 +1,5 @@
-//===- EngineResultTest.cpp - JSON round trip of sweep results -------------===//
-#include "keel/Sweep/Result.h"
+//===- ResultTest.cpp - JSON round trip of sweep results -------------------===//
+#include "keel/SweepReport/Result.h"
 
 #include "gtest/gtest.h"
 

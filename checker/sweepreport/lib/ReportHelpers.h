@@ -10,9 +10,9 @@
 #ifndef KEEL_SWEEP_LIB_REPORTHELPERS_H
 #define KEEL_SWEEP_LIB_REPORTHELPERS_H
 
-#include "keel/Sweep/Gate.h"
-#include "keel/Sweep/Result.h"
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Result.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

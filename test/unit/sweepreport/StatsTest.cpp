@@ -1,5 +1,5 @@
 //===- StatsTest.cpp - sweep statistics on data with known answers --------===//
-#include "keel/Sweep/Stats.h"
+#include "keel/SweepReport/Stats.h"
 
 #include "gtest/gtest.h"
 

@@ -8,7 +8,8 @@
 // in the same interleaved rounds as the variants.
 //
 //===----------------------------------------------------------------------===//
-#include "keel/Sweep/Gate.h"
+#include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Kinds.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"
@@ -233,7 +234,7 @@ NoiseFloor simulateNoiseFloor(ArrayRef<std::vector<double>> AASamples,
 }
 
 NoiseFloor noiseFloorOf(const SweepResult &R, const NoiseOptions &O) {
-  if (R.Backend == "sim")
+  if (lookupBackendKind(R.Backend) == BackendKind::Sim)
     return NoiseFloor{NoiseFloor::Deterministic, SimResolution, 0, 0, 0};
   if (R.NoiseFloor.empty())
     return NoiseFloor{};

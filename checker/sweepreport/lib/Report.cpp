@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "ReportHelpers.h"
 
@@ -274,6 +274,19 @@ Error writeReports(const SweepResult &R, const GateResult &G,
   if (Error E = Write(F.SVG, writeSVGPlot))
     return E;
   return Write(F.HTML, writeHTMLReport);
+}
+
+Expected<GateResult> gateAndReport(const SweepResult &R, const GateOptions &GO,
+                                   const SweepResult *Baseline,
+                                   const ReportFiles &F, raw_ostream *Table) {
+  Expected<GateResult> G = evaluateGate(R, GO, Baseline);
+  if (!G)
+    return G.takeError();
+  if (Error E = writeReports(R, *G, F))
+    return std::move(E);
+  if (Table && textTableToStdout(F))
+    writeTextReport(*Table, R, *G);
+  return G;
 }
 
 } // namespace sweep

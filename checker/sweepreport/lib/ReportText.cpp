@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "keel/Sweep/Report.h"
+#include "keel/SweepReport/Report.h"
 
 #include "ReportHelpers.h"
 
