@@ -325,7 +325,7 @@ Expected<std::string> Flow::stampKey() {
               O.GuardVariants,
               O.GuardStep, O.CodeVariants, O.CodeStep)
           .str());
-  if (O.PackLinkedSizes) // off: the stamp of the runs before the option
+  if (O.PackLinkedSizes) // on by default; off keeps the stamp of the runs before it
     Add("pack-linked-sizes");
   if (O.TuneCodePad)
     Add("tune " + join(O.TuneI1, " "));

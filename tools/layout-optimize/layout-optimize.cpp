@@ -90,8 +90,9 @@ cl::opt<bool> PackLinkedSizes(
     cl::desc("after a candidate's first link, plan it again with the linked "
              "sizes of its packed hot functions (layout-order "
              "--section-sizes: the spacers by real sizes, not estimates; the "
-             "order is the same) and relink it once (default off)"),
-    cl::cat(Cat));
+             "order is the same) and relink it once (default on; "
+             "--pack-linked-sizes=false packs by the estimates)"),
+    cl::init(true), cl::cat(Cat));
 cl::opt<std::string> JSON("json", cl::desc("also write the report as JSON here "
                                            "(always in DIR/report.json)"),
                           cl::value_desc("file"), cl::cat(Cat));

@@ -13,6 +13,8 @@
 //            DIR/plan/compile.rsp and link.rsp)
 //   rebuild  the program's compiles again with @compile.rsp, its link with
 //            @link.rsp, into DIR (the build tree is not touched)
+//   pack     (--pack-linked-sizes, on by default) the plan made again with
+//            the linked sizes of its packed functions, the link alone again
 //   pack     with --pack-linked-sizes: the linked sizes of the plan's packed
 //            hot functions (LinkedSizes.h) -> `layout-order --section-sizes`
 //            into the same plan directory (only the spacers change) -> the
@@ -22,6 +24,9 @@
 //            kept only if its mean total cost is lower (keel/Sweep/Guard.h);
 //            else the plan is made again with --block-order=keep, rebuilt
 //            and measured; if that fails too the default build is kept
+//   tune     (--tune-code-pad, on by default) the kept plan's hot region
+//            moved through the 64 line offsets of its page on the workload,
+//            the cheapest baked in (layout-order --code-pad), the link again
 //   report   a short code sweep of the default and the kept build, the
 //            before/after table (stdout), DIR/report.json, DIR/stamp
 // A second run whose program and profile are unchanged (the stamp of their

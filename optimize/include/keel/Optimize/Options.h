@@ -46,7 +46,7 @@ struct OptimizeOptions {
   bool Force = false;   ///< ignore the stamp
   /// After a candidate's first link, plan it again with the packed hot
   /// parts' linked sizes (layout-order --section-sizes) and relink once.
-  bool PackLinkedSizes = false;
+  bool PackLinkedSizes = true;
   std::string JSONPath; ///< also write the report here ("" = DIR only)
   /// Where layout-record, layout-order, layout-sweep and keel-cc are.
   std::string ToolDir;
