@@ -572,18 +572,9 @@ Error Flow::tuneCodePad(Build &B) {
   if (Error E = plan(B, Extra, "plan-" + B.Name + "-tune"))
     return E;
   // Only the link reads the pad (layout.ld's default), so only it reruns.
-  Expected<std::string> Env = keel::findProgram("env");
-  if (!Env)
-    return Env.takeError();
-  std::vector<std::string> A = {*Env, "-C", Link.Cwd};
-  A.insert(A.end(), Link.Argv.begin(), Link.Argv.end());
-  Expected<RunResult> L = runLogged("tune", A, "tune-link-" + B.Name);
-  if (!L)
-    return L.takeError();
-  if (L->Crashed || L->ExitCode != 0)
-    return makeError("tune: the relink `{0}` exited with status {1}:\n{2}",
-                     displayCommand(Link.Argv), L->ExitCode,
-                     tailOf(path("logs/tune-link-" + B.Name + ".err")));
+  const std::string LinkLog = path("objects-" + B.Name + "/tune-link.log");
+  if (Error E = rerunCommand(Link, LinkLog))
+    return E;
   B.CodePad = Best;
   BuildSummary Untuned = B.Guard;
   std::vector<std::string> UntunedSweep = B.Sweep;
@@ -608,13 +599,8 @@ Error Flow::tuneCodePad(Build &B) {
                            Best, B.Guard.MeanCost, Default));
   if (Error E = plan(B, B.Extra, "plan-" + B.Name + "-untune"))
     return E;
-  Expected<RunResult> L0 = runLogged("tune", A, "tune-link-" + B.Name);
-  if (!L0)
-    return L0.takeError();
-  if (L0->Crashed || L0->ExitCode != 0)
-    return makeError("tune: the relink `{0}` exited with status {1}:\n{2}",
-                     displayCommand(Link.Argv), L0->ExitCode,
-                     tailOf(path("logs/tune-link-" + B.Name + ".err")));
+  if (Error E = rerunCommand(Link, LinkLog))
+    return E;
   double Tuned = B.Guard.MeanCost;
   B.Guard = std::move(Untuned);
   B.Sweep = std::move(UntunedSweep);
