@@ -19,8 +19,10 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
 #include "keel/Sweep/Auto.h"
+#include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Guard.h"
 #include "keel/Sweep/LinkRecord.h"
+#include "keel/Sweep/SimBackend.h"
 #include "keel/SweepReport/Gate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -32,7 +34,6 @@
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/StringSaver.h"
 
-#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -510,6 +511,8 @@ Error Flow::tuneCodePad(Build &B) {
   // (the page offset survives ASLR; shared libraries' lines keep theirs).
   const int64_t Step = 64;
   const unsigned N = 64;
+  if (B.Commands.empty())
+    return makeError("tune: no link to run again for {0}", B.Binary);
   ReplayedCommand Link = B.Commands.back();
   Expected<std::string> T = relinkTemplate(Link.Argv, Link.Cwd);
   if (!T)
@@ -522,10 +525,15 @@ Error Flow::tuneCodePad(Build &B) {
   std::vector<std::string> Files;
   if (O.Backend == BackendKind::Sim && O.TuneI1.size() > 1) {
     for (const std::string &G : O.TuneI1) {
+      // The report of each geometry is where layout-sweep writes it.
+      Expected<CacheLevel> L = parseCacheLevel("--I1", G);
+      if (!L)
+        return L.takeError();
+      CacheGeometry Geo;
+      Geo.I1 = *L;
       At = B.TuneSweep.insert(At, "--I1=" + G) + 1;
-      std::string Tag = G;
-      std::replace(Tag.begin(), Tag.end(), ',', '-');
-      Files.push_back(Base + ".i1-" + Tag + ".json");
+      Files.push_back(geometryPath(Base + ".json", Geo, /*Several=*/true,
+                                   /*AtEnd=*/false));
     }
   } else {
     if (O.Backend == BackendKind::Sim && !O.TuneI1.empty())
