@@ -47,6 +47,18 @@ namespace optimize {
 
 namespace {
 
+/// One function order the tune step measures: its layout-order flags on top
+/// of the build's, the sweep and its summed cost at each offset.
+struct TunedOrder {
+  std::string Name;               ///< c3, cdsort, ...
+  std::vector<std::string> Flags; ///< {} for the plan's own order
+  std::vector<std::string> Sweep;
+  std::map<int64_t, double> Costs;
+  double Mean = 0;
+  int64_t MinPad = 0;
+  std::string Skipped; ///< why it was not measured ("" = measured)
+};
+
 /// One candidate build: its plan, objects, binary and measurements.
 struct Build {
   std::string Name;   ///< "default", "exttsp", "keep"
@@ -65,6 +77,8 @@ struct Build {
   std::vector<std::string> TuneSweep;
   double TunedCost = 0, UntunedCost = 0;
   std::string TuneNote; ///< the outcome, one line (report.txt's "tune:")
+  std::vector<TunedOrder> Orders; ///< [0] = the plan's own order
+  size_t Order = 0;               ///< the kept one
 };
 
 class Flow {
@@ -106,6 +120,8 @@ private:
   Expected<std::string> relinkTemplate(ArrayRef<std::string> LinkArgv,
                                        StringRef Cwd);
   Error tuneCodePad(Build &B);
+  Error tuneSweep(Build &B, TunedOrder &C, StringRef Template, int64_t Step,
+                  unsigned N);
   Error report(const GuardDecision &D, const Build &Kept);
   Error candidate(Build &B, ArrayRef<std::string> Extra);
   Error decideAndReport(StringRef Key);
@@ -330,6 +346,12 @@ Expected<std::string> Flow::stampKey() {
     Add("pack-linked-sizes");
   if (O.TuneCodePad)
     Add("tune " + join(O.TuneI1, " "));
+  if (O.TuneCodePad && !O.TuneOrders.empty()) {
+    std::string Orders = "orders";
+    for (OrderAlgorithm A : O.TuneOrders)
+      Orders += " " + orderAlgorithmName(A).str();
+    Add(Orders);
+  }
   return toHex(H.final(), /*LowerCase=*/true);
 }
 
@@ -505,6 +527,84 @@ summedCosts(ArrayRef<std::string> Files) {
   return Sum;
 }
 
+/// One order's sweep of the hot region over \p N offsets by \p Step: the
+/// summed cost of every I1 geometry at each offset into \p C.
+Error Flow::tuneSweep(Build &B, TunedOrder &C, StringRef Template, int64_t Step,
+                      unsigned N) {
+  std::string Tag = B.Name + (C.Flags.empty() ? "" : "-" + C.Name);
+  std::string Base = path("measure/tune-" + Tag);
+  C.Sweep = sweepArgv(O, tool("layout-sweep"), AxisKind::Code, Step, N,
+                      Base + ".json", B.Binary);
+  auto At = C.Sweep.end() - 1 - O.Workload.size();
+  At = C.Sweep.insert(At, "--relink=" + Template.str());
+  std::vector<std::string> Files;
+  if (O.Backend == BackendKind::Sim && O.TuneI1.size() > 1) {
+    for (const std::string &G : O.TuneI1) {
+      // The report of each geometry is where layout-sweep writes it.
+      Expected<CacheLevel> L = parseCacheLevel("--I1", G);
+      if (!L)
+        return L.takeError();
+      CacheGeometry Geo;
+      Geo.I1 = *L;
+      At = C.Sweep.insert(At, "--I1=" + G) + 1;
+      Files.push_back(geometryPath(Base + ".json", Geo, /*Several=*/true,
+                                   /*AtEnd=*/false));
+    }
+  } else {
+    if (O.Backend == BackendKind::Sim && !O.TuneI1.empty())
+      C.Sweep.insert(At, "--I1=" + O.TuneI1.front());
+    Files.push_back(Base + ".json");
+  }
+  progress("tune", formatv("{0} code offsets by {1} of {2}{3}: {4}", N, Step,
+                           B.Name,
+                           C.Flags.empty() ? "" : ", order " + C.Name,
+                           displayCommand(C.Sweep)));
+  Expected<RunResult> R = runLogged("tune", C.Sweep, "tune-" + Tag);
+  if (!R)
+    return R.takeError();
+  if (R->Crashed || R->ExitCode != 0)
+    return makeError("tune: `{0}` exited with status {1}:\n{2}",
+                     displayCommand(C.Sweep), R->ExitCode,
+                     tailOf(path("logs/tune-" + Tag + ".err")));
+  Expected<std::map<int64_t, double>> Costs = summedCosts(Files);
+  if (!Costs)
+    return Costs.takeError();
+  if (!Costs->count(0))
+    return makeError("tune: the sweep measured no pad 0 of {0} ({1})", B.Name,
+                     Files.front());
+  C.Costs = std::move(*Costs);
+  // The cheapest offset; a tie keeps the smaller pad (0 first).
+  double Sum = 0;
+  for (const auto &[Pad, Cost] : C.Costs) {
+    Sum += Cost;
+    if (Cost < C.Costs[C.MinPad])
+      C.MinPad = Pad;
+  }
+  C.Mean = Sum / C.Costs.size();
+  return Error::success();
+}
+
+/// The orders' line of the report: each one's mean over the offsets.
+static std::string ordersLine(const Build &B) {
+  std::string S;
+  for (size_t I = 0; I < B.Orders.size(); ++I) {
+    const TunedOrder &C = B.Orders[I];
+    S += (I ? "; " : "") + C.Name;
+    if (!C.Skipped.empty()) {
+      S += " " + C.Skipped;
+      continue;
+    }
+    S += formatv(" mean {0:F0}", C.Mean).str();
+    if (I) {
+      double D = C.Mean / B.Orders[0].Mean - 1;
+      S += " (" + std::string(D < 0 ? "-" : "+") + percent(D < 0 ? -D : D) + ")";
+    }
+    S += formatv(", cheapest {0:F0} at pad {1}", C.Costs.at(C.MinPad), C.MinPad)
+             .str();
+  }
+  return S + "; kept " + B.Orders[B.Order].Name;
+}
+
 Error Flow::tuneCodePad(Build &B) {
   // One page of offsets by cache lines: a line's I1 set is bits 6-11 of its
   // address, so these 64 offsets are every set mapping of the hot region
@@ -517,70 +617,105 @@ Error Flow::tuneCodePad(Build &B) {
   Expected<std::string> T = relinkTemplate(Link.Argv, Link.Cwd);
   if (!T)
     return T.takeError();
-  std::string Base = path("measure/tune-" + B.Name);
-  B.TuneSweep = sweepArgv(O, tool("layout-sweep"), AxisKind::Code, Step, N,
-                          Base + ".json", B.Binary);
-  auto At = B.TuneSweep.end() - 1 - O.Workload.size();
-  At = B.TuneSweep.insert(At, "--relink=" + *T);
-  std::vector<std::string> Files;
-  if (O.Backend == BackendKind::Sim && O.TuneI1.size() > 1) {
-    for (const std::string &G : O.TuneI1) {
-      // The report of each geometry is where layout-sweep writes it.
-      Expected<CacheLevel> L = parseCacheLevel("--I1", G);
-      if (!L)
-        return L.takeError();
-      CacheGeometry Geo;
-      Geo.I1 = *L;
-      At = B.TuneSweep.insert(At, "--I1=" + G) + 1;
-      Files.push_back(geometryPath(Base + ".json", Geo, /*Several=*/true,
-                                   /*AtEnd=*/false));
-    }
-  } else {
-    if (O.Backend == BackendKind::Sim && !O.TuneI1.empty())
-      B.TuneSweep.insert(At, "--I1=" + O.TuneI1.front());
-    Files.push_back(Base + ".json");
+  const std::string LinkLog = path("objects-" + B.Name + "/tune-link.log");
+  // Another function order may move the functions only: the objects were
+  // compiled with this plan's compile.rsp and bbsections.txt, and are
+  // linked again as they are.
+  std::map<std::string, std::string> Kept;
+  for (StringRef F : {"compile.rsp", "bbsections.txt", "order.txt"}) {
+    std::string Path = B.Plan + "/" + F.str();
+    if (!sys::fs::exists(Path))
+      continue;
+    Expected<std::string> Text = readWholeFile(Path);
+    if (!Text)
+      return Text.takeError();
+    Kept[F.str()] = std::move(*Text);
   }
-  progress("tune", formatv("{0} code offsets by {1} of {2}: {3}", N, Step,
-                           B.Name, displayCommand(B.TuneSweep)));
-  Expected<RunResult> R = runLogged("tune", B.TuneSweep, "tune-" + B.Name);
-  if (!R)
-    return R.takeError();
-  if (R->Crashed || R->ExitCode != 0)
-    return makeError("tune: `{0}` exited with status {1}:\n{2}",
-                     displayCommand(B.TuneSweep), R->ExitCode,
-                     tailOf(path("logs/tune-" + B.Name + ".err")));
-  Expected<std::map<int64_t, double>> Costs = summedCosts(Files);
-  if (!Costs)
-    return Costs.takeError();
-  if (!Costs->count(0))
-    return makeError("tune: the sweep measured no pad 0 of {0} ({1})", B.Name,
-                     Files.front());
-  // The cheapest offset; a tie keeps the smaller pad (0 first).
-  int64_t Best = 0;
-  for (const auto &[Pad, Cost] : *Costs)
-    if (Cost < (*Costs)[Best])
-      Best = Pad;
-  B.UntunedCost = (*Costs)[0];
-  B.TunedCost = (*Costs)[Best];
+  B.Orders.clear();
+  auto AddOrder = [&](OrderAlgorithm A, bool Own) {
+    TunedOrder C;
+    C.Name = orderAlgorithmName(A).str();
+    if (!Own)
+      C.Flags = {"--order=" + C.Name};
+    B.Orders.push_back(std::move(C));
+  };
+  AddOrder(DefaultOrderAlgorithm, /*Own=*/true);
+  for (OrderAlgorithm A : O.TuneOrders)
+    if (A != DefaultOrderAlgorithm)
+      AddOrder(A, /*Own=*/false);
+  bool Replanned = false; // the plan directory no longer holds the linked plan
+  for (TunedOrder &C : B.Orders) {
+    if (!C.Flags.empty()) {
+      std::vector<std::string> Extra = B.Extra;
+      Extra.insert(Extra.end(), C.Flags.begin(), C.Flags.end());
+      if (Error E = plan(B, Extra, "plan-" + B.Name + "-" + C.Name))
+        return E;
+      Replanned = true;
+      for (const auto &[F, Text] : Kept) {
+        Expected<std::string> Now = readWholeFile(B.Plan + "/" + F);
+        if (!Now)
+          return Now.takeError();
+        if (F == "order.txt" && *Now == Text)
+          C.Skipped = "(the same order as " + B.Orders[0].Name + ")";
+        else if (F != "order.txt" && *Now != Text)
+          C.Skipped = "(not measured: it changed " + F + ")";
+        if (!C.Skipped.empty())
+          break;
+      }
+      if (!C.Skipped.empty()) {
+        progress("tune", "order " + C.Name + " " + C.Skipped);
+        continue;
+      }
+      if (Error E = rerunCommand(Link, LinkLog))
+        return E;
+    }
+    if (Error E = tuneSweep(B, C, *T, Step, N))
+      return E;
+    if (B.Orders.size() > 1)
+      progress("tune", formatv("order {0}: mean summed cost {1:F0} over {2} "
+                               "offsets, cheapest {3:F0} at pad {4}",
+                               C.Name, C.Mean, C.Costs.size(),
+                               C.Costs[C.MinPad], C.MinPad));
+  }
+  // The order of lowest mean cost over the offsets (every set mapping
+  // counted once, not the luck of its best one); a tie keeps the plan's.
+  B.Order = 0;
+  for (size_t I = 1; I < B.Orders.size(); ++I)
+    if (B.Orders[I].Skipped.empty() && B.Orders[I].Mean < B.Orders[B.Order].Mean)
+      B.Order = I;
+  const TunedOrder &C = B.Orders[B.Order];
+  const int64_t Best = C.MinPad;
+  B.TuneSweep = C.Sweep;
+  B.UntunedCost = B.Orders[0].Costs.at(0);
+  B.TunedCost = C.Costs.at(Best);
   std::string Measured =
-      formatv("{0} offsets by {1}{2}", Costs->size(), Step,
+      formatv("{0} offsets by {1}{2}", C.Costs.size(), Step,
               O.Backend == BackendKind::Sim ? ", I1 " + join(O.TuneI1, " + ") : "")
           .str();
-  if (Best == 0) {
+  std::string OrderWord = B.Order ? "order " + C.Name + ", " : "";
+  if (B.Order == 0 && Best == 0) {
     B.TuneNote = formatv("pad 0 (as planned) is the cheapest of {0}", Measured);
-    progress("tune", B.TuneNote + "; nothing to relink");
-    return Error::success();
+    if (!Replanned) {
+      progress("tune", B.TuneNote + "; nothing to relink");
+      return Error::success();
+    }
+    progress("tune", B.TuneNote + "; planning and linking it again as planned");
+    if (Error E = plan(B, B.Extra, "plan-" + B.Name + "-untune"))
+      return E;
+    return rerunCommand(Link, LinkLog);
   }
-  progress("tune", formatv("pad {0}: summed cost {1:F0} against pad 0's {2:F0} "
-                           "(-{3}); planning again with --code-pad={0}",
-                           Best, B.TunedCost, B.UntunedCost,
-                           percent(1 - B.TunedCost / B.UntunedCost)));
   std::vector<std::string> Extra = B.Extra;
-  Extra.push_back(formatv("--code-pad={0}", Best).str());
+  Extra.insert(Extra.end(), C.Flags.begin(), C.Flags.end());
+  if (Best)
+    Extra.push_back(formatv("--code-pad={0}", Best).str());
+  progress("tune", formatv("{0}pad {1}: summed cost {2:F0} against pad 0's {3:F0} "
+                           "(-{4}); planning again with {5}",
+                           OrderWord, Best, B.TunedCost, B.UntunedCost,
+                           percent(1 - B.TunedCost / B.UntunedCost),
+                           join(ArrayRef(Extra).drop_front(B.Extra.size()), " ")));
   if (Error E = plan(B, Extra, "plan-" + B.Name + "-tune"))
     return E;
-  // Only the link reads the pad (layout.ld's default), so only it reruns.
-  const std::string LinkLog = path("objects-" + B.Name + "/tune-link.log");
+  // Only the link reads the order and the pad, so only it reruns.
   if (Error E = rerunCommand(Link, LinkLog))
     return E;
   B.CodePad = Best;
@@ -592,19 +727,19 @@ Error Flow::tuneCodePad(Build &B) {
   // several env offsets: below the default build) must still hold.
   const double Default = Builds[0].Guard.MeanCost;
   if (B.Guard.MeanCost < Default) {
-    B.TuneNote = formatv("code pad {0}: summed cost {1:F0} against pad 0's "
-                         "{2:F0} (-{3}) over {4}; the guard's mean cost {5:F0} "
-                         "against {6:F0} at pad 0",
-                         Best, B.TunedCost, B.UntunedCost,
+    B.TuneNote = formatv("{0}code pad {1}: summed cost {2:F0} against pad 0's "
+                         "{3:F0} (-{4}) over {5}; the guard's mean cost {6:F0} "
+                         "against {7:F0} at pad 0",
+                         OrderWord, Best, B.TunedCost, B.UntunedCost,
                          percent(1 - B.TunedCost / B.UntunedCost), Measured,
                          B.Guard.MeanCost, Untuned.MeanCost)
                      .str();
     return Error::success();
   }
-  progress("tune", formatv("the guard's mean cost with pad {0} ({1:F0}) is not "
-                           "below the default build's ({2:F0}): planning again "
+  progress("tune", formatv("the guard's mean cost with {0}pad {1} ({2:F0}) is not "
+                           "below the default build's ({3:F0}): planning again "
                            "without it",
-                           Best, B.Guard.MeanCost, Default));
+                           OrderWord, Best, B.Guard.MeanCost, Default));
   if (Error E = plan(B, B.Extra, "plan-" + B.Name + "-untune"))
     return E;
   if (Error E = rerunCommand(Link, LinkLog))
@@ -613,17 +748,18 @@ Error Flow::tuneCodePad(Build &B) {
   B.Guard = std::move(Untuned);
   B.Sweep = std::move(UntunedSweep);
   B.CodePad = 0;
-  B.TuneNote = formatv("pad 0 kept: pad {0} was cheaper over {1} (-{2}) but "
-                       "the guard's mean cost there ({3:F0}) is not below the "
-                       "default build's ({4:F0})",
-                       Best, Measured, percent(1 - B.TunedCost / B.UntunedCost),
-                       Tuned, Default)
+  B.TuneNote = formatv("pad 0 kept: {0}pad {1} was cheaper over {2} (-{3}) but "
+                       "the guard's mean cost there ({4:F0}) is not below the "
+                       "default build's ({5:F0})",
+                       OrderWord, Best, Measured,
+                       percent(1 - B.TunedCost / B.UntunedCost), Tuned, Default)
                    .str();
+  B.Order = 0;
+  B.TuneSweep = B.Orders[0].Sweep;
   B.TunedCost = B.UntunedCost;
   return Error::success();
 }
 
-/// "1234567" and, beside a build other than the default, its change.
 static std::string cell(double V, double Base, bool First) {
   std::string S = formatv("{0:F0}", V).str();
   if (!First && Base != 0) {
@@ -675,8 +811,11 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
                                                      : "");
   OS << table(Builds, D.Kept, O);
   OS << "guard: " << D.Why << "\n";
-  if (!Kept.TuneSweep.empty())
+  if (!Kept.TuneSweep.empty()) {
     OS << "tune: " << Kept.TuneNote << "\n";
+    if (Kept.Orders.size() > 1)
+      OS << "tune orders: " << ordersLine(Kept) << "\n";
+  }
   OS << "kept: " << path(Name)
      << (Kept.Plan.empty() ? std::string(" (the default build)")
                            : " (plan " + Kept.Plan + ")")
@@ -689,8 +828,9 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
       OS << "  " << B.Name << ": rebuild: " << path(B.Name + "/rebuild.txt")
          << "\n";
     OS << "  " << B.Name << ": guard:   " << displayCommand(B.Sweep) << "\n";
-    if (!B.TuneSweep.empty())
-      OS << "  " << B.Name << ": tune:    " << displayCommand(B.TuneSweep) << "\n";
+    for (const TunedOrder &C : B.Orders)
+      if (!C.Sweep.empty())
+        OS << "  " << B.Name << ": tune:    " << displayCommand(C.Sweep) << "\n";
     if (B.Code)
       OS << "  " << B.Name << ": code:    " << displayCommand(B.CodeSweep) << "\n";
   }
@@ -708,12 +848,28 @@ Error Flow::report(const GuardDecision &D, const Build &Kept) {
     }
     if (!B.PlanArgv.empty())
       J["plan_command"] = displayCommand(B.PlanArgv);
-    if (!B.TuneSweep.empty())
+    if (!B.TuneSweep.empty()) {
+      json::Array Orders;
+      for (const TunedOrder &C : B.Orders) {
+        json::Object JO{{"name", C.Name}};
+        if (!C.Skipped.empty()) {
+          JO["skipped"] = C.Skipped;
+        } else {
+          JO["mean_cost"] = C.Mean;
+          JO["min_cost"] = C.Costs.at(C.MinPad);
+          JO["min_pad"] = C.MinPad;
+          JO["command"] = displayCommand(C.Sweep);
+        }
+        Orders.push_back(std::move(JO));
+      }
       J["tune"] = json::Object{{"code_pad", B.CodePad},
+                               {"order", B.Orders[B.Order].Name},
                                {"cost", B.TunedCost},
                                {"pad0_cost", B.UntunedCost},
                                {"note", B.TuneNote},
-                               {"command", displayCommand(B.TuneSweep)}};
+                               {"command", displayCommand(B.TuneSweep)},
+                               {"orders", std::move(Orders)}};
+    }
     Bs.push_back(std::move(J));
   }
   json::Array W;

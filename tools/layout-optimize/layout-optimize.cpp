@@ -12,6 +12,7 @@
 #include "keel/Optimize/CommandLog.h"
 #include "keel/Optimize/Measure.h"
 #include "keel/Optimize/Optimize.h"
+#include "keel/Planner/FunctionOrder.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
@@ -79,6 +80,14 @@ cl::opt<bool> TuneCodePad(
              "the cheapest into the plan (layout-order --code-pad) and relink "
              "(default on; --tune-code-pad=false keeps the plan's pad 0)"),
     cl::init(true), cl::cat(Cat));
+cl::list<std::string> TuneOrders(
+    "tune-orders", cl::CommaSeparated,
+    cl::desc("with --tune-code-pad, function orders also tried besides the "
+             "plan's own (c3): each relinked from the same objects and swept "
+             "over the same 64 offsets; the order of lowest mean cost over "
+             "them is kept, then its cheapest offset (default cdsort; c3, ph, "
+             "cdsort, exttsp, none; --tune-orders= tries the plan's order only)"),
+    cl::value_desc("order,..."), cl::cat(Cat));
 cl::opt<unsigned> Jobs("j", cl::Prefix, cl::desc("commands and variants run in "
                                                  "parallel (default 2)"),
                        cl::init(2), cl::cat(Cat));
@@ -202,6 +211,19 @@ static Expected<int> runCommand(const char *Argv0) {
   O.GuardVariants = GuardVariants;
   O.CodeVariants = CodeVariants;
   O.TuneCodePad = TuneCodePad;
+  if (TuneOrders.getNumOccurrences()) {
+    O.TuneOrders.clear();
+    for (StringRef N : TuneOrders) {
+      if (N.empty())
+        continue;
+      std::optional<OrderAlgorithm> A = parseOrderAlgorithm(N);
+      if (!A)
+        return usageError("--tune-orders: unknown order '{0}' (c3, ph, cdsort, "
+                          "exttsp, none)",
+                          N);
+      O.TuneOrders.push_back(*A);
+    }
+  }
   O.Jobs = std::max(1u, unsigned(Jobs));
   O.Force = Force;
   O.PackLinkedSizes = PackLinkedSizes;
@@ -226,7 +248,9 @@ static const char *const Overview =
     "candidate kept only if its mean total cost is lower (else planned again\n"
     "with --block-order=keep; else the default build is kept). The kept\n"
     "plan's hot region then goes to the cheapest of the 64 line offsets of\n"
-    "its page, measured on the workload (--tune-code-pad). Both steps are on\n"
+    "its page, measured on the workload, and of the function orders it tries\n"
+    "(the plan's C3, then each of --tune-orders, default cdsort: the order of\n"
+    "lowest mean cost over the offsets is kept; --tune-code-pad). Both steps are on\n"
     "by default (=false turns one off). Prints a before/after table and the\n"
     "commands that reproduce it; DIR/report.json. A second run with the same\n"
     "program and profile does nothing. The optimized program is DIR/<name>.\n\n"

@@ -7,6 +7,7 @@
 #ifndef KEEL_OPTIMIZE_OPTIONS_H
 #define KEEL_OPTIMIZE_OPTIONS_H
 
+#include "keel/Planner/FunctionOrder.h"
 #include "keel/SweepReport/Kinds.h"
 
 #include <cstdint>
@@ -42,6 +43,11 @@ struct OptimizeOptions {
   /// the plan (layout-order --code-pad) and the program relinked.
   bool TuneCodePad = true;
   std::vector<std::string> TuneI1 = {"32768,8,64", "8192,2,64"};
+  /// --tune-orders: function orders the tune also tries besides the plan's
+  /// own (C3): each relinked with the same objects and swept over the same
+  /// 64 offsets; the order of lowest mean cost over them is kept, then its
+  /// cheapest offset.
+  std::vector<OrderAlgorithm> TuneOrders = {OrderAlgorithm::CDSort};
   unsigned Jobs = 2;
   bool Force = false;   ///< ignore the stamp
   /// After a candidate's first link, plan it again with the packed hot
