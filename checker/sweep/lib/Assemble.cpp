@@ -9,7 +9,6 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Executor.h"
 #include "KeelSimSweep.h"
 
 #include "llvm/ADT/STLExtras.h"

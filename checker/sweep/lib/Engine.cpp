@@ -25,8 +25,6 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Valgrind.h"
 #include "keel/Sweep/Journal.h"
-#include "keel/Sweep/Slurm.h"
-#include "keel/Sweep/VariantMap.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -140,7 +138,8 @@ Expected<std::optional<uint64_t>> countHeapAllocations(const EngineOptions &O,
       Perturber::create(PO, WD.Dir, {{"base", Binary.str()}}, O.Args);
   if (!P)
     return P.takeError();
-  Expected<Perturber::Plan> Pl = (*P)->describe(Variant{"base", "heap", 0}, 0);
+  Expected<Perturber::Plan> Pl =
+      (*P)->describe(Variant{"base", axisName(AxisKind::Heap).str(), 0}, 0);
   if (!Pl)
     return Pl.takeError();
   std::string CountFile = WD.Dir + "/heap-count";

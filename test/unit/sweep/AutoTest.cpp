@@ -224,18 +224,19 @@ SweepResult axisResult(const std::string &Axis, const std::string &Relink) {
 
 TEST(AutoReport, ReadsBackInPlannedOrderWithProvenance) {
   std::vector<AutoAxis> Axes(3);
-  Axes[0].Axis = "env";
+  Axes[0].Axis = AxisKind::Env;
   Axes[0].Swept = true;
   Axes[0].How = "the environment grows";
-  Axes[1].Axis = "heap";
+  Axes[1].Axis = AxisKind::Heap;
   Axes[1].Why = "statically linked";
   Axes[1].Enable = "link it dynamically";
-  Axes[2].Axis = "code";
+  Axes[2].Axis = AxisKind::Code;
   Axes[2].Swept = true;
   Axes[2].How = "relinked";
   std::vector<AutoOutcome> Outcomes;
   for (AutoAxis *A : {&Axes[0], &Axes[2]}) {
-    SweepResult R = axisResult(A->Axis, A->Axis == "code" ? "cc {padobj} -o {out}" : "");
+    SweepResult R = axisResult(axisName(A->Axis).str(),
+                               A->Axis == AxisKind::Code ? "cc {padobj} -o {out}" : "");
     GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
     Outcomes.push_back({A, std::move(R), std::move(G)});
   }
@@ -258,9 +259,9 @@ TEST(AutoReport, ReadsBackInPlannedOrderWithProvenance) {
   const SavedAutoSweep &A = **S;
   EXPECT_EQ(A.Binary, "./app");
   ASSERT_EQ(A.Axes.size(), 3u);
-  EXPECT_EQ(A.Axes[0].Axis, "env"); // planned order, not by name
-  EXPECT_EQ(A.Axes[1].Axis, "heap");
-  EXPECT_EQ(A.Axes[2].Axis, "code");
+  EXPECT_EQ(A.Axes[0].Axis, AxisKind::Env); // planned order, not by name
+  EXPECT_EQ(A.Axes[1].Axis, AxisKind::Heap);
+  EXPECT_EQ(A.Axes[2].Axis, AxisKind::Code);
   EXPECT_TRUE(A.Axes[0].Swept);
   EXPECT_EQ(A.Axes[0].How, "the environment grows");
   EXPECT_FALSE(A.Axes[1].Swept);
