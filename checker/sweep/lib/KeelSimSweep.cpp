@@ -11,7 +11,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Sweep/Executor.h"
-#include "keel/Sweep/VariantMap.h"
+#include "keel/VariantMap/VariantMap.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
