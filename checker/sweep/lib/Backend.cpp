@@ -118,7 +118,7 @@ public:
     if (!T.Note.empty())
       R.Notes.push_back(T.Note);
     if (T.KeelSim)
-      noteOwnRuns(O, R);
+      noteOwnRuns(O.Perturb.Axis, O, R);
   }
 
   const SimTools *simTools() const override { return &T; }
