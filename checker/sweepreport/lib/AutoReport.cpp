@@ -85,9 +85,8 @@ json::Value autoReportJSON(StringRef Binary, ArrayRef<AutoAxis> Axes,
       if (O->G.Failed)
         FailedAxes.push_back(axisName(A.Axis));
     } else {
-      NotSwept.push_back(json::Object{{"axis", axisName(A.Axis)},
-                                      {"reason", A.Why},
-                                      {"enable", A.Enable}});
+      NotSwept.push_back(json::Object{
+          {"axis", axisName(A.Axis)}, {"reason", A.Why}, {"enable", A.Enable}});
     }
   }
   json::Array Order;
@@ -218,8 +217,10 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
 static Expected<AxisKind> savedAxis(StringRef Path, StringRef Name) {
   if (std::optional<AxisKind> K = lookupAxis(Name))
     return *K;
-  return inputError(Path, 0, "an automatic sweep's report names axis '{0}', "
-                    "which is no sweep axis", Name);
+  return inputError(Path, 0,
+                    "an automatic sweep's report names axis '{0}', "
+                    "which is no sweep axis",
+                    Name);
 }
 
 /// Axis \p Axis of a saved automatic sweep as swept: its "how".
@@ -303,8 +304,7 @@ Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
   return S;
 }
 
-Expected<std::map<AxisKind, SweepResult>>
-readBaselineAxes(StringRef Path) {
+Expected<std::map<AxisKind, SweepResult>> readBaselineAxes(StringRef Path) {
   Expected<json::Value> V = readJSONFile(Path);
   if (!V)
     return V.takeError();
@@ -324,8 +324,10 @@ readBaselineAxes(StringRef Path) {
       return R.takeError();
     std::optional<AxisKind> K = lookupAxis(R->Axis);
     if (!K)
-      return inputError(Path, 0, "a sweep result of axis '{0}', which is no "
-                        "sweep axis", R->Axis);
+      return inputError(Path, 0,
+                        "a sweep result of axis '{0}', which is no "
+                        "sweep axis",
+                        R->Axis);
     Out[*K] = std::move(*R);
     return Out;
   }
@@ -431,9 +433,10 @@ void collectAutoOutcomes(AutoSweepResult &R) {
   R.ExitStatus = ExitOK;
   for (const AutoOutcome &O : R.Outcomes)
     if (O.G.Failed) {
-      R.GateFailure = (axisName(O.A->Axis) + ": " +
-                       (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front()))
-                          .str();
+      R.GateFailure =
+          (axisName(O.A->Axis) + ": " +
+           (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front()))
+              .str();
       R.ExitStatus = ExitCheckFailed;
       return;
     }
