@@ -3,14 +3,14 @@
 // keel-sim-map BASE OUT NAME=VARIANT...
 //
 // A build-tree helper beside the keel-sim tool (lib/keel-sim, not installed):
-// compares each VARIANT binary with BASE (keel/Sweep/VariantMap.h) and writes
+// compares each VARIANT binary with BASE (keel/VariantMap/VariantMap.h) and writes
 // keel-sim's --keel-sim-map-file to OUT (temp name, then renamed). A variant
 // that is not a map of the base is left out with its reason on stderr, and
 // the exit code is 1; bad usage or unreadable input is 2.
 //
 //===----------------------------------------------------------------------===//
 #include "keel/Support/OutputFile.h"
-#include "keel/Sweep/VariantMap.h"
+#include "keel/VariantMap/VariantMap.h"
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"

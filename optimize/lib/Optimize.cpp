@@ -5,6 +5,7 @@
 // program), with an argv, its output kept in DIR/logs/.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/LinkRecord/LinkRecord.h"
 #include "keel/Optimize/CommandLog.h"
 #include "keel/Optimize/LinkedSizes.h"
 #include "keel/Optimize/Measure.h"
@@ -21,7 +22,6 @@
 #include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Guard.h"
-#include "keel/Sweep/LinkRecord.h"
 #include "keel/Sweep/SimBackend.h"
 #include "keel/SweepReport/Gate.h"
 

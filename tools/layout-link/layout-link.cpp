@@ -7,16 +7,16 @@
 // command (its @response files expanded), the working directory and the
 // output's SHA-1 in
 // <output>.keel-link.json (or FILE), written to a temporary name and renamed
-// (keel/Sweep/LinkRecord.h). The exit status is the link's own. A later
+// (keel/LinkRecord/LinkRecord.h). The exit status is the link's own. A later
 // `layout-sweep ./output` with no options relinks variants from this record
 // on the code and data axes. CMake: keel_layout() sets it as the target's
 // C/CXX_LINKER_LAUNCHER.
 //
 //===----------------------------------------------------------------------===//
+#include "keel/LinkRecord/LinkRecord.h"
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Process.h"
 #include "keel/Support/Tool.h"
-#include "keel/Sweep/LinkRecord.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

@@ -69,7 +69,7 @@ static const char *const Tool = "layout-sweep-report";
 /// axis of --baseline), the combined reports written again.
 static Expected<int> renderAuto(SavedAutoSweep &S, const GateOptions &GO,
                                 const ReportFiles &Files) {
-  Expected<std::map<std::string, SweepResult>> Baselines =
+  Expected<std::map<AxisKind, SweepResult>> Baselines =
       readAutoBaselines(Baseline, GO);
   if (!Baselines)
     return Baselines.takeError();

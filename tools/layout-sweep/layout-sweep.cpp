@@ -25,7 +25,6 @@
 #include "keel/Sweep/Engine.h"
 #include "keel/Sweep/Slurm.h"
 #include "keel/SweepReport/Gate.h"
-#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

@@ -9,7 +9,6 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
-#include "keel/Sweep/Executor.h"
 #include "KeelSimSweep.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -224,9 +223,9 @@ void fallbackNotes(const SweepResult &R, std::vector<std::string> &Notes) {
 
 /// keel-sim measured a code or data sweep without maps: say why every pad
 /// had its own run.
-void noteOwnRuns(const EngineOptions &O, SweepResult &R) {
-  if (!keelSimMaps(O) &&
-      (O.Perturb.Axis == AxisKind::Code || O.Perturb.Axis == AxisKind::Data))
+void noteOwnRuns(AxisKind Axis, const ExecutorOptions &X, SweepResult &R) {
+  if (!keelSimMaps(Axis, X) &&
+      (Axis == AxisKind::Code || Axis == AxisKind::Data))
     R.Notes.push_back("keel-sim: with --exec-as=path every variant has its "
                       "own argv[0], so each ran on its own binary "
                       "(--exec-as=fd lets one run serve every pad)");
@@ -235,21 +234,23 @@ void noteOwnRuns(const EngineOptions &O, SweepResult &R) {
 /// Sort, split into series, refuse an all-failed sweep, check instructions.
 /// \p Binaries: a variant's binary per series (for its symbols); without
 /// one (every variant came from the journal) the binary as given.
-Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
+Error finishResult(const SweepTarget &O, const PerturbOptions &P,
+                   const MeasureOptions &M, const AssembleOptions &A,
+                   std::vector<Measurement> Results,
                    std::map<std::string, std::string> Binaries,
                    const std::map<int64_t, std::string> &Built,
                    SweepResult &R) {
   R.Binary = O.Binary;
   R.Args = O.Args;
-  R.Backend = name(O.Backend).str();
-  R.Axis = axisName(O.Perturb.Axis).str();
-  R.Relink = O.Perturb.RelinkTemplate;
-  if (isSimBackend(O.Backend)) {
+  R.Backend = name(M.Backend).str();
+  R.Axis = axisName(P.Axis).str();
+  R.Relink = P.RelinkTemplate;
+  if (isSimBackend(M.Backend)) {
     // cachegrind or keel-sim: the same counters
     R.Backend = name(BackendKind::Sim).str();
-    R.CacheGeometry = geometryText(O.Geometry);
-    R.GeometryPreset = O.GeometryPreset;
-    R.Weights = O.Weights;
+    R.CacheGeometry = geometryText(M.Geometry);
+    R.GeometryPreset = M.GeometryPreset;
+    R.Weights = M.Weights;
   }
   llvm::sort(Results, [](const Measurement &A, const Measurement &B) {
     return A.V < B.V;
@@ -259,7 +260,7 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
     (M.V.Series == "base" ? R.Ms : Compare).push_back(std::move(M));
   if (O.CompareBinary)
     R.Compare = Series{"compare", *O.CompareBinary, std::move(Compare),
-                       O.Perturb.CompareRelinkTemplate};
+                       P.CompareRelinkTemplate};
   if (!R.Ms.empty() &&
       all_of(R.Ms, [](const Measurement &M) { return M.Failed; }))
     return makeError("every variant failed, so the program (or the relink "
@@ -272,10 +273,10 @@ Error finishResult(const EngineOptions &O, std::vector<Measurement> Results,
   };
   fallbackNotes(R, R.Notes);
   checkCodeMoved(R, Built);
-  checkInstructions(R, R.Ms, "base", O.InstructionTolerance,
+  checkInstructions(R, R.Ms, "base", A.InstructionTolerance,
                     OwnFunctions("base", O.Binary));
   if (R.Compare)
-    checkInstructions(R, R.Compare->Ms, "compare", O.InstructionTolerance,
+    checkInstructions(R, R.Compare->Ms, "compare", A.InstructionTolerance,
                       OwnFunctions("compare", *O.CompareBinary));
   return Error::success();
 }

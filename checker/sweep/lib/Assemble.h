@@ -23,12 +23,15 @@ namespace sweep {
 
 /// keel-sim measured a code or data sweep without maps: say why every pad
 /// had its own run.
-void noteOwnRuns(const EngineOptions &O, SweepResult &R);
+void noteOwnRuns(AxisKind Axis, const ExecutorOptions &X, SweepResult &R);
 
 /// Sort, split into series, refuse an all-failed sweep, check instructions.
 /// \p Binaries: a variant's binary per series (for its symbols); without
 /// one (every variant came from the journal) the binary as given.
-llvm::Error finishResult(const EngineOptions &O,
+/// \p O, \p P and \p M say what was swept and how it was measured; \p A
+/// what the instruction check tolerates.
+llvm::Error finishResult(const SweepTarget &O, const PerturbOptions &P,
+                         const MeasureOptions &M, const AssembleOptions &A,
                          std::vector<Measurement> Results,
                          std::map<std::string, std::string> Binaries,
                          const std::map<int64_t, std::string> &Built,

@@ -6,7 +6,6 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -73,7 +72,7 @@ static std::string relinkExample(AxisKind Axis) {
 static AutoAxis stackAxis(const BinaryFacts &F, StringRef Binary,
                           StringRef StackShim) {
   AutoAxis Stack;
-  Stack.Axis = axisName(AxisKind::Stack).str();
+  Stack.Axis = AxisKind::Stack;
   if (!F.Dynamic) {
     Stack.Why = formatv("{0} is statically linked, so the stack shim "
                         "(LD_PRELOAD) cannot start its main lower",
@@ -102,7 +101,7 @@ static AutoAxis stackAxis(const BinaryFacts &F, StringRef Binary,
 /// The env axis: every executable can be swept along it.
 static AutoAxis envAxis() {
   AutoAxis Env;
-  Env.Axis = axisName(AxisKind::Env).str();
+  Env.Axis = AxisKind::Env;
   Env.Swept = true;
   Env.How = "environment size: the environment grows by N bytes, which moves "
             "the initial stack and every stack frame by N";
@@ -114,7 +113,7 @@ static AutoAxis envAxis() {
 static AutoAxis heapAxis(const BinaryFacts &F, StringRef Binary,
                          StringRef HeapShim) {
   AutoAxis Heap;
-  Heap.Axis = axisName(AxisKind::Heap).str();
+  Heap.Axis = AxisKind::Heap;
   if (!F.Dynamic) {
     Heap.Why = formatv("{0} is statically linked, so the heap shim "
                        "(LD_PRELOAD) cannot replace its malloc",
@@ -200,7 +199,7 @@ static std::string relinkHow(const AutoAxis &A, AxisKind Axis,
 static AutoAxis relinkAxis(AxisKind Axis, const BinaryFacts &F,
                            const RecordCheck &RC, bool HaveBolt) {
   AutoAxis A;
-  A.Axis = axisName(Axis).str();
+  A.Axis = Axis;
   if (RC.Rec) {
     Expected<RecordRelink> RR = relinkFromRecord(*RC.Rec, Axis);
     if (RR) {

@@ -14,7 +14,6 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Text.h"
 #include "keel/Sweep/Perturb.h"
-#include "keel/SweepReport/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -4,6 +4,7 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
+#include "keel/Sweep/Auto.h"
 #include "keel/Sweep/DryRun.h"
 #include "keel/Sweep/Perturb.h"
 
@@ -53,8 +54,8 @@ struct AutoProgress {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - From)
         .count();
   }
-  void startAxis(StringRef A) {
-    Axis = A.str();
+  void startAxis(AxisKind A) {
+    Axis = axisName(A).str();
     AxisStart = std::chrono::steady_clock::now();
   }
   /// An axis starts: \p FromJournal of its \p AxisTotal variants came from
@@ -196,9 +197,8 @@ Expected<std::vector<AutoAxis>> planAxes(const EngineOptions &Base) {
 /// without exit()) keeps the axis: the sweep shows what happens.
 Error skipVacuousHeapAxis(const EngineOptions &Base,
                           std::vector<AutoAxis> &Axes) {
-  auto Heap = find_if(Axes, [](const AutoAxis &A) {
-    return lookupAxis(A.Axis) == AxisKind::Heap;
-  });
+  auto Heap =
+      find_if(Axes, [](const AutoAxis &A) { return A.Axis == AxisKind::Heap; });
   if (Heap == Axes.end() || !Heap->Swept)
     return Error::success();
   std::vector<std::string> Binaries = {Base.Binary};
@@ -228,7 +228,7 @@ void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
   std::string Names, Skipped;
   for (const AutoAxis &A : Axes) {
     std::string &L = A.Swept ? Names : Skipped;
-    L += (L.empty() ? "" : ", ") + A.Axis;
+    L += (L.empty() ? "" : ", ") + axisName(A.Axis).str();
   }
   Progress.OS << formatv("{0}: sweeping {1} of {2}: {3} variants ({4} per "
                          "axis, offsets {5}..{6} by {7}), backend {8}, {9} at "
@@ -244,9 +244,7 @@ void announceSweep(const EngineOptions &Base, ArrayRef<AutoAxis> Axes,
 /// The engine options of one axis.
 EngineOptions axisOptions(const EngineOptions &Base, const AutoAxis &A) {
   EngineOptions O = Base;
-  std::optional<AxisKind> K = lookupAxis(A.Axis);
-  assert(K && "planAutoAxes names only --axis axes");
-  O.Perturb.Axis = *K;
+  O.Perturb.Axis = A.Axis;
   O.Perturb.RelinkArgv = A.RelinkArgv;
   O.Perturb.RelinkDir = A.RelinkDir;
   O.Perturb.CompareRelinkArgv = A.CompareRelinkArgv;
@@ -292,9 +290,9 @@ Expected<EngineOptions> sweptAxisOptions(const EngineOptions &Base,
                                          std::vector<std::string> &Journals) {
   EngineOptions O = axisOptions(Base, A);
   if (!AO.KeepDir.empty())
-    O.WorkDir = AO.KeepDir + "/" + A.Axis;
+    O.WorkDir = (AO.KeepDir + "/" + axisName(A.Axis)).str();
   if (!O.JournalPath.empty()) {
-    O.JournalPath += "." + A.Axis;
+    O.JournalPath += ("." + axisName(A.Axis)).str();
     if (Error E = checkOutputPath(O.JournalPath))
       return std::move(E);
     Journals.push_back(O.JournalPath);
@@ -316,7 +314,7 @@ Expected<EngineOptions> sweptAxisOptions(const EngineOptions &Base,
 Expected<std::vector<AutoOutcome>>
 sweepAxes(const EngineOptions &Base, const GateOptions &GO,
           const AutoSweepOptions &AO,
-          const std::map<std::string, SweepResult> &Baselines,
+          const std::map<AxisKind, SweepResult> &Baselines,
           ArrayRef<AutoAxis *> ToSweep, size_t PerAxis, AutoProgress &Progress,
           std::vector<std::string> &Journals) {
   std::vector<AutoOutcome> Outcomes;
@@ -340,10 +338,11 @@ sweepAxes(const EngineOptions &Base, const GateOptions &GO,
         return std::move(E);
       A.Swept = false;
       A.Why = toString(std::move(E));
-      A.Enable = "see the message; --axis=" + A.Axis + " --keep-dir=DIR keeps "
-                 "each variant's relink.log";
+      A.Enable = ("see the message; --axis=" + axisName(A.Axis) +
+                  " --keep-dir=DIR keeps each variant's relink.log")
+                     .str();
       WithColor::warning(Progress.OS, AO.Tool)
-          << A.Axis << ": not swept: " << A.Why << "\n";
+          << axisName(A.Axis) << ": not swept: " << A.Why << "\n";
       continue;
     }
     Expected<Provenance> Prov = sweepProvenance(*O, AO);
@@ -367,7 +366,7 @@ Expected<AutoSweepResult> runAutoSweep(const EngineOptions &Base,
                                        raw_ostream &ProgressOS) {
   if (Error E = checkReportFiles(AO.Reports)) // before the sweep
     return std::move(E);
-  Expected<std::map<std::string, SweepResult>> Baselines =
+  Expected<std::map<AxisKind, SweepResult>> Baselines =
       readAutoBaselines(AO.Baseline, GO);
   if (!Baselines)
     return Baselines.takeError();
@@ -433,9 +432,7 @@ Expected<bool> useLinkRecord(EngineOptions &O) {
     consumeError(Axes.takeError());
     return false;
   }
-  auto A = find_if(*Axes, [&](const AutoAxis &X) {
-    return lookupAxis(X.Axis) == P.Axis;
-  });
+  auto A = find_if(*Axes, [&](const AutoAxis &X) { return X.Axis == P.Axis; });
   if (A == Axes->end())
     return false;
   if (!A->Swept || A->RelinkArgv.empty())
@@ -469,16 +466,16 @@ Error writeAutoDryRun(raw_ostream &OS, const EngineOptions &Base,
   for (const AutoAxis &A : *Axes) {
     if (!A.Swept)
       continue;
-    OS << "== " << A.Axis << ": " << A.How << "\n";
+    OS << "== " << axisName(A.Axis) << ": " << A.How << "\n";
     EngineOptions O = axisOptions(Base, A);
     O.WorkDir = (AO.KeepDir.empty() ? std::string(DryRunWorkDir) : AO.KeepDir) +
-                "/" + A.Axis;
+                "/" + axisName(A.Axis).str();
     if (Error E = writeAxisDryRun(OS, O))
       return E;
   }
   for (const AutoAxis &A : *Axes)
     if (!A.Swept)
-      OS << formatv("not swept: {0}: {1}\n", A.Axis, A.Why);
+      OS << formatv("not swept: {0}: {1}\n", axisName(A.Axis), A.Why);
   return Error::success();
 }
 

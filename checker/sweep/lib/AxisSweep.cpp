@@ -4,8 +4,8 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Tool.h"
-#include "keel/Sweep/Auto.h"
 #include "keel/Sweep/DryRun.h"
+#include "keel/SweepReport/AutoReport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

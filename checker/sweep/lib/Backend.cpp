@@ -32,7 +32,7 @@ namespace {
 /// Prepare and measure each variant as one job on a pool of \p Jobs
 /// threads (cachegrind one run per variant; perf one at a time).
 void measureInParallel(
-    const EngineOptions &O, Perturber &P, unsigned Jobs, const Todo &Work,
+    const ExecutorOptions &O, Perturber &P, unsigned Jobs, const Todo &Work,
     Recorder &Rec, function_ref<Measurement(const PreparedVariant &)> Measure) {
   DefaultThreadPool Pool(hardware_concurrency(Jobs));
   for (const auto &[Index, V] : Work) {
@@ -55,8 +55,10 @@ void measureInParallel(
 }
 
 /// time: interleaved rounds need every variant built first; the A/A copies
-/// are of the first variant's binary.
-Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
+/// are of the first variant's binary (\p O's, \p Time's options, \p X's
+/// --exec-as and timeout).
+Error measureWithTime(const SweepTarget &O, const TimeOptions &Time,
+                      const ExecutorOptions &X, Perturber &P, StringRef WorkDir,
                       const Todo &Work, Recorder &Rec, SweepResult &R) {
   std::vector<TimedCommand> Cmds;
   for (const auto &[Index, V] : Work) {
@@ -70,14 +72,14 @@ Error measureWithTime(const EngineOptions &O, Perturber &P, StringRef WorkDir,
     if (!PV->Argv.empty())
       Rec.variantBuilt(V, PV->Argv[0]);
     // Executed as /dev/fd/N directly, so argv[0] can stay the user's path.
-    applyExecAs(O, *PV, O.Binary);
+    applyExecAs(X, *PV, O.Binary);
     Cmds.push_back(TimedCommand{V, PV->Argv, PV->Env, PV->ExecFile});
   }
   if (Cmds.empty())
     return Error::success();
-  TimeOptions TO = O.Time;
+  TimeOptions TO = Time;
   if (TO.TimeoutSeconds == 0)
-    TO.TimeoutSeconds = O.TimeoutSeconds;
+    TO.TimeoutSeconds = X.TimeoutSeconds;
   if (TO.WorkDir.empty())
     TO.WorkDir = (WorkDir + "/time").str();
   Expected<TimeResult> TR = TimeBackend(TO).measure(Cmds, Cmds.front());
@@ -118,7 +120,7 @@ public:
     if (!T.Note.empty())
       R.Notes.push_back(T.Note);
     if (T.KeelSim)
-      noteOwnRuns(O, R);
+      noteOwnRuns(O.Perturb.Axis, O, R);
   }
 
   const SimTools *simTools() const override { return &T; }
@@ -152,7 +154,7 @@ public:
   explicit TimedBackend(const EngineOptions &O) : O(O) {}
   void measure(Perturber &P, WorkDirGuard &WD, const Todo &Work, Recorder &Rec,
                SweepResult &R) override {
-    if (Error E = measureWithTime(O, P, WD.Dir, Work, Rec, R))
+    if (Error E = measureWithTime(O, O.Time, O, P, WD.Dir, Work, Rec, R))
       Rec.fail(std::move(E));
   }
 
@@ -163,7 +165,7 @@ private:
 /// perf: perf stat's counters, one variant at a time (counts need quiet).
 class PerfBackend final : public Backend {
 public:
-  PerfBackend(const EngineOptions &O, std::string Perf)
+  PerfBackend(const ExecutorOptions &O, std::string Perf)
       : O(O), Perf(std::move(Perf)) {}
   void measure(Perturber &P, WorkDirGuard &WD, const Todo &Work, Recorder &Rec,
                SweepResult &R) override {
@@ -174,7 +176,7 @@ public:
   }
 
 private:
-  const EngineOptions &O;
+  const ExecutorOptions &O;
   std::string Perf;
 };
 

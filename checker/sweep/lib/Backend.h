@@ -7,7 +7,7 @@
 // how it prepares and measures the variants still to do, and what it adds
 // to the result (the simulator used, the time backend's noise floor). The
 // engine composes a Backend with the executor it was given
-// (EngineOptions::Executor: local, a command template, or Slurm's job
+// (ExecutorOptions::Executor: local, a command template, or Slurm's job
 // array) and never asks which backend it has.
 //
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,6 @@
 #include "keel/Sweep/DryRun.h"
 
 #include "keel/Sweep/Perturb.h"
-#include "keel/Sweep/Slurm.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -25,8 +25,6 @@
 #include "keel/Support/Process.h"
 #include "keel/Support/Valgrind.h"
 #include "keel/Sweep/Journal.h"
-#include "keel/Sweep/Slurm.h"
-#include "keel/Sweep/VariantMap.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
@@ -140,7 +138,8 @@ Expected<std::optional<uint64_t>> countHeapAllocations(const EngineOptions &O,
       Perturber::create(PO, WD.Dir, {{"base", Binary.str()}}, O.Args);
   if (!P)
     return P.takeError();
-  Expected<Perturber::Plan> Pl = (*P)->describe(Variant{"base", "heap", 0}, 0);
+  Expected<Perturber::Plan> Pl =
+      (*P)->describe(Variant{"base", axisName(AxisKind::Heap).str(), 0}, 0);
   if (!Pl)
     return Pl.takeError();
   std::string CountFile = WD.Dir + "/heap-count";
@@ -195,13 +194,14 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
   if (Error E = setUpSweep(O, S))
     return std::move(E);
 
-  std::vector<Variant> All = gridVariants(O, Offsets);
+  std::vector<Variant> All = gridVariants(O, O.Perturb.Axis, Offsets);
   std::vector<std::unique_ptr<Journal>> Js(NG);
   std::vector<std::unique_ptr<Recorder>> Recs;
   std::map<Variant, size_t> DoneIn; // how many geometries have the variant
   for (size_t G = 0; G < NG; ++G) {
     std::vector<Measurement> Done;
-    Expected<std::unique_ptr<Journal>> JO = openJournal(Os[G], All, Done);
+    Expected<std::unique_ptr<Journal>> JO =
+        openJournal(Os[G], sweepFingerprint(Os[G]), Os[G], All, Done);
     if (!JO)
       return JO.takeError();
     Js[G] = std::move(*JO);
@@ -231,9 +231,11 @@ static Expected<std::vector<SweepResult>> runTogether(const EngineOptions &O) {
       return std::move(E);
     SweepResult R;
     R.SimTool = "keel-sim";
-    noteOwnRuns(O, R);
-    if (Error E = finishResult(Os[G], Recs[G]->takeResults(),
-                               Recs[G]->takeBinaries(), Recs[G]->takeBuilt(), R))
+    noteOwnRuns(O.Perturb.Axis, O, R);
+    const EngineOptions &Og = Os[G];
+    if (Error E =
+            finishResult(Og, Og.Perturb, Og, Og, Recs[G]->takeResults(),
+                         Recs[G]->takeBinaries(), Recs[G]->takeBuilt(), R))
       return std::move(E);
     Out.push_back(std::move(R));
   }
@@ -267,9 +269,10 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     return std::move(E);
 
   // Journal: what a killed sweep finished is not measured again.
-  std::vector<Variant> All = gridVariants(O, Offsets);
+  std::vector<Variant> All = gridVariants(O, O.Perturb.Axis, Offsets);
   std::vector<Measurement> Done;
-  Expected<std::unique_ptr<Journal>> JO = openJournal(O, All, Done);
+  Expected<std::unique_ptr<Journal>> JO =
+      openJournal(O, sweepFingerprint(O), O, All, Done);
   if (!JO)
     return JO.takeError();
   std::unique_ptr<Journal> J = std::move(*JO);
@@ -295,8 +298,8 @@ Expected<SweepResult> runSweep(const EngineOptions &O) {
     return std::move(E);
 
   S.B->describe(R);
-  if (Error E = finishResult(O, Rec.takeResults(), Rec.takeBinaries(),
-                             Rec.takeBuilt(), R))
+  if (Error E = finishResult(O, O.Perturb, O, O, Rec.takeResults(),
+                             Rec.takeBinaries(), Rec.takeBuilt(), R))
     return std::move(E);
   return R;
 }

@@ -23,7 +23,7 @@ ExecutorKind parseExecutorKind(StringRef Value) {
   return Value == "slurm" ? ExecutorKind::Slurm : ExecutorKind::Template;
 }
 
-std::string execAsMode(const EngineOptions &O) {
+std::string execAsMode(const ExecutorOptions &O) {
   if (!O.ExecAs.empty())
     return O.ExecAs;
   return O.Executor == ExecutorKind::Template ? "path" : "fd";

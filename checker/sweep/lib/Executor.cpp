@@ -54,7 +54,7 @@ wrapForExecutor(StringRef Executor, ArrayRef<std::string> Argv,
   return Out;
 }
 
-RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
+RunOutcome runVariantCommand(const ExecutorOptions &O, const PreparedVariant &P,
                              ArrayRef<std::string> Cmd, StringRef Stderr) {
   RunOutcome Out;
   Expected<std::vector<std::string>> Argv =
@@ -95,7 +95,8 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
 /// becomes \p Argv0, one string for every variant and series, so a program
 /// that looks at its own path (hashes it, copies it to the stack) does the
 /// same work in every variant.
-void applyExecAs(const EngineOptions &O, PreparedVariant &P, StringRef Argv0) {
+void applyExecAs(const ExecutorOptions &O, PreparedVariant &P,
+                 StringRef Argv0) {
   if (execAsMode(O) != "fd" || P.Argv.empty())
     return;
   P.ExecFile = P.Argv[0];

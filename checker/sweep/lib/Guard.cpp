@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "keel/Sweep/Guard.h"
 #include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Kinds.h"
 #include "keel/SweepReport/Stats.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -87,7 +88,8 @@ GuardVerdict judgeCandidate(const BuildSummary &Default,
                             ? std::string()
                             : " (" + Candidate.FirstFailure + ")")
                     .str());
-  if (Candidate.Backend != Default.Backend)
+  std::optional<BackendKind> CK = lookupBackendKind(Candidate.Backend);
+  if (!CK || CK != lookupBackendKind(Default.Backend))
     return Fail(formatv("measured with backend {0}, the default build with {1}",
                         Candidate.Backend, Default.Backend)
                     .str());

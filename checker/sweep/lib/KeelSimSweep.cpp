@@ -11,7 +11,7 @@
 #include "keel/Support/OutputFile.h"
 #include "keel/Support/Process.h"
 #include "keel/Sweep/Executor.h"
-#include "keel/Sweep/VariantMap.h"
+#include "keel/VariantMap/VariantMap.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -33,10 +33,9 @@ namespace sweep {
 /// differ in their bytes' addresses alone: pads (code, data), and every
 /// variant started by one name (--exec-as=fd; with path each has its own
 /// argv[0]).
-bool keelSimMaps(const EngineOptions &O) {
-  return (O.Perturb.Axis == AxisKind::Code ||
-          O.Perturb.Axis == AxisKind::Data) &&
-         execAsMode(O) == "fd";
+bool keelSimMaps(AxisKind Axis, const ExecutorOptions &X) {
+  return (Axis == AxisKind::Code || Axis == AxisKind::Data) &&
+         execAsMode(X) == "fd";
 }
 
 namespace {
@@ -75,7 +74,7 @@ public:
       Pool.wait();
     }
     // Group by series, in grid order; the first variant is the run's base.
-    bool Maps = keelSimMaps(O);
+    bool Maps = keelSimMaps(O.Perturb.Axis, O);
     std::map<std::string, std::vector<size_t>> BySeries;
     std::vector<std::string> SeriesOrder;
     for (size_t I = 0; I < Prepared.size(); ++I) {
@@ -247,7 +246,7 @@ private:
     applyExecAs(O, Run, VariantExecPath);
     std::string OutFile = Run.Dir + "/keel-sim.out";
     sys::fs::remove(OutFile);
-    EngineOptions Shared = O; // the run's timeout covers all its variants
+    ExecutorOptions Shared = O; // the run's timeout covers all its variants
     Shared.TimeoutSeconds = O.TimeoutSeconds * unsigned(1 + G.Members.size());
     PreparedVariant WithEnv = Run;
     WithEnv.Env = simRunEnv(T, Run);

@@ -24,7 +24,7 @@ namespace sweep {
 /// differ in their bytes' addresses alone: pads (code, data), and every
 /// variant started by one name (--exec-as=fd; with path each has its own
 /// argv[0]).
-bool keelSimMaps(const EngineOptions &O);
+bool keelSimMaps(AxisKind Axis, const ExecutorOptions &X);
 
 /// Measure \p Work with keel-sim's shared runs, recording each variant in
 /// every one of \p Recs (one per geometry of \p O: Geometry, then

@@ -42,7 +42,7 @@ Error checkPerfCounters() {
   return Error::success();
 }
 
-Measurement measurePerf(const EngineOptions &O, StringRef Perf,
+Measurement measurePerf(const ExecutorOptions &O, StringRef Perf,
                         const PreparedVariant &P) {
   std::string OutFile = P.Dir + "/perf.csv";
   std::vector<std::string> Cmd = {Perf.str(), "stat", "-x", ",", "-e",

@@ -66,19 +66,19 @@ Error checkOptions(const EngineOptions &O, ArrayRef<int64_t> Offsets) {
   return Error::success();
 }
 
-std::vector<Variant> gridVariants(const EngineOptions &O,
+std::vector<Variant> gridVariants(const SweepTarget &T, AxisKind Axis,
                                   ArrayRef<int64_t> Offsets) {
   std::vector<Variant> Vs;
   std::vector<std::string> Series = {"base"};
-  if (O.CompareBinary)
+  if (T.CompareBinary)
     Series.push_back("compare");
   for (const std::string &S : Series)
     for (int64_t Off : Offsets)
-      Vs.push_back(Variant{S, axisName(O.Perturb.Axis).str(), Off});
+      Vs.push_back(Variant{S, axisName(Axis).str(), Off});
   return Vs;
 }
 
-Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD) {
+Error makeWorkDir(const PlanOptions &O, WorkDirGuard &WD) {
   if (O.WorkDir.empty()) {
     Expected<std::string> D = makePrivateTempDir("layout-sweep");
     if (!D)

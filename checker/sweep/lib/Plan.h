@@ -36,15 +36,16 @@ struct WorkDirGuard {
 llvm::Error checkOptions(const EngineOptions &O,
                          llvm::ArrayRef<int64_t> Offsets);
 
-/// Every variant: the base series at each of \p Offsets, then the --compare
-/// series' (a variant's index in this list numbers its directory).
-std::vector<Variant> gridVariants(const EngineOptions &O,
+/// Every variant of \p Axis: the base series at each of \p Offsets, then
+/// the --compare series' (a variant's index in this list numbers its
+/// directory).
+std::vector<Variant> gridVariants(const SweepTarget &T, AxisKind Axis,
                                   llvm::ArrayRef<int64_t> Offsets);
 
 /// The work directory: O.WorkDir (--keep-dir), made absolute so relink
 /// commands that change directory still find {out}, or a private one that
 /// \p WD removes at the end.
-llvm::Error makeWorkDir(const EngineOptions &O, WorkDirGuard &WD);
+llvm::Error makeWorkDir(const PlanOptions &O, WorkDirGuard &WD);
 
 /// \p O measuring its geometry number \p G alone (0: Geometry), with that
 /// geometry's journal.

@@ -30,7 +30,7 @@ namespace sweep {
 /// progress callback. The first error wins; later ones are dropped.
 class Recorder {
 public:
-  Recorder(const EngineOptions &O, Journal *J, std::vector<Measurement> Done,
+  Recorder(const ProgressHooks &O, Journal *J, std::vector<Measurement> Done,
            size_t Total)
       : O(O), J(J), Results(std::move(Done)), Total(Total) {}
 
@@ -89,7 +89,7 @@ private:
       FirstError = std::move(E);
   }
 
-  const EngineOptions &O;
+  const ProgressHooks &O;
   Journal *J;
   std::mutex Lock;
   std::vector<Measurement> Results;

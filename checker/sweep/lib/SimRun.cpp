@@ -23,7 +23,7 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
+std::vector<std::string> simRunArgv(const MeasureOptions &O, const SimTools &T,
                                     const PreparedVariant &P, StringRef OutFile,
                                     StringRef MapFile) {
   std::string Log = P.Dir + "/valgrind.log";
@@ -52,9 +52,9 @@ std::vector<std::string> simRunEnv(const SimTools &T, const PreparedVariant &P) 
 }
 
 /// Counters and per-function Ir as a measurement of \p V.
-Measurement simCounts(const EngineOptions &O, const Variant &V,
-                             std::map<std::string, double> Counters,
-                             std::map<std::string, uint64_t> FunctionIr) {
+Measurement simCounts(const MeasureOptions &O, const Variant &V,
+                      std::map<std::string, double> Counters,
+                      std::map<std::string, uint64_t> FunctionIr) {
   Measurement M;
   M.V = V;
   M.Counters = std::move(Counters);
@@ -76,7 +76,7 @@ std::string processNote(const KeelSimOutput &K) {
 
 /// cachegrind's counters and per-function Ir in \p OutFile as the
 /// measurement of \p V.
-static Measurement cachegrindMeasurement(const EngineOptions &O,
+static Measurement cachegrindMeasurement(const MeasureOptions &O,
                                          const Variant &V, StringRef OutFile) {
   Expected<std::string> Text = readWholeFile(OutFile);
   if (!Text)
@@ -98,7 +98,7 @@ Expected<KeelSimOutput> readKeelSimOutput(StringRef OutFile) {
 
 /// One geometry's \p Counters of keel-sim's output \p K as the measurement
 /// of \p V (with a note when the program forked or exec'd).
-static Measurement keelSimMeasurement(const EngineOptions &O, const Variant &V,
+static Measurement keelSimMeasurement(const MeasureOptions &O, const Variant &V,
                                       const KeelSimOutput &K,
                                       std::map<std::string, double> Counters) {
   Measurement M = simCounts(O, V, std::move(Counters), K.FunctionIr);
@@ -107,7 +107,7 @@ static Measurement keelSimMeasurement(const EngineOptions &O, const Variant &V,
   return M;
 }
 
-Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
+Measurement simOwnMeasurement(const MeasureOptions &O, const SimTools &T,
                               const Variant &V, StringRef OutFile) {
   if (!T.KeelSim)
     return cachegrindMeasurement(O, V, OutFile);
@@ -117,7 +117,7 @@ Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
   return keelSimMeasurement(O, V, *K, std::move(K->Variants[0].Counters));
 }
 
-std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
+std::vector<Measurement> simOwnMeasurements(const MeasureOptions &O,
                                             const SimTools &T, const Variant &V,
                                             StringRef OutFile) {
   size_t NG = 1 + O.MoreGeometries.size();

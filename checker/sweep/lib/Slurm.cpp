@@ -145,7 +145,7 @@ std::string oneLine(StringRef Text) {
 }
 
 /// What a task's status file says, as the Measurement a local run makes.
-Measurement collect(const EngineOptions &O, const SimTools &T,
+Measurement collect(const MeasureOptions &O, const SimTools &T,
                     const TaskEntry &E, const json::Object &Status) {
   if (Status.getBoolean("failed").value_or(true))
     return failedMeasurement(E.V, Status.getString("reason").value_or("").str());
@@ -222,7 +222,7 @@ struct SlurmPrograms {
   std::string Sbatch, Squeue, Self;
 };
 
-Expected<SlurmPrograms> findSlurmPrograms(const EngineOptions &O) {
+Expected<SlurmPrograms> findSlurmPrograms(const ExecutorOptions &O) {
   Expected<std::string> Sbatch = findProgram("sbatch");
   if (!Sbatch)
     return Sbatch.takeError();
@@ -333,7 +333,7 @@ struct ArrayJob {
 
 /// Split \p NumEntries entries into array tasks: contiguous groups of
 /// (nearly) equal size.
-std::vector<TaskState> splitIntoTasks(const EngineOptions &O,
+std::vector<TaskState> splitIntoTasks(const ExecutorOptions &O,
                                       size_t NumEntries) {
   size_t Want = O.SlurmTasks ? O.SlurmTasks : NumEntries;
   Want = std::min({Want, NumEntries, MaxTasks});
@@ -348,7 +348,7 @@ std::vector<TaskState> splitIntoTasks(const EngineOptions &O,
 
 /// Write the task list and the script every array task runs; the script's
 /// path.
-Expected<std::string> writeTaskFiles(const EngineOptions &O, StringRef Self,
+Expected<std::string> writeTaskFiles(const ExecutorOptions &O, StringRef Self,
                                      const ArrayJob &Job) {
   json::Array TaskList;
   for (const TaskState &T : Job.Tasks) {
@@ -379,7 +379,7 @@ Expected<std::string> writeTaskFiles(const EngineOptions &O, StringRef Self,
 
 /// Submit the array with sbatch, the user's words first, so the array,
 /// output and name are ours; say so, and return the job id.
-Expected<std::string> submitArray(const EngineOptions &O, StringRef Sbatch,
+Expected<std::string> submitArray(const ExecutorOptions &O, StringRef Sbatch,
                                   const ArrayJob &Job, StringRef Script) {
   Expected<std::vector<std::string>> UserArgs = slurmArgWords(O.SlurmArgs);
   if (!UserArgs)
@@ -412,7 +412,7 @@ Expected<std::string> submitArray(const EngineOptions &O, StringRef Sbatch,
 
 /// Turn every status file that has appeared since the last call into a
 /// measurement for the sink.
-void collectReady(const EngineOptions &O, const SimTools &Sim, ArrayJob &Job,
+void collectReady(const MeasureOptions &O, const SimTools &Sim, ArrayJob &Job,
                   const SlurmSink &Sink) {
   for (size_t I = 0; I < Job.Entries.size(); ++I) {
     const TaskEntry &E = Job.Entries[I];
@@ -471,7 +471,7 @@ updateTaskStates(std::vector<TaskState> &Tasks,
 
 /// Poll squeue once a second until every task has ended, collecting status
 /// files as they appear and printing the task counts when they change.
-Error waitForTasks(const EngineOptions &O, const SimTools &Sim,
+Error waitForTasks(const MeasureOptions &O, const SimTools &Sim,
                    StringRef Squeue, ArrayJob &Job, const SlurmSink &Sink) {
   std::string LastLine;
   unsigned SqueueFailures = 0;
@@ -527,7 +527,7 @@ std::string whyLost(const ArrayJob &Job, size_t T) {
 
 /// The error naming the tasks that ended without measuring all their
 /// variants; success when there are none.
-Error lostTasksError(const EngineOptions &O, const ArrayJob &Job) {
+Error lostTasksError(const JournalOptions &O, const ArrayJob &Job) {
   std::vector<std::string> Lost;
   size_t Unmeasured = 0;
   for (size_t T = 0; T < Job.Tasks.size(); ++T) {

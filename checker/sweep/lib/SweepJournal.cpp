@@ -21,7 +21,7 @@ namespace sweep {
 
 /// Measurements found in the journal that belong to this grid, with the
 /// cost recomputed under the current weights (the journal keeps counters).
-std::vector<Measurement> reuseJournal(const EngineOptions &O,
+std::vector<Measurement> reuseJournal(const MeasureOptions &O,
                                       std::vector<Measurement> Done,
                                       const std::vector<Variant> &Grid) {
   std::set<Variant> InGrid(Grid.begin(), Grid.end());
@@ -39,17 +39,18 @@ std::vector<Measurement> reuseJournal(const EngineOptions &O,
 /// The sweep's journal (none without a path), and in \p Done what an earlier
 /// run of it finished that this grid still has.
 Expected<std::unique_ptr<Journal>>
-openJournal(const EngineOptions &O, ArrayRef<Variant> All,
+openJournal(const JournalOptions &O, StringRef Fingerprint,
+            const MeasureOptions &M, ArrayRef<Variant> All,
             std::vector<Measurement> &Done) {
   std::unique_ptr<Journal> J;
   if (!O.JournalPath.empty()) {
     Expected<std::unique_ptr<Journal>> JO = Journal::open(
-        O.JournalPath, sweepFingerprint(O), O.Resume, O.OverwriteJournal, Done);
+        O.JournalPath, Fingerprint, O.Resume, O.OverwriteJournal, Done);
     if (!JO)
       return JO.takeError();
     J = std::move(*JO);
   }
-  Done = reuseJournal(O, std::move(Done), All);
+  Done = reuseJournal(M, std::move(Done), All);
   return std::move(J);
 }
 

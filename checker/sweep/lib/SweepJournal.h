@@ -23,14 +23,16 @@ namespace sweep {
 
 /// Measurements found in the journal that belong to this grid, with the
 /// cost recomputed under the current weights (the journal keeps counters).
-std::vector<Measurement> reuseJournal(const EngineOptions &O,
+std::vector<Measurement> reuseJournal(const MeasureOptions &O,
                                       std::vector<Measurement> Done,
                                       const std::vector<Variant> &Grid);
 
-/// The sweep's journal (none without a path), and in \p Done what an earlier
-/// run of it finished that this grid still has.
+/// The sweep's journal (none without a path), which \p Fingerprint
+/// (sweepFingerprint) identifies, and in \p Done what an earlier run of it
+/// finished that this grid still has, costed with \p M's weights.
 llvm::Expected<std::unique_ptr<Journal>>
-openJournal(const EngineOptions &O, llvm::ArrayRef<Variant> All,
+openJournal(const JournalOptions &O, llvm::StringRef Fingerprint,
+            const MeasureOptions &M, llvm::ArrayRef<Variant> All,
             std::vector<Measurement> &Done);
 
 } // namespace sweep

@@ -28,7 +28,7 @@ using namespace llvm;
 namespace keel {
 namespace sweep {
 
-static const AutoOutcome *outcomeOf(ArrayRef<AutoOutcome> Os, StringRef Axis) {
+static const AutoOutcome *outcomeOf(ArrayRef<AutoOutcome> Os, AxisKind Axis) {
   for (const AutoOutcome &O : Os)
     if (O.A->Axis == Axis)
       return &O;
@@ -54,7 +54,7 @@ static std::string sweptText(const AutoOutcome &O) {
 void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
                          ArrayRef<AutoAxis> Axes, ArrayRef<AutoOutcome> Outcomes) {
   for (const AutoOutcome &O : Outcomes) {
-    OS << "== " << O.A->Axis << ": " << O.A->How << "\n";
+    OS << "== " << axisName(O.A->Axis) << ": " << O.A->How << "\n";
     writeTextReport(OS, O.R, O.G);
     OS << "\n";
   }
@@ -62,10 +62,10 @@ void writeAutoTextReport(raw_ostream &OS, StringRef Binary,
   for (const AutoAxis &A : Axes) {
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
     if (O) {
-      OS << formatv("  {0,-6} {1}\n", A.Axis, sweptText(*O));
+      OS << formatv("  {0,-6} {1}\n", axisName(A.Axis), sweptText(*O));
       continue;
     }
-    OS << formatv("  {0,-6} not swept: {1}\n", A.Axis, A.Why);
+    OS << formatv("  {0,-6} not swept: {1}\n", axisName(A.Axis), A.Why);
     if (!A.Enable.empty())
       OS << formatv("  {0,-6} to sweep it: {1}\n", "", A.Enable);
   }
@@ -81,17 +81,17 @@ json::Value autoReportJSON(StringRef Binary, ArrayRef<AutoAxis> Axes,
       json::Value V = reportJSON(O->R, O->G);
       if (json::Object *Obj = V.getAsObject())
         (*Obj)["how"] = A.How;
-      AxesJ[A.Axis] = std::move(V);
+      AxesJ[axisName(A.Axis)] = std::move(V);
       if (O->G.Failed)
-        FailedAxes.push_back(A.Axis);
+        FailedAxes.push_back(axisName(A.Axis));
     } else {
-      NotSwept.push_back(
-          json::Object{{"axis", A.Axis}, {"reason", A.Why}, {"enable", A.Enable}});
+      NotSwept.push_back(json::Object{
+          {"axis", axisName(A.Axis)}, {"reason", A.Why}, {"enable", A.Enable}});
     }
   }
   json::Array Order;
   for (const AutoAxis &A : Axes)
-    Order.push_back(A.Axis);
+    Order.push_back(axisName(A.Axis));
   json::Object Top{{"version", ReportVersion},
                    {"mode", "auto"},
                    {"binary", Binary},
@@ -115,7 +115,7 @@ std::optional<Provenance> autoProvenance(ArrayRef<AutoOutcome> Outcomes) {
   P.Relink.clear();
   for (const AutoOutcome &O : Outcomes)
     for (const std::string &C : O.R.Prov.Relink)
-      P.Relink.push_back(O.A->Axis + ": " + C);
+      P.Relink.push_back((axisName(O.A->Axis) + ": " + C).str());
   return P;
 }
 
@@ -191,12 +191,12 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
         "</th></tr>\n";
   for (const AutoAxis &A : Axes) {
     const AutoOutcome *O = outcomeOf(Outcomes, A.Axis);
+    std::string Name = escapeMarkup(axisName(A.Axis));
     OS << "<tr><th>";
     if (O)
-      OS << "<a href=\"#axis-" << escapeMarkup(A.Axis) << "\">" << escapeMarkup(A.Axis)
-         << "</a>";
+      OS << "<a href=\"#axis-" << Name << "\">" << Name << "</a>";
     else
-      OS << escapeMarkup(A.Axis);
+      OS << Name;
     OS << "</th><td>" << escapeMarkup(O ? A.How : "not swept: " + A.Why)
        << "</td><td" << (O && O->G.Failed ? " class=\"fail\"" : "") << ">"
        << escapeMarkup(O ? sweptText(*O) : "to sweep it: " + A.Enable)
@@ -204,17 +204,29 @@ void writeAutoHTMLReport(raw_ostream &OS, StringRef Binary,
   }
   OS << "</table>\n";
   for (const AutoOutcome &O : Outcomes) {
-    OS << "<h2 id=\"axis-" << escapeMarkup(O.A->Axis) << "\">" << escapeMarkup(O.A->Axis)
-       << ": " << escapeMarkup(O.A->How) << "</h2>\n";
+    std::string Name = escapeMarkup(axisName(O.A->Axis));
+    OS << "<h2 id=\"axis-" << Name << "\">" << Name << ": "
+       << escapeMarkup(O.A->How) << "</h2>\n";
     writeHTMLSection(OS, O.R, O.G, "h3");
   }
   OS << "</body>\n</html>\n";
 }
 
-/// Axis \p Name of a saved automatic sweep as swept: its "how".
-static AutoAxis sweptAxis(StringRef Name, const json::Object &Report) {
+/// The axis a saved automatic sweep names \p Name (in "axes", "not_swept"
+/// or "axis_order"); InputError for a name that is no --axis.
+static Expected<AxisKind> savedAxis(StringRef Path, StringRef Name) {
+  if (std::optional<AxisKind> K = lookupAxis(Name))
+    return *K;
+  return inputError(Path, 0,
+                    "an automatic sweep's report names axis '{0}', "
+                    "which is no sweep axis",
+                    Name);
+}
+
+/// Axis \p Axis of a saved automatic sweep as swept: its "how".
+static AutoAxis sweptAxis(AxisKind Axis, const json::Object &Report) {
   AutoAxis A;
-  A.Axis = Name.str();
+  A.Axis = Axis;
   A.Swept = true;
   if (std::optional<StringRef> How = Report.getString("how"))
     A.How = How->str();
@@ -247,11 +259,14 @@ Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
       std::optional<StringRef> Name = X ? X->getString("axis") : std::nullopt;
       if (!Name)
         return inputError(Path, 0, "not_swept: an entry without \"axis\"");
+      Expected<AxisKind> K = savedAxis(Path, *Name);
+      if (!K)
+        return K.takeError();
       AutoAxis A;
-      A.Axis = Name->str();
+      A.Axis = *K;
       A.Why = X->getString("reason").value_or("").str();
       A.Enable = X->getString("enable").value_or("").str();
-      NotSwept[A.Axis] = std::move(A);
+      NotSwept[Name->str()] = std::move(A);
     }
   // The axes in the order they were planned (older reports: swept ones by
   // name, then the others).
@@ -274,7 +289,10 @@ Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
       if (!fromJSON(*Rep, R, Root))
         return inputError(Path, 0, "axis '{0}' is not a sweep result: {1}",
                           Name, toString(Root.getError()));
-      S.Axes.push_back(sweptAxis(Name, *Rep->getAsObject()));
+      Expected<AxisKind> K = savedAxis(Path, Name);
+      if (!K)
+        return K.takeError();
+      S.Axes.push_back(sweptAxis(*K, *Rep->getAsObject()));
       S.Results.push_back(std::move(R));
     } else if (auto It = NotSwept.find(Name); It != NotSwept.end()) {
       S.Axes.push_back(It->second);
@@ -286,8 +304,7 @@ Expected<std::optional<SavedAutoSweep>> readAutoReport(StringRef Path) {
   return S;
 }
 
-Expected<std::map<std::string, SweepResult>>
-readBaselineAxes(StringRef Path) {
+Expected<std::map<AxisKind, SweepResult>> readBaselineAxes(StringRef Path) {
   Expected<json::Value> V = readJSONFile(Path);
   if (!V)
     return V.takeError();
@@ -299,13 +316,19 @@ readBaselineAxes(StringRef Path) {
     return inputError(Path, 0,
                       "report version {0} is newer than this tool's ({1})",
                       *Ver, ReportVersion);
-  std::map<std::string, SweepResult> Out;
+  std::map<AxisKind, SweepResult> Out;
   std::optional<StringRef> Mode = O->getString("mode");
   if (!Mode || *Mode != "auto") { // one axis' report
     Expected<SweepResult> R = readResultFile(Path);
     if (!R)
       return R.takeError();
-    Out[R->Axis] = std::move(*R);
+    std::optional<AxisKind> K = lookupAxis(R->Axis);
+    if (!K)
+      return inputError(Path, 0,
+                        "a sweep result of axis '{0}', which is no "
+                        "sweep axis",
+                        R->Axis);
+    Out[*K] = std::move(*R);
     return Out;
   }
   const json::Object *AxesJ = O->getObject("axes");
@@ -317,7 +340,10 @@ readBaselineAxes(StringRef Path) {
     if (!fromJSON(Value, R, Root))
       return inputError(Path, 0, "axis '{0}' is not a sweep result: {1}",
                         Name.str(), toString(Root.getError()));
-    Out[Name.str()] = std::move(R);
+    Expected<AxisKind> K = savedAxis(Path, Name);
+    if (!K)
+      return K.takeError();
+    Out[*K] = std::move(R);
   }
   return Out;
 }
@@ -333,9 +359,9 @@ Expected<SweepResult> readBaselineAxis(StringRef Path, StringRef Axis) {
     const AutoAxis &A = (*Auto)->Axes[I];
     if (!A.Swept)
       continue;
-    if (A.Axis == Axis)
+    if (A.Axis == lookupAxis(Axis))
       return std::move((*Auto)->Results[K]);
-    Swept += (Swept.empty() ? "" : ", ") + A.Axis;
+    Swept += (Swept.empty() ? "" : ", ") + axisName(A.Axis).str();
     ++K;
   }
   return inputError(Path, 0,
@@ -344,11 +370,11 @@ Expected<SweepResult> readBaselineAxis(StringRef Path, StringRef Axis) {
                     Axis, Swept.empty() ? std::string("none") : Swept);
 }
 
-Expected<std::map<std::string, SweepResult>>
+Expected<std::map<AxisKind, SweepResult>>
 readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
   if (Baseline.empty())
-    return std::map<std::string, SweepResult>();
-  Expected<std::map<std::string, SweepResult>> B = readBaselineAxes(Baseline);
+    return std::map<AxisKind, SweepResult>();
+  Expected<std::map<AxisKind, SweepResult>> B = readBaselineAxes(Baseline);
   if (!B)
     return B.takeError();
   if (GO.MaxMispredictRise)
@@ -359,10 +385,10 @@ readAutoBaselines(StringRef Baseline, const GateOptions &GO) {
 }
 
 Expected<GateResult>
-gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
-             const std::map<std::string, SweepResult> &Baselines,
+gateAutoAxis(const SweepResult &R, AxisKind Axis, const GateOptions &GO,
+             const std::map<AxisKind, SweepResult> &Baselines,
              StringRef BaselinePath) {
-  auto BIt = Baselines.find(Axis.str());
+  auto BIt = Baselines.find(Axis);
   Expected<GateResult> G =
       evaluateGate(R, GO, BIt == Baselines.end() ? nullptr : &BIt->second);
   if (!G)
@@ -370,7 +396,7 @@ gateAutoAxis(const SweepResult &R, StringRef Axis, const GateOptions &GO,
   if (!BaselinePath.empty() && BIt == Baselines.end())
     G->Info.push_back(formatv("--baseline {0} has no {1} axis: this axis is "
                               "not compared with it",
-                              BaselinePath, Axis)
+                              BaselinePath, axisName(Axis))
                           .str());
   return G;
 }
@@ -403,12 +429,14 @@ Error writeAutoReports(StringRef Binary, const ReportFiles &F,
 void collectAutoOutcomes(AutoSweepResult &R) {
   for (const AutoOutcome &O : R.Outcomes)
     for (const std::string &N : O.R.Notes)
-      R.Notes.push_back(O.A->Axis + ": " + N);
+      R.Notes.push_back((axisName(O.A->Axis) + ": " + N).str());
   R.ExitStatus = ExitOK;
   for (const AutoOutcome &O : R.Outcomes)
     if (O.G.Failed) {
-      R.GateFailure = O.A->Axis + ": " +
-                      (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front());
+      R.GateFailure =
+          (axisName(O.A->Axis) + ": " +
+           (O.G.Reasons.empty() ? O.G.Verdict : O.G.Reasons.front()))
+              .str();
       R.ExitStatus = ExitCheckFailed;
       return;
     }

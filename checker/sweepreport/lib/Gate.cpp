@@ -465,11 +465,15 @@ static Error compareMispredicts(const SweepResult &R, const SweepResult &B,
 static Error compareWithBaseline(const SweepResult &R, const SeriesSummary &S,
                                  const NoiseFloor &NF, const SweepResult &B,
                                  const GateOptions &O, GateResult &G) {
-  if (B.Backend != R.Backend)
+  // The saved names are looked up (a name that is no kind compares with
+  // nothing).
+  std::optional<BackendKind> BK = lookupBackendKind(B.Backend);
+  if (!BK || BK != lookupBackendKind(R.Backend))
     return makeError("baseline was measured with backend '{0}', this sweep "
                      "with '{1}': not comparable",
                      B.Backend, R.Backend);
-  if (B.Axis != R.Axis)
+  std::optional<AxisKind> BA = lookupAxis(B.Axis);
+  if (!BA || BA != lookupAxis(R.Axis))
     return makeError("baseline swept axis '{0}', this sweep '{1}': not "
                      "comparable",
                      B.Axis, R.Axis);

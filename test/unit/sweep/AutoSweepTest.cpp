@@ -142,9 +142,9 @@ TEST_F(SweepRun, AutoSweepsWhatMovesAndReturnsWhatToPrint) {
       runAutoSweep(O, GateOptions(), AO, ErrOS);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_EQ(R->Axes.size(), 5u);
-  EXPECT_EQ(R->Axes[0].Axis, "stack");
+  EXPECT_EQ(R->Axes[0].Axis, AxisKind::Stack);
   EXPECT_FALSE(R->Axes[0].Swept);
-  EXPECT_EQ(R->Axes[1].Axis, "env");
+  EXPECT_EQ(R->Axes[1].Axis, AxisKind::Env);
   EXPECT_TRUE(R->Axes[1].Swept);
   ASSERT_EQ(R->Outcomes.size(), 1u);
   EXPECT_EQ(R->Outcomes[0].A, &R->Axes[1]);

@@ -1,6 +1,6 @@
 //===- AutoTest.cpp - the automatic sweep's relink from a link record ------===//
 #include "keel/Sweep/Auto.h"
-#include "keel/Sweep/LinkRecord.h"
+#include "keel/LinkRecord/LinkRecord.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,13 +11,6 @@
 
 using namespace keel::sweep;
 using Words = std::vector<std::string>;
-
-TEST(LinkRecord, OutputWord) {
-  EXPECT_EQ(linkOutput({"clang", "a.o", "-o", "app"}), "app");
-  EXPECT_EQ(linkOutput({"clang", "a.o", "-oapp"}), "app");
-  EXPECT_EQ(linkOutput({"clang", "a.o"}), "a.out");
-  EXPECT_EQ(linkRecordPath("bin/app"), "bin/app.keel-link.json");
-}
 
 TEST(AutoRelink, PadObjectBeforeTheMiddleInput) {
   LinkRecord R;
@@ -169,36 +162,6 @@ TEST(AutoRelink, ScriptDefaultIsTheBase) {
   EXPECT_EQ(Code->PadFrom, "layout.ld's default");
 }
 
-TEST(LinkRecord, ResponseFilesExpanded) {
-  llvm::SmallString<128> Dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("keel-rsp", Dir));
-  llvm::SmallString<128> Rsp(Dir), Inner(Dir);
-  llvm::sys::path::append(Rsp, "link.rsp");
-  llvm::sys::path::append(Inner, "inner.rsp");
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Rsp, EC);
-    ASSERT_FALSE(EC);
-    OS << "-Wl,-T,'my plan/layout.ld'\n-Wl,--defsym=__keel_data_pad=2048 "
-          "@inner.rsp\n";
-    llvm::raw_fd_ostream OS2(Inner, EC);
-    ASSERT_FALSE(EC);
-    OS2 << "-o app\n";
-  }
-  std::vector<std::string> Files;
-  llvm::Expected<Words> W = expandResponseFiles(
-      {"clang-22", "a.o", "@link.rsp", "@missing.rsp"}, Dir, Files);
-  ASSERT_TRUE(!!W) << llvm::toString(W.takeError());
-  EXPECT_EQ(*W, (Words{"clang-22", "a.o", "-Wl,-T,my plan/layout.ld",
-                       "-Wl,--defsym=__keel_data_pad=2048", "-o", "app",
-                       "@missing.rsp"}));
-  EXPECT_EQ(Files, (Words{"link.rsp"}));
-  EXPECT_EQ(linkOutput(*W), "app");
-  llvm::sys::fs::remove(Rsp);
-  llvm::sys::fs::remove(Inner);
-  llvm::sys::fs::remove(Dir);
-}
-
 namespace {
 /// One swept axis' result, with its provenance.
 SweepResult axisResult(const std::string &Axis, const std::string &Relink) {
@@ -224,18 +187,19 @@ SweepResult axisResult(const std::string &Axis, const std::string &Relink) {
 
 TEST(AutoReport, ReadsBackInPlannedOrderWithProvenance) {
   std::vector<AutoAxis> Axes(3);
-  Axes[0].Axis = "env";
+  Axes[0].Axis = AxisKind::Env;
   Axes[0].Swept = true;
   Axes[0].How = "the environment grows";
-  Axes[1].Axis = "heap";
+  Axes[1].Axis = AxisKind::Heap;
   Axes[1].Why = "statically linked";
   Axes[1].Enable = "link it dynamically";
-  Axes[2].Axis = "code";
+  Axes[2].Axis = AxisKind::Code;
   Axes[2].Swept = true;
   Axes[2].How = "relinked";
   std::vector<AutoOutcome> Outcomes;
   for (AutoAxis *A : {&Axes[0], &Axes[2]}) {
-    SweepResult R = axisResult(A->Axis, A->Axis == "code" ? "cc {padobj} -o {out}" : "");
+    SweepResult R = axisResult(axisName(A->Axis).str(),
+                               A->Axis == AxisKind::Code ? "cc {padobj} -o {out}" : "");
     GateResult G = *evaluateGate(R, GateOptions{}, nullptr);
     Outcomes.push_back({A, std::move(R), std::move(G)});
   }
@@ -258,9 +222,9 @@ TEST(AutoReport, ReadsBackInPlannedOrderWithProvenance) {
   const SavedAutoSweep &A = **S;
   EXPECT_EQ(A.Binary, "./app");
   ASSERT_EQ(A.Axes.size(), 3u);
-  EXPECT_EQ(A.Axes[0].Axis, "env"); // planned order, not by name
-  EXPECT_EQ(A.Axes[1].Axis, "heap");
-  EXPECT_EQ(A.Axes[2].Axis, "code");
+  EXPECT_EQ(A.Axes[0].Axis, AxisKind::Env); // planned order, not by name
+  EXPECT_EQ(A.Axes[1].Axis, AxisKind::Heap);
+  EXPECT_EQ(A.Axes[2].Axis, AxisKind::Code);
   EXPECT_TRUE(A.Axes[0].Swept);
   EXPECT_EQ(A.Axes[0].How, "the environment grows");
   EXPECT_FALSE(A.Axes[1].Swept);

@@ -2,10 +2,13 @@
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/OutputFile.h"
 #include "keel/Sweep/Engine.h"
+#include "keel/Sweep/Executor.h"
 #include "keel/Sweep/Grid.h"
 #include "keel/Sweep/Journal.h"
+#include "keel/Sweep/PerfRun.h"
 #include "keel/Sweep/Perturb.h"
 #include "keel/Sweep/SimBackend.h"
+#include "keel/Sweep/SimRun.h"
 
 #include "keel/Support/Process.h"
 

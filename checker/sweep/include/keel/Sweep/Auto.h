@@ -27,8 +27,8 @@
 #ifndef KEEL_SWEEP_AUTO_H
 #define KEEL_SWEEP_AUTO_H
 
+#include "keel/LinkRecord/LinkRecord.h"
 #include "keel/Sweep/Grid.h"
-#include "keel/Sweep/LinkRecord.h"
 #include "keel/SweepReport/AutoReport.h"
 #include "keel/SweepReport/Kinds.h"
 #include "keel/SweepReport/Result.h"

@@ -21,12 +21,10 @@
 #ifndef KEEL_SWEEP_AUTOSWEEP_H
 #define KEEL_SWEEP_AUTOSWEEP_H
 
-#include "keel/Sweep/Auto.h"
 #include "keel/Sweep/AxisSweep.h"
 #include "keel/Sweep/Engine.h"
 #include "keel/SweepReport/AutoReport.h"
 #include "keel/SweepReport/Gate.h"
-#include "keel/SweepReport/Report.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

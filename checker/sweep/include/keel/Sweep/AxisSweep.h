@@ -42,7 +42,7 @@ struct SweepRunOptions {
   ReportFiles Reports;
   /// --baseline: an earlier --json ("" = none).
   std::string Baseline;
-  /// The journals were not asked for (EngineOptions::JournalPath is the
+  /// The journals were not asked for (JournalOptions::JournalPath is the
   /// default one beside the first output): remove them when the sweep
   /// completes.
   bool RemoveJournals = false;
@@ -79,7 +79,7 @@ std::string geometryPath(llvm::StringRef Path, const CacheGeometry &G,
 /// measured.
 const Measurement *bestVariant(const SweepResult &R);
 
-/// Run the sweep \p O asks for (one axis; EngineOptions::MoreGeometries:
+/// Run the sweep \p O asks for (one axis; MeasureOptions::MoreGeometries:
 /// several I1 geometries) with the gate \p GO, writing the reports asked
 /// for, the text tables to \p Out and progress, the best pad, notes and
 /// failed gates to \p Err. Returns the exit status: ExitOK, or

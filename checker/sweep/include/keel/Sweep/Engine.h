@@ -13,9 +13,6 @@
 #define KEEL_SWEEP_ENGINE_H
 
 #include "keel/Sweep/EngineOptions.h"
-#include "keel/Sweep/Executor.h"
-#include "keel/Sweep/PerfRun.h"
-#include "keel/Sweep/SimRun.h"
 #include "keel/SweepReport/Result.h"
 
 #include "llvm/Support/Error.h"

@@ -2,7 +2,9 @@
 //
 // The options of one sweep (Engine.h's runSweep), apart from the engine so
 // the pieces it composes (Executor.h, SimRun.h, Slurm.h) can read them
-// without including the engine that includes them.
+// without including the engine that includes them: one struct per phase
+// (the target, planning, measuring, where commands run, the journal,
+// assembling the result, progress), which EngineOptions puts together.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KEEL_SWEEP_ENGINEOPTIONS_H
@@ -26,7 +28,7 @@ namespace keel {
 namespace sweep {
 
 /// --executor: where each variant's command runs. Local: here, in parallel;
-/// Template: through EngineOptions::ExecutorTemplate (`ssh node {cmd}`);
+/// Template: through ExecutorOptions::ExecutorTemplate (`ssh node {cmd}`);
 /// Slurm: one job array of the whole sweep (Slurm.h).
 enum class ExecutorKind { Local, Template, Slurm };
 
@@ -34,17 +36,30 @@ enum class ExecutorKind { Local, Template, Slurm };
 /// (checked when the sweep starts: it must hold the word {cmd}).
 ExecutorKind parseExecutorKind(llvm::StringRef Value);
 
-struct EngineOptions {
+/// What is swept: the program, its arguments and the --compare series
+/// (every phase reads it).
+struct SweepTarget {
   std::string Binary;
   std::vector<std::string> Args;
   std::optional<std::string> CompareBinary; ///< --compare: a second series
+};
+
+/// Planning the variants (Plan.h): the offsets and where the variants are
+/// built. The axis is PerturbOptions::Axis.
+struct PlanOptions {
+  Grid G;
+  std::string WorkDir; ///< "" = a private temporary directory, removed after
+};
+
+/// Measuring a variant: the backend and what it counts (Backend.h, SimRun.h,
+/// PerfRun.h, TimeBackend.h); the journal's costs are recomputed with
+/// Weights too.
+struct MeasureOptions {
   /// sim (keel-sim: one run for every variant that is an address map of
   /// another; docs/keel-sim.md), cachegrind (one cachegrind run per
   /// variant), time, perf. Both sim and cachegrind give a result whose
   /// backend is "sim": the same counters, cost model and JSON.
   BackendKind Backend = BackendKind::Sim;
-  Grid G;
-  PerturbOptions Perturb;
 
   // sim
   CacheGeometry Geometry;     ///< explicit I1/D1/LL
@@ -54,18 +69,24 @@ struct EngineOptions {
   /// each variant is built and run once; other backends run a sweep per
   /// geometry. runSweep measures Geometry alone.
   std::vector<CacheGeometry> MoreGeometries;
-  /// The journal of each of MoreGeometries ("" or missing: none).
-  std::vector<std::string> MoreJournalPaths;
   std::string GeometryPreset; ///< its name ("" when overridden)
   CostWeights Weights = defaultWeights();
   /// --cost=skylake|zen4: keel-sim's front-end model of this name
   /// (docs/frontend-model.md) counts too; "" = cachegrind's events only.
   /// Needs --backend=sim and keel-sim.
   std::string Frontend;
+  /// Found by the tool, not by the library (which cannot know the program
+  /// it is linked into): keel-sim's VALGRIND_LIB directory (findKeelSimLib;
+  /// "" = keel-sim is not built).
+  std::string KeelSimLib;
 
   // time
   TimeOptions Time;
+};
 
+/// Where each variant's command runs (Executor.h, Slurm.h), how many at a
+/// time and for how long.
+struct ExecutorOptions {
   unsigned Jobs = 0;           ///< parallel variants (sim); 0 = all cores
   unsigned TimeoutSeconds = 0; ///< per variant run; 0 = none
   ExecutorKind Executor = ExecutorKind::Local;
@@ -74,27 +95,38 @@ struct EngineOptions {
   /// time, constraint), and the number of array tasks (0: one per variant).
   std::string SlurmArgs;
   unsigned SlurmTasks = 0;
+  /// Found by the tool: the program a Slurm array task runs as
+  /// `PROGRAM --slurm-task FILE` (layout-sweep's own path).
+  std::string SlurmTaskProgram;
   /// --exec-as: "fd" runs every variant's binary as /dev/fd/100 (one argv[0]
   /// and AT_EXECFN for all variants and series; the time backend keeps
   /// argv[0] = Binary), "path" by its own path in the work directory, ""
   /// picks fd, or path with an --executor template (descriptors do not
   /// travel to another machine; a Slurm task opens the file itself).
   std::string ExecAs;
+};
+
+/// The journal (Journal.h, SweepJournal.h): what survives a kill.
+struct JournalOptions {
   std::string JournalPath;     ///< "" = no journal
+  /// The journal of each of MeasureOptions::MoreGeometries ("" or missing:
+  /// none).
+  std::vector<std::string> MoreJournalPaths;
   bool Resume = false;
   bool OverwriteJournal = false;
-  std::string WorkDir; ///< "" = a private temporary directory, removed after
-  /// Found by the tool, not by the library (which cannot know the program
-  /// it is linked into): keel-sim's VALGRIND_LIB directory (findKeelSimLib;
-  /// "" = keel-sim is not built), and the program a Slurm array task runs
-  /// as `PROGRAM --slurm-task FILE` (layout-sweep's own path).
-  std::string KeelSimLib;
-  std::string SlurmTaskProgram;
+};
+
+/// Assembling the result (Assemble.h): its checks.
+struct AssembleOptions {
   /// Relative spread of executed instructions tolerated in library and
   /// loader code (below: information; above: a note). The program's own
   /// functions differing always flags SweepResult::InstructionsDiffer; without
   /// per-function counts (time, perf) a total above it does.
   double InstructionTolerance = 1e-4;
+};
+
+/// What the sweep tells its caller while it runs.
+struct ProgressHooks {
   /// (finished, total) after every variant; called from worker threads
   /// under a lock.
   std::function<void(size_t, size_t)> Progress;
@@ -103,8 +135,21 @@ struct EngineOptions {
   std::function<void(size_t, size_t)> Started;
 };
 
+/// Everything runSweep is asked: the part of each phase, which the tool's
+/// option parsing fills; runSweep hands each phase its part(s) only. Building
+/// the variants reads Perturb (Perturb.h).
+struct EngineOptions : SweepTarget,
+                       PlanOptions,
+                       MeasureOptions,
+                       ExecutorOptions,
+                       JournalOptions,
+                       AssembleOptions,
+                       ProgressHooks {
+  PerturbOptions Perturb;
+};
+
 /// The resolved --exec-as ("fd" or "path").
-std::string execAsMode(const EngineOptions &O);
+std::string execAsMode(const ExecutorOptions &O);
 
 /// Stable identity of a sweep for the journal (everything that changes what
 /// a variant measures: binaries, arguments, backend, axis, geometry,

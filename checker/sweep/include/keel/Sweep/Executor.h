@@ -42,7 +42,7 @@ struct RunOutcome {
 /// directory, its stdout in P.Dir/stdout and its stderr in \p Stderr; a
 /// non-zero exit, a crash or a timeout is a failed outcome with its reason
 /// (and the first line of stderr).
-RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
+RunOutcome runVariantCommand(const ExecutorOptions &O, const PreparedVariant &P,
                              llvm::ArrayRef<std::string> Cmd,
                              llvm::StringRef Stderr);
 
@@ -50,7 +50,7 @@ RunOutcome runVariantCommand(const EngineOptions &O, const PreparedVariant &P,
 /// becomes \p Argv0, one string for every variant and series, so a program
 /// that looks at its own path (hashes it, copies it to the stack) does the
 /// same work in every variant.
-void applyExecAs(const EngineOptions &O, PreparedVariant &P,
+void applyExecAs(const ExecutorOptions &O, PreparedVariant &P,
                  llvm::StringRef Argv0);
 
 } // namespace sweep

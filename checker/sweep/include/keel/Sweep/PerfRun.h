@@ -24,7 +24,7 @@ llvm::Error checkPerfCounters();
 
 /// \p P measured by `perf stat` (the program \p Perf) on its command:
 /// cycles (the cost), instructions and branch misses, user space only.
-Measurement measurePerf(const EngineOptions &O, llvm::StringRef Perf,
+Measurement measurePerf(const ExecutorOptions &O, llvm::StringRef Perf,
                         const PreparedVariant &P);
 
 } // namespace sweep

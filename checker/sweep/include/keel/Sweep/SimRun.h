@@ -31,7 +31,7 @@ struct SimTools {
   /// cachegrind runs with it too, so both see the same client process.
   std::string KeelSimLib;
   bool KeelSim = false; ///< keel-sim counts; else cachegrind, per variant
-  /// keel-sim's --frontend (EngineOptions::Frontend), on every keel-sim run:
+  /// keel-sim's --frontend (MeasureOptions::Frontend), on every keel-sim run:
   /// the shared runs and the own runs alike.
   std::string Frontend;
   std::string Note;     ///< why --backend=sim measures with cachegrind
@@ -39,7 +39,7 @@ struct SimTools {
 
 /// valgrind's argv (valgrind first) for one run of \p P: cachegrind, or
 /// keel-sim on \p P's binary with the variants of \p MapFile ("" = alone).
-std::vector<std::string> simRunArgv(const EngineOptions &O, const SimTools &T,
+std::vector<std::string> simRunArgv(const MeasureOptions &O, const SimTools &T,
                                     const PreparedVariant &P,
                                     llvm::StringRef OutFile,
                                     llvm::StringRef MapFile = "");
@@ -56,18 +56,18 @@ void nameByDescriptor(const EngineOptions &O, const SimTools &T,
                       PreparedVariant &P);
 /// The measurement of \p V from one run of its own binary (simRunArgv
 /// without a map) that wrote \p OutFile.
-Measurement simOwnMeasurement(const EngineOptions &O, const SimTools &T,
+Measurement simOwnMeasurement(const MeasureOptions &O, const SimTools &T,
                               const Variant &V, llvm::StringRef OutFile);
 
 /// The measurements of \p V, one per geometry (Geometry, then
 /// MoreGeometries), from one keel-sim run of its own binary.
-std::vector<Measurement> simOwnMeasurements(const EngineOptions &O,
+std::vector<Measurement> simOwnMeasurements(const MeasureOptions &O,
                                             const SimTools &T, const Variant &V,
                                             llvm::StringRef OutFile);
 
 /// Counters and per-function Ir as a measurement of \p V (its cost under
 /// \p O's weights).
-Measurement simCounts(const EngineOptions &O, const Variant &V,
+Measurement simCounts(const MeasureOptions &O, const Variant &V,
                       std::map<std::string, double> Counters,
                       std::map<std::string, uint64_t> FunctionIr);
 /// The note of a run whose program forked or exec'd.

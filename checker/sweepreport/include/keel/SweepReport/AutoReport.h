@@ -10,6 +10,7 @@
 #define KEEL_SWEEPREPORT_AUTOREPORT_H
 
 #include "keel/SweepReport/Gate.h"
+#include "keel/SweepReport/Kinds.h"
 #include "keel/SweepReport/Report.h"
 #include "keel/SweepReport/Result.h"
 
@@ -30,7 +31,7 @@ namespace sweep {
 
 /// One axis of the automatic sweep: how it is moved, or why it is not.
 struct AutoAxis {
-  std::string Axis; ///< stack, env, heap, code, data
+  AxisKind Axis = AxisKind::Code; ///< stack, env, heap, code or data
   bool Swept = false;
   std::string How;    ///< swept: the mechanism, one phrase
   std::string Why;    ///< not swept: the reason
@@ -84,12 +85,14 @@ struct SavedAutoSweep {
 
 /// \p Path's automatic sweep; std::nullopt when it is not one (a one-axis
 /// result: readResultFile reads it). InputError for bad JSON, a newer
-/// version, or an axis that is not a sweep result.
+/// version, an axis that is not a sweep result, or an axis name that is no
+/// --axis.
 llvm::Expected<std::optional<SavedAutoSweep>> readAutoReport(llvm::StringRef Path);
 
-/// --baseline of a one-axis sweep (or its saved result) on axis \p Axis: a
-/// one-axis --json as it is (evaluateGate refuses another axis), or that
-/// axis of an automatic sweep's --json (InputError when it did not sweep it).
+/// --baseline of a one-axis sweep (or its saved result) on the axis named
+/// \p Axis (a saved result's name, looked up here): a one-axis --json as it
+/// is (evaluateGate refuses another axis), or that axis of an automatic
+/// sweep's --json (InputError when it did not sweep it).
 llvm::Expected<SweepResult> readBaselineAxis(llvm::StringRef Path,
                                              llvm::StringRef Axis);
 
@@ -110,8 +113,9 @@ void writeAutoHTMLReport(llvm::raw_ostream &OS, llvm::StringRef Binary,
                          llvm::ArrayRef<AutoOutcome> Outcomes);
 
 /// --baseline for the automatic sweep: an earlier automatic --json (each
-/// axis' result by name) or a one-axis --json (that axis only).
-llvm::Expected<std::map<std::string, SweepResult>>
+/// axis' result by its kind) or a one-axis --json (that axis only);
+/// InputError for an axis name that is no --axis.
+llvm::Expected<std::map<AxisKind, SweepResult>>
 readBaselineAxes(llvm::StringRef Path);
 
 /// The automatic sweep's outcome, and what is left to print.
@@ -140,15 +144,15 @@ struct AutoSweepResult {
 /// --baseline's result of each axis (readBaselineAxes; none when \p
 /// Baseline is ""), checked for mispredict counters when \p GO asks for
 /// --max-mispredict-rise.
-llvm::Expected<std::map<std::string, SweepResult>>
+llvm::Expected<std::map<AxisKind, SweepResult>>
 readAutoBaselines(llvm::StringRef Baseline, const GateOptions &GO);
 
 /// Axis \p Axis' gate as the automatic sweep applies it (and
 /// layout-sweep-report again): evaluateGate against that axis' baseline,
 /// with an info line when --baseline \p BaselinePath has no such axis.
 llvm::Expected<GateResult>
-gateAutoAxis(const SweepResult &R, llvm::StringRef Axis, const GateOptions &GO,
-             const std::map<std::string, SweepResult> &Baselines,
+gateAutoAxis(const SweepResult &R, AxisKind Axis, const GateOptions &GO,
+             const std::map<AxisKind, SweepResult> &Baselines,
              llvm::StringRef BaselinePath);
 
 /// The combined reports \p F asks for, of \p R's axes and outcomes; the

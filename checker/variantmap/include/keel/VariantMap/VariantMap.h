@@ -1,4 +1,4 @@
-//===- keel/Sweep/VariantMap.h - a variant as a map of the base's bytes -*- C++ -*-===//
+//===- keel/VariantMap/VariantMap.h - a variant as a map of the base's bytes -*- C++ -*-===//
 //
 // keel-sim (docs/keel-sim.md) simulates a variant of a program from one
 // execution of the base binary when the variant executes the same
@@ -20,8 +20,8 @@
 // the base, and needs its own run.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_VARIANTMAP_H
-#define KEEL_SWEEP_VARIANTMAP_H
+#ifndef KEEL_VARIANTMAP_VARIANTMAP_H
+#define KEEL_VARIANTMAP_VARIANTMAP_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -1,4 +1,4 @@
-//===- keel/Sweep/LinkRecord.h - a link command saved beside its binary -*- C++ -*-===//
+//===- keel/LinkRecord/LinkRecord.h - a link command saved beside its binary -*- C++ -*-===//
 //
 // layout-link (tools/layout-link) runs a link command and, when it succeeds,
 // saves how the binary was linked in <binary>.keel-link.json:
@@ -18,8 +18,8 @@
 // wrote (its SHA-1): a binary rebuilt without the wrapper has a stale record.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KEEL_SWEEP_LINKRECORD_H
-#define KEEL_SWEEP_LINKRECORD_H
+#ifndef KEEL_LINKRECORD_LINKRECORD_H
+#define KEEL_LINKRECORD_LINKRECORD_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

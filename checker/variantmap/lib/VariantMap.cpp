@@ -1,5 +1,5 @@
 //===- VariantMap.cpp - a variant as a map of the base binary's bytes -----===//
-#include "keel/Sweep/VariantMap.h"
+#include "keel/VariantMap/VariantMap.h"
 
 #include "keel/Support/Diagnostics.h"
 

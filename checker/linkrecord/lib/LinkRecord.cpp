@@ -1,5 +1,5 @@
 //===- LinkRecord.cpp - a link command saved beside its binary ------------===//
-#include "keel/Sweep/LinkRecord.h"
+#include "keel/LinkRecord/LinkRecord.h"
 
 #include "keel/Support/Diagnostics.h"
 #include "keel/Support/Input.h"
