@@ -16,7 +16,7 @@ RUN = "R" + "UN:"
 
 FILES = {
     "docs/a.md": f"As {ISSUE} asks.\nBuilt in {WORK}.\nRun in {TMP}.\n",
-    "bench/results/old.md": f"{ISSUE}, {SEED}, {WORK}, {TMP}: a dated record, kept.\n",
+    "bench/results/old.md": f"{ISSUE}, {SEED}, {TMP}: a dated record, kept.\nTools from {WORK}.\n",
     "bench/b.py": f"# the method of {SEED}\n",
     "test/tools/bare.test": f"{RUN} true\n# {RUN} true\n",
     "test/tools/ok.test": f"# {RUN} true\n## a scratch path: {TMP}\n",
