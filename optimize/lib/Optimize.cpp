@@ -527,6 +527,23 @@ summedCosts(ArrayRef<std::string> Files) {
   return Sum;
 }
 
+/// The files of \p Plan that its objects were compiled and ordered by
+/// (compile.rsp, bbsections.txt, order.txt), by name; a missing one is left
+/// out. A later plan into the same directory is checked against them.
+static Expected<std::map<std::string, std::string>> planTexts(StringRef Plan) {
+  std::map<std::string, std::string> Texts;
+  for (StringRef F : {"compile.rsp", "bbsections.txt", "order.txt"}) {
+    std::string Path = Plan.str() + "/" + F.str();
+    if (!sys::fs::exists(Path))
+      continue;
+    Expected<std::string> Text = readWholeFile(Path);
+    if (!Text)
+      return Text.takeError();
+    Texts[F.str()] = std::move(*Text);
+  }
+  return Texts;
+}
+
 /// One order's sweep of the hot region over \p N offsets by \p Step: the
 /// summed cost of every I1 geometry at each offset into \p C.
 Error Flow::tuneSweep(Build &B, TunedOrder &C, StringRef Template, int64_t Step,
@@ -621,16 +638,9 @@ Error Flow::tuneCodePad(Build &B) {
   // Another function order may move the functions only: the objects were
   // compiled with this plan's compile.rsp and bbsections.txt, and are
   // linked again as they are.
-  std::map<std::string, std::string> Kept;
-  for (StringRef F : {"compile.rsp", "bbsections.txt", "order.txt"}) {
-    std::string Path = B.Plan + "/" + F.str();
-    if (!sys::fs::exists(Path))
-      continue;
-    Expected<std::string> Text = readWholeFile(Path);
-    if (!Text)
-      return Text.takeError();
-    Kept[F.str()] = std::move(*Text);
-  }
+  Expected<std::map<std::string, std::string>> Kept = planTexts(B.Plan);
+  if (!Kept)
+    return Kept.takeError();
   B.Orders.clear();
   auto AddOrder = [&](OrderAlgorithm A, bool Own) {
     TunedOrder C;
@@ -651,7 +661,7 @@ Error Flow::tuneCodePad(Build &B) {
       if (Error E = plan(B, Extra, "plan-" + B.Name + "-" + C.Name))
         return E;
       Replanned = true;
-      for (const auto &[F, Text] : Kept) {
+      for (const auto &[F, Text] : *Kept) {
         Expected<std::string> Now = readWholeFile(B.Plan + "/" + F);
         if (!Now)
           return Now.takeError();
@@ -1033,23 +1043,17 @@ Error Flow::packLinkedSizes(Build &B, ArrayRef<std::string> Extra) {
                            L->Planned, Sizes));
   // Only the spacers may change: the objects were compiled with the first
   // plan's compile.rsp and bbsections.txt, and are linked again as they are.
-  std::vector<std::pair<std::string, std::string>> Kept;
-  for (StringRef F : {"compile.rsp", "bbsections.txt", "order.txt"}) {
-    std::string Path = B.Plan + "/" + F.str();
-    if (!sys::fs::exists(Path))
-      continue;
-    Expected<std::string> Text = readWholeFile(Path);
-    if (!Text)
-      return Text.takeError();
-    Kept.push_back({Path, std::move(*Text)});
-  }
+  Expected<std::map<std::string, std::string>> Kept = planTexts(B.Plan);
+  if (!Kept)
+    return Kept.takeError();
   std::vector<std::string> Again(Extra.begin(), Extra.end());
   Again.push_back("--section-sizes=" + Sizes);
   std::string LogName = "plan-" + B.Name + "-pack";
   if (Error E = plan(B, Again, LogName))
     return E;
   B.Extra = Again; // a later plan of this build (--tune-code-pad) packs the same
-  for (const auto &[Path, Text] : Kept) {
+  for (const auto &[F, Text] : *Kept) {
+    std::string Path = B.Plan + "/" + F;
     Expected<std::string> Now = readWholeFile(Path);
     if (!Now)
       return Now.takeError();

@@ -28,8 +28,9 @@ makes every step of it.
 import os
 import posixpath
 import re
-import subprocess
 import sys
+
+import tree_files
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"keel/([^"]+)\.(?:h|def|inc)"')
 LOCAL = re.compile(r'^\s*#\s*include\s*"([^"/]+\.h)"')
@@ -37,24 +38,7 @@ SUFFIXES = (".h", ".cpp", ".c")
 
 
 def source_files(src):
-    try:
-        out = subprocess.run(
-            ["git", "-C", src, "ls-files", "--cached", "--others", "--exclude-standard"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, text=True)
-        files = [f for f in out.stdout.splitlines()
-                 if f.endswith(SUFFIXES) and os.path.isfile(os.path.join(src, f))]
-        if files:
-            return sorted(files)
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    files = []
-    for root, dirs, names in os.walk(src):
-        dirs[:] = sorted(d for d in dirs if d != ".git"
-                         and not os.path.exists(os.path.join(root, d, "CMakeCache.txt")))
-        for n in names:
-            if n.endswith(SUFFIXES):
-                files.append(os.path.relpath(os.path.join(root, n), src))
-    return sorted(f.replace(os.sep, "/") for f in files)
+    return tree_files.listed_files(src, lambda f: f.endswith(SUFFIXES))
 
 
 def libraries(files):

@@ -28,8 +28,9 @@ count when every library agrees, else 1 with one line per disagreement.
 """
 import os
 import re
-import subprocess
 import sys
+
+import tree_files
 
 LIBRARY = re.compile(r"^\s*keel_add_library\(\s*([A-Za-z0-9_]+)", re.M)
 # test/unit/<name>/ folders that are no library's, and why (see above).
@@ -39,23 +40,7 @@ UNIT_EXCEPTIONS = {
 
 
 def listed_files(src):
-    try:
-        out = subprocess.run(
-            ["git", "-C", src, "ls-files", "--cached", "--others", "--exclude-standard"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, text=True)
-        files = [f for f in out.stdout.splitlines()
-                 if os.path.isfile(os.path.join(src, f))]
-        if files:
-            return sorted(files)
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    files = []
-    for root, dirs, names in os.walk(src):
-        dirs[:] = sorted(d for d in dirs if d != ".git"
-                         and not os.path.exists(os.path.join(root, d, "CMakeCache.txt")))
-        for n in names:
-            files.append(os.path.relpath(os.path.join(root, n), src))
-    return sorted(f.replace(os.sep, "/") for f in files)
+    return tree_files.listed_files(src)
 
 
 def read(src, f):
