@@ -221,7 +221,8 @@ static Expected<int> runCommand(const char *Argv0) {
         return usageError("--tune-orders: unknown order '{0}' (c3, ph, cdsort, "
                           "exttsp, none)",
                           N);
-      O.TuneOrders.push_back(*A);
+      if (llvm::find(O.TuneOrders, *A) == O.TuneOrders.end()) // once each
+        O.TuneOrders.push_back(*A);
     }
   }
   O.Jobs = std::max(1u, unsigned(Jobs));
