@@ -58,6 +58,11 @@ static cl::opt<std::string> BlockOrderName("block-order", cl::init("exttsp"), cl
              "--block-reorder-gain), cheapest (Ext-TSP or keep per function, "
              "whichever executes fewer jumps and taken branches by the "
              "profile)"));
+static cl::opt<bool> RefineJumps("refine-jumps", cl::init(true), cl::cat(Cat),
+    cl::desc("after Ext-TSP, move single executed blocks next to a "
+             "predecessor or successor where that executes fewer jumps and "
+             "taken branches by the profile (default on; =false: Ext-TSP's "
+             "order as it is)"));
 static cl::opt<double> ReorderGain("block-reorder-gain", cl::init(0.1), cl::cat(Cat),
     cl::value_desc("F"),
     cl::desc("with --block-order=guarded: relative Ext-TSP score gain needed "
@@ -165,6 +170,7 @@ static Error run() {
                       double(ReorderGain));
   Opts.Order = *BOrder;
   Opts.ReorderGain = ReorderGain;
+  Opts.RefineJumps = RefineJumps;
   if (!(WarmShare >= 0 && WarmShare < 1))
     return inputError("--warm-share", 0, "{0} is not in [0, 1)",
                       double(WarmShare));

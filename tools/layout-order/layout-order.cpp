@@ -188,6 +188,13 @@ static cl::opt<std::string> BlockOrderName(
              "Ext-TSP raises the function's score by --block-reorder-gain), "
              "cheapest (per function, Ext-TSP or keep, whichever executes "
              "fewer jumps and taken branches by the profile) (set by --preset)"));
+static cl::opt<bool> RefineJumps(
+    "refine-jumps", cl::cat(Cat), cl::init(true),
+    cl::desc("with --blocks and an Ext-TSP order: then move single executed "
+             "blocks next to a predecessor or successor where that executes "
+             "fewer jumps and taken branches by the profile (Ext-TSP's score "
+             "does not count a jump as an instruction); "
+             "--refine-jumps=false: Ext-TSP's order as it is (default on)"));
 static cl::opt<double> BlockReorderGain(
     "block-reorder-gain", cl::cat(Cat), cl::init(0.1), cl::value_desc("F"),
     cl::desc("with --block-order=guarded: the relative Ext-TSP score gain "
@@ -331,6 +338,7 @@ static Expected<BlockLayoutOptions> blockOptions() {
   O.Order = *Order;
   O.ReorderGain = BlockReorderGain;
   O.HotCoverage = BlockCoverage;
+  O.RefineJumps = RefineJumps;
   if (!(BlockRare >= 0 && BlockRare < 1))
     return inputError("--block-rare", 0, "{0} is not in [0, 1)",
                       double(BlockRare));

@@ -9,6 +9,7 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Transforms/Utils/CodeLayout.h"
 
+#include <cassert>
 #include <set>
 
 using namespace llvm;
@@ -424,46 +425,158 @@ static std::vector<bool> warmBlocks(const FunctionBlocks &FB, double WarmShare,
   return Warm;
 }
 
+namespace {
+
+/// The executed successors of each block of \p FB (self-loops left out),
+/// and each block's executed predecessors.
+struct BlockGraph {
+  std::vector<SmallVector<std::pair<uint64_t, uint64_t>, 2>> Succ, Pred;
+  explicit BlockGraph(const FunctionBlocks &FB)
+      : Succ(FB.Blocks.size()), Pred(FB.Blocks.size()) {
+    for (const auto &[E, N] : FB.Edges)
+      if (N != 0 && E.first != E.second && E.first < Succ.size() &&
+          E.second < Succ.size()) {
+        Succ[E.first].push_back({E.second, N});
+        Pred[E.second].push_back({E.first, N});
+      }
+  }
+};
+
+constexpr uint64_t NoBlock = ~uint64_t(0);
+
+/// Adds to \p C what block \p I costs when \p Next follows it (NoBlock:
+/// none): a successor that is not next is reached by a taken branch, and by
+/// a jump unless the block's conditional branch goes there. Blocks of more
+/// than two executed successors (a jump table) cost the same in any order.
+void addBlockCost(const FunctionBlocks &FB, const BlockGraph &G, size_t I,
+                  uint64_t Next, BranchCost &C) {
+  const auto &S = G.Succ[I];
+  if (S.empty() || S.size() > 2)
+    return;
+  std::optional<uint32_t> Cond = FB.Blocks[I].BranchTo;
+  if (S.size() == 1) {
+    if (S[0].first != Next) {
+      C.Taken += S[0].second;
+      if (Cond != S[0].first)
+        C.Jumps += S[0].second;
+    }
+    return;
+  }
+  bool FirstNext = S[0].first == Next, SecondNext = S[1].first == Next;
+  if (FirstNext || SecondNext) {
+    C.Taken += FirstNext ? S[1].second : S[0].second;
+    return;
+  }
+  C.Taken += S[0].second + S[1].second;
+  if (Cond == S[0].first)
+    C.Jumps += S[1].second;
+  else if (Cond == S[1].first)
+    C.Jumps += S[0].second;
+  else
+    C.Jumps += std::min(S[0].second, S[1].second);
+}
+
+double blockCost(const FunctionBlocks &FB, const BlockGraph &G, size_t I,
+                 uint64_t Next) {
+  BranchCost C;
+  addBlockCost(FB, G, I, Next, C);
+  return C.cost();
+}
+
+} // namespace
+
 BranchCost estimateBranchCost(const FunctionBlocks &FB,
                               ArrayRef<uint64_t> Order) {
-  std::vector<uint64_t> Next(FB.Blocks.size(), ~uint64_t(0));
+  std::vector<uint64_t> Next(FB.Blocks.size(), NoBlock);
   for (size_t P = 0; P + 1 < Order.size(); ++P)
     Next[Order[P]] = Order[P + 1];
-  // The executed successors of each block (self-loops left out).
-  std::vector<SmallVector<std::pair<uint64_t, uint64_t>, 2>> Succ(
-      FB.Blocks.size());
-  for (const auto &[E, N] : FB.Edges)
-    if (N != 0 && E.first != E.second && E.first < Succ.size() &&
-        E.second < Succ.size())
-      Succ[E.first].push_back({E.second, N});
+  BlockGraph G(FB);
   BranchCost C;
-  for (size_t I = 0; I < Succ.size(); ++I) {
-    const auto &S = Succ[I];
-    if (S.empty() || S.size() > 2)
-      continue;
-    std::optional<uint32_t> Cond = FB.Blocks[I].BranchTo;
-    if (S.size() == 1) {
-      if (S[0].first != Next[I]) {
-        C.Taken += S[0].second;
-        if (Cond != S[0].first)
-          C.Jumps += S[0].second;
-      }
-      continue;
-    }
-    bool FirstNext = S[0].first == Next[I], SecondNext = S[1].first == Next[I];
-    if (FirstNext || SecondNext) {
-      C.Taken += FirstNext ? S[1].second : S[0].second;
-      continue;
-    }
-    C.Taken += S[0].second + S[1].second;
-    if (Cond == S[0].first)
-      C.Jumps += S[1].second;
-    else if (Cond == S[1].first)
-      C.Jumps += S[0].second;
-    else
-      C.Jumps += std::min(S[0].second, S[1].second);
-  }
+  for (size_t I = 0; I < G.Succ.size(); ++I)
+    addBlockCost(FB, G, I, Next[I], C);
   return C;
+}
+
+size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
+                   unsigned MaxPasses) {
+  size_t N = FB.Blocks.size();
+  if (Order.size() < 3)
+    return 0;
+  BlockGraph G(FB);
+  // The order as a doubly linked list over block indices.
+  std::vector<uint64_t> Prev(N, NoBlock), Next(N, NoBlock);
+  for (size_t P = 0; P + 1 < Order.size(); ++P) {
+    Next[Order[P]] = Order[P + 1];
+    Prev[Order[P + 1]] = Order[P];
+  }
+  const uint64_t Entry = Order.front();
+  auto Executed = [&](uint64_t B) { return FB.Blocks[B].Count != 0; };
+  auto Cost = [&](uint64_t B, uint64_t Nx) {
+    return B == NoBlock ? 0.0 : blockCost(FB, G, B, Nx);
+  };
+  // Hottest first, ties by index: the same moves on every run.
+  std::vector<uint64_t> ByCount;
+  for (uint64_t B : Order)
+    if (B != Entry && Executed(B))
+      ByCount.push_back(B);
+  llvm::stable_sort(ByCount, [&](uint64_t A, uint64_t B) {
+    return FB.Blocks[A].Count > FB.Blocks[B].Count;
+  });
+  size_t Moves = 0;
+  for (unsigned Pass = 0; Pass < MaxPasses; ++Pass) {
+    size_t Before = Moves;
+    for (uint64_t X : ByCount) {
+      // Where X could gain a fall-through: right after a predecessor, or
+      // right before a successor (after the block now in front of it).
+      SmallVector<uint64_t, 8> After;
+      for (auto [P, C] : G.Pred[X])
+        After.push_back(P);
+      for (auto [S, C] : G.Succ[X])
+        if (S != Entry && Prev[S] != NoBlock)
+          After.push_back(Prev[S]);
+      uint64_t A = Prev[X], Nx = Next[X];
+      double Best = -1e-9, Base = Cost(A, X) + Cost(X, Nx);
+      uint64_t BestY = NoBlock;
+      for (uint64_t Y : After) {
+        if (Y == X || Y == A || !Executed(Y))
+          continue;
+        uint64_t Ny = Next[Y];
+        if (Ny == X)
+          continue;
+        double Delta = Cost(A, Nx) + Cost(X, Ny) + Cost(Y, X) -
+                       (Base + Cost(Y, Ny));
+        if (Delta < Best) {
+          Best = Delta;
+          BestY = Y;
+        }
+      }
+      if (BestY == NoBlock)
+        continue;
+      // Unlink X, then insert it after BestY.
+      if (A != NoBlock)
+        Next[A] = Nx;
+      if (Nx != NoBlock)
+        Prev[Nx] = A;
+      uint64_t Ny = Next[BestY];
+      Next[BestY] = X;
+      Prev[X] = BestY;
+      Next[X] = Ny;
+      if (Ny != NoBlock)
+        Prev[Ny] = X;
+      ++Moves;
+    }
+    if (Moves == Before)
+      break;
+  }
+  if (!Moves)
+    return 0;
+  std::vector<uint64_t> Out;
+  Out.reserve(Order.size());
+  for (uint64_t B = Entry; B != NoBlock; B = Next[B])
+    Out.push_back(B);
+  assert(Out.size() == Order.size() && "a block was lost");
+  Order = std::move(Out);
+  return Moves;
 }
 
 static FunctionLayout layoutOne(const FunctionBlocks &FB,
@@ -496,6 +609,9 @@ static FunctionLayout layoutOne(const FunctionBlocks &FB,
       std::stable_partition(Ext.begin(), Ext.end(), [&](uint64_t I) {
         return I == 0 || FB.Blocks[I].Count != 0;
       });
+    // Ext-TSP's score is blind to jumps: refine its order to execute fewer.
+    if (Opts.RefineJumps)
+      L.JumpMoves = refineJumps(FB, Ext);
     // Guarded: Ext-TSP only for a clear gain over the kept order. Both
     // orders have the never-executed blocks last, so the scores compare
     // the executed code alone.

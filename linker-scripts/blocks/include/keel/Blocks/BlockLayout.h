@@ -140,6 +140,21 @@ struct BranchCost {
 BranchCost estimateBranchCost(const FunctionBlocks &FB,
                               llvm::ArrayRef<uint64_t> Order);
 
+/// Improve \p Order (indices into FB.Blocks, the entry first, every block
+/// once) for estimateBranchCost: each executed block but the entry, hottest
+/// first, moves to right after one of its predecessors or right before one
+/// of its successors where that lowers the order's cost, until no move does
+/// (at most \p MaxPasses passes). Ext-TSP's score gives a short forward jump
+/// a tenth of a fall-through's weight whether or not it is an instruction
+/// of its own, and its greedy merging leaves some that a one-block move
+/// removes: a loop entered by a jump over its latch (0 jmp 2; 1: latch,
+/// falls into 2, the header; 2 -> 1 taken back) becomes 0 2 1, entered by a
+/// fall-through, with as many taken branches. Only executed blocks move,
+/// only next to executed blocks, so never-executed blocks stay where they
+/// were (last, with splitting). Returns the number of moves; deterministic.
+size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
+                   unsigned MaxPasses = 8);
+
 /// The planned layout of one function.
 struct FunctionLayout {
   std::string Name;
@@ -165,6 +180,9 @@ struct FunctionLayout {
   /// (Cheapest; the kept order's under ExtTsp and Guarded, Ext-TSP's
   /// never computed under Keep: zero).
   BranchCost Branches, OtherBranches;
+  /// Blocks refineJumps moved in the Ext-TSP order (0: none, or not
+  /// refined).
+  size_t JumpMoves = 0;
   /// The function's symbol is weak: a C++ COMDAT, defined in every object
   /// that uses it. Its split part "name.cold" is a local symbol of each
   /// copy, and lld warns "unable to order discarded symbol" for every copy
@@ -227,6 +245,10 @@ struct BlockLayoutOptions {
   /// KeepBeforeAlignedBytes right before an executed hot block the compiler
   /// aligned (no new fall-through into its padding).
   double WarmShare = 0;
+  /// Ext-TSP (and the Ext-TSP candidate of Guarded and Cheapest): refine
+  /// the order with refineJumps, so that it executes fewer jumps and taken
+  /// branches by the profile.
+  bool RefineJumps = true;
 };
 
 /// The symbol clang gives the second cluster of a function's
