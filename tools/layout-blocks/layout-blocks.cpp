@@ -117,7 +117,8 @@ static void printSummary(const BlockMapStats &S,
                      {"exttsp_after", L.ScoreAfter},
                      {"kept_order", L.KeptOrder},
                      {"jumps", int64_t(L.Branches.Jumps)},
-                     {"taken", int64_t(L.Branches.Taken)}};
+                     {"taken", int64_t(L.Branches.Taken)},
+                     {"jump_moves", int64_t(L.JumpMoves)}};
       if (WarmShare > 0)
         F["warm_blocks"] = int64_t(L.WarmOrder.size());
       Fns.push_back(std::move(F));
