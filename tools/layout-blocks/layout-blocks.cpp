@@ -58,7 +58,8 @@ static cl::opt<std::string> BlockOrderName("block-order", cl::init("exttsp"), cl
              "--block-reorder-gain), cheapest (Ext-TSP or keep per function, "
              "whichever executes fewer jumps and taken branches by the "
              "profile)"));
-static cl::opt<bool> RefineJumps("refine-jumps", cl::init(true), cl::cat(Cat),
+static cl::opt<bool> RefineJumps(
+    "refine-jumps", cl::init(true), cl::cat(Cat),
     cl::desc("after Ext-TSP, move single executed blocks next to a "
              "predecessor or successor where that executes fewer jumps and "
              "taken branches by the profile (default on; =false: Ext-TSP's "

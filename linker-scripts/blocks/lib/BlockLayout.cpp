@@ -543,8 +543,8 @@ size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
         uint64_t Ny = Next[Y];
         if (Ny == X)
           continue;
-        double Delta = Cost(A, Nx) + Cost(X, Ny) + Cost(Y, X) -
-                       (Base + Cost(Y, Ny));
+        double Delta =
+            Cost(A, Nx) + Cost(X, Ny) + Cost(Y, X) - (Base + Cost(Y, Ny));
         if (Delta < Best) {
           Best = Delta;
           BestY = Y;

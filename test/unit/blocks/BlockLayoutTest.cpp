@@ -236,9 +236,9 @@ TEST(BlockOrder, CheapestKeepsTheCompilersOrderWhereItExecutesFewerJumps) {
 ///   order 0 1 2 3 4 5: 1 jumps to 3 (100 jumps), 2 falls into 3, 3's back
 ///   edge to 2 is taken (900), 3 falls into the exit.
 FunctionBlocks jumpIntoLoop() {
-  FunctionBlocks F = makeFunction("jump_into_loop", {100, 100, 900, 1000, 100, 0},
-                                  {{0, 1, 100}, {1, 3, 100}, {2, 3, 900},
-                                   {3, 2, 900}, {3, 4, 100}});
+  FunctionBlocks F = makeFunction(
+      "jump_into_loop", {100, 100, 900, 1000, 100, 0},
+      {{0, 1, 100}, {1, 3, 100}, {2, 3, 900}, {3, 2, 900}, {3, 4, 100}});
   F.Blocks[2].BranchTo = 3;
   F.Blocks[3].BranchTo = 4;
   return F;
