@@ -59,11 +59,10 @@ static cl::opt<std::string> BlockOrderName("block-order", cl::init("exttsp"), cl
              "whichever executes fewer jumps and taken branches by the "
              "profile)"));
 static cl::opt<bool> RefineJumps(
-    "refine-jumps", cl::init(true), cl::cat(Cat),
+    "refine-jumps", cl::init(false), cl::cat(Cat),
     cl::desc("after Ext-TSP, move single executed blocks next to a "
              "predecessor or successor where that executes fewer jumps and "
-             "taken branches by the profile (default on; =false: Ext-TSP's "
-             "order as it is)"));
+             "taken branches by the profile (default off)"));
 static cl::opt<double> ReorderGain("block-reorder-gain", cl::init(0.1), cl::cat(Cat),
     cl::value_desc("F"),
     cl::desc("with --block-order=guarded: relative Ext-TSP score gain needed "

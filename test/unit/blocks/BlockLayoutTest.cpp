@@ -284,6 +284,8 @@ TEST(RefineJumps, ComputeBlockLayoutRefinesExtTspOnly) {
   // Whatever order Ext-TSP picks, refining it never costs more, and the
   // kept order is never refined (it stays the compiler's).
   BlockLayoutOptions O;
+  EXPECT_FALSE(O.RefineJumps); // off by default
+  O.RefineJumps = true;
   auto Refined = computeBlockLayout({jumpIntoLoop()}, O);
   O.RefineJumps = false;
   auto Plain = computeBlockLayout({jumpIntoLoop()}, O);
