@@ -500,8 +500,16 @@ BranchCost estimateBranchCost(const FunctionBlocks &FB,
 size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
                    unsigned MaxPasses) {
   size_t N = FB.Blocks.size();
-  if (Order.size() < 3)
+  if (Order.size() < 3 || Order.size() > N)
     return 0;
+  // Not a permutation of block indices (an index out of range or twice):
+  // left as it is rather than relinked into a wrong list.
+  std::vector<bool> Seen(N, false);
+  for (uint64_t B : Order) {
+    if (B >= N || Seen[B])
+      return 0;
+    Seen[B] = true;
+  }
   BlockGraph G(FB);
   // The order as a doubly linked list over block indices.
   std::vector<uint64_t> Prev(N, NoBlock), Next(N, NoBlock);
@@ -575,6 +583,8 @@ size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
   for (uint64_t B = Entry; B != NoBlock; B = Next[B])
     Out.push_back(B);
   assert(Out.size() == Order.size() && "a block was lost");
+  if (Out.size() != Order.size())
+    return 0;
   Order = std::move(Out);
   return Moves;
 }

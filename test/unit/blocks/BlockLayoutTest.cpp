@@ -280,6 +280,16 @@ TEST(RefineJumps, KeepsTheEntryFirstAndMovesOnlyExecutedBlocks) {
   EXPECT_EQ(estimateBranchCost(F, Order).Taken, 10u);
 }
 
+TEST(RefineJumps, LeavesAnOrderThatIsNotAPermutationAlone) {
+  FunctionBlocks F = jumpIntoLoop();
+  std::vector<uint64_t> OutOfRange = {0, 1, 2, 3, 4, 9};
+  EXPECT_EQ(refineJumps(F, OutOfRange), 0u);
+  EXPECT_EQ(OutOfRange, (std::vector<uint64_t>{0, 1, 2, 3, 4, 9}));
+  std::vector<uint64_t> Twice = {0, 1, 2, 3, 2, 5};
+  EXPECT_EQ(refineJumps(F, Twice), 0u);
+  EXPECT_EQ(Twice, (std::vector<uint64_t>{0, 1, 2, 3, 2, 5}));
+}
+
 TEST(RefineJumps, ComputeBlockLayoutRefinesExtTspOnly) {
   // Whatever order Ext-TSP picks, refining it never costs more, and the
   // kept order is never refined (it stays the compiler's).

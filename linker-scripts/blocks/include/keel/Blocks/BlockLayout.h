@@ -152,6 +152,8 @@ BranchCost estimateBranchCost(const FunctionBlocks &FB,
 /// fall-through, with as many taken branches. Only executed blocks move,
 /// only next to executed blocks, so never-executed blocks stay where they
 /// were (last, with splitting). Returns the number of moves; deterministic.
+/// An \p Order that is not a permutation of FB's block indices is left
+/// unchanged (0 moves).
 size_t refineJumps(const FunctionBlocks &FB, std::vector<uint64_t> &Order,
                    unsigned MaxPasses = 8);
 
